@@ -1,0 +1,93 @@
+#pragma once
+// One anonymous, private virtual-memory reservation, aligned to 2 MiB so transparent huge pages can
+// back it from its first byte. Owns the mapping (munmap on destruction), movable, not copyable.
+//
+// The range is mapped PROT_READ|PROT_WRITE with MAP_NORESERVE: the kernel commits nothing until a page
+// is first written, and with vm.overcommit_memory = 0 (the default heuristic mode) a NORESERVE mapping
+// is not charged against the commit limit, so reserving far more than RAM works. (Mode 2, strict
+// accounting, ignores MAP_NORESERVE; that mode would need PROT_NONE + mprotect in chunks, see
+// vm_store.hpp for why that path is not taken.)
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace nodegen {
+
+inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;  // x86-64 PMD-level page
+inline constexpr std::size_t kSmallPageBytes = 4096;
+
+constexpr std::size_t round_up(std::size_t value, std::size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+class VmRegion {
+ public:
+  VmRegion() = default;
+
+  // Reserves at least `bytes` (rounded up to 2 MiB) at a 2 MiB-aligned address. Throws std::bad_alloc
+  // with errno text in what() if the address space cannot be had.
+  explicit VmRegion(std::size_t bytes) {
+    if (bytes == 0) return;
+    if (bytes > (std::size_t{1} << 47)) throw std::length_error("VmRegion: reservation beyond 128 TiB");
+    bytes_ = round_up(bytes, kHugePageBytes);
+    // Over-map by one huge page, then trim the unaligned head and the tail.
+    const std::size_t mapped = bytes_ + kHugePageBytes;
+    void* raw = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED) throw_errno("mmap");
+    const auto start = reinterpret_cast<std::uintptr_t>(raw);
+    const std::uintptr_t aligned = round_up(start, kHugePageBytes);
+    const std::size_t head = aligned - start;
+    const std::size_t tail = mapped - head - bytes_;
+    if (head) ::munmap(raw, head);
+    if (tail) ::munmap(reinterpret_cast<void*>(aligned + bytes_), tail);
+    base_ = reinterpret_cast<std::byte*>(aligned);
+  }
+
+  VmRegion(const VmRegion&) = delete;
+  VmRegion& operator=(const VmRegion&) = delete;
+  VmRegion(VmRegion&& other) noexcept
+      : base_(std::exchange(other.base_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+  VmRegion& operator=(VmRegion&& other) noexcept {
+    if (this != &other) {
+      release();
+      base_ = std::exchange(other.base_, nullptr);
+      bytes_ = std::exchange(other.bytes_, 0);
+    }
+    return *this;
+  }
+  ~VmRegion() { release(); }
+
+  std::byte* data() const { return base_; }
+  std::size_t bytes() const { return bytes_; }
+
+  // Asks for transparent huge pages over the whole range (THP "madvise" mode needs this; harmless in
+  // "always" mode). Returns false if the kernel refused (THP disabled or not built in).
+  bool advise_huge_pages() const {
+    return bytes_ == 0 || ::madvise(base_, bytes_, MADV_HUGEPAGE) == 0;
+  }
+
+ private:
+  [[noreturn]] static void throw_errno(const char* what) {
+    const int err = errno;
+    if (err == ENOMEM) throw std::bad_alloc();
+    throw std::runtime_error(std::string("VmRegion: ") + what + ": " + std::strerror(err));
+  }
+  void release() noexcept {
+    if (base_) ::munmap(base_, bytes_);
+    base_ = nullptr;
+    bytes_ = 0;
+  }
+
+  std::byte* base_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace nodegen
