@@ -15,7 +15,7 @@ packages=(
   python3-matplotlib python3-h5py python3-numpy
 )
 if [[ "${1:-}" == "--paraview" ]]; then
-  packages+=(paraview xvfb xauth)
+  packages+=(paraview python3-paraview xvfb xauth)   # pvbatch needs python3-paraview for its "paraview" module
 fi
 
 missing=()
