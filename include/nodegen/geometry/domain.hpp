@@ -1,0 +1,66 @@
+#pragma once
+// A domain: the solid described by a shape tree (CSG of boxes, balls, polygons, triangle meshes,
+// transforms). Answers "is this point inside" for the fill's hot loop and places boundary nodes.
+//
+// Domains are made by load_domain_file() / parse_domain_text() (domain_file.hpp); the shape tree itself
+// is internal (src/geometry/), so CGAL stays out of this header.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nodegen/geometry/box.hpp>
+#include <nodegen/geometry/spacing.hpp>
+#include <nodegen/spatial/point.hpp>
+
+namespace nodegen {
+
+template <int D>
+struct BoundaryNode {
+  Vec<D> pos;
+  Vec<D> normal;    // outward, unit length
+  int boundary_id;  // >= 1; boundary_names()[boundary_id - 1] says which part of which shape
+};
+
+namespace geometry_detail {
+template <int D>
+class Shape;
+}
+
+template <int D>
+class Domain {
+ public:
+  static_assert(D == 2 || D == 3, "nodegen works in 2D and 3D");
+
+  // Takes the root of a finished shape tree; every acceleration structure is built here (eagerly), so
+  // all const member functions are safe to call from many threads at once without locks.
+  explicit Domain(std::shared_ptr<const geometry_detail::Shape<D>> root);
+  ~Domain();
+
+  // Thread-safe, no lazy initialisation. Points on the boundary may be reported either way.
+  bool contains(const Vec<D>& p) const;
+
+  const Box<D>& bounding_box() const { return box_; }
+
+  // Area (2D) or volume (3D), estimated once at construction from a grid of inside tests.
+  double measure() const { return measure_; }
+
+  // Nodes on every boundary part at spacing h(x), with outward unit normals and boundary ids, sorted by
+  // boundary id. Deterministic for a given seed. Parts of CSG children are kept only where they lie on
+  // the boundary of the combined shape; nodes where boundaries meet are thinned to the spacing.
+  std::vector<BoundaryNode<D>> boundary_nodes(const Spacing& spacing, std::uint64_t seed) const;
+
+  // Names of the boundary parts; index = boundary id - 1 (e.g. "outer:x-", "shape.children[1]:surface").
+  const std::vector<std::string>& boundary_names() const { return names_; }
+
+ private:
+  std::shared_ptr<const geometry_detail::Shape<D>> root_;
+  Box<D> box_;
+  double measure_ = 0.0;
+  std::vector<std::string> names_;
+};
+
+extern template class Domain<2>;
+extern template class Domain<3>;
+
+}  // namespace nodegen

@@ -1,0 +1,48 @@
+#pragma once
+// Reading domain files (domains/*.json; format in docs/domain-format.md). Every problem with the input
+// (syntax, unknown shape, missing or open mesh, bad spacing, wrong types) throws InputError whose what()
+// is one line "FILE: FIELD: REASON".
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include <nodegen/geometry/domain.hpp>
+#include <nodegen/geometry/input_error.hpp>
+#include <nodegen/geometry/spacing.hpp>
+
+namespace nodegen {
+
+struct FillParams {
+  int candidates = 15;                 // candidates per expanded node: 15 in 2D, 65 in 3D unless the file says
+  std::uint64_t seed = 1;              // random seed for boundary and interior placement
+  std::size_t max_nodes = 100'000'000; // node cap; the loader refuses spacings that would clearly exceed it
+
+  static FillParams defaults_for(int dim) {
+    FillParams p;
+    p.candidates = dim == 2 ? 15 : 65;
+    return p;
+  }
+};
+
+struct DomainFile {
+  std::filesystem::path path;  // as given to the loader
+  std::string text;            // the file's JSON text (kept for output metadata)
+  int dim = 2;
+  std::string comment;
+  std::variant<std::shared_ptr<const Domain<2>>, std::shared_ptr<const Domain<3>>> domain;
+  Spacing spacing;
+  FillParams fill;
+};
+
+// Reads and validates a domain file. Relative paths inside it (meshes, polygon point files) are
+// resolved against the file's folder.
+DomainFile load_domain_file(const std::filesystem::path& path);
+
+// Same, from JSON text already in memory; `path` is used for error messages and to resolve relative
+// paths (its parent folder), and need not exist.
+DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path);
+
+}  // namespace nodegen

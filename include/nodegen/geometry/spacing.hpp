@@ -1,0 +1,64 @@
+#pragma once
+// Nodal spacing h(x): a constant, or a muparser expression in x, y, z (z = 0 in 2D).
+//
+// Thread use: muparser binds variables by pointer and is not thread-safe, so every worker thread makes
+// its own evaluator once (`auto h = spacing.evaluator();`) and calls `h(p)`; an evaluator is never shared.
+// Copying an evaluator compiles a fresh parser, so a copy is independent of the original.
+// A constant spacing never touches the parser (the fill's hot loop pays one branch).
+#include <memory>
+#include <string>
+
+#include <nodegen/spatial/point.hpp>
+
+namespace nodegen {
+
+class Spacing {
+ public:
+  class Evaluator {
+   public:
+    Evaluator(const Evaluator& other);
+    Evaluator& operator=(const Evaluator& other);
+    Evaluator(Evaluator&&) noexcept;
+    Evaluator& operator=(Evaluator&&) noexcept;
+    ~Evaluator();
+
+    double operator()(double x, double y, double z = 0.0) const {
+      return parser_ ? evaluate_expression(x, y, z) : constant_;
+    }
+    template <int D>
+    double operator()(const Vec<D>& p) const {
+      static_assert(D == 2 || D == 3, "nodegen works in 2D and 3D");
+      if constexpr (D == 2) return (*this)(p[0], p[1], 0.0);
+      else return (*this)(p[0], p[1], p[2]);
+    }
+
+   private:
+    friend class Spacing;
+    struct Parser;  // mu::Parser plus the x, y, z it is bound to (src/geometry/spacing.cpp)
+    Evaluator(double constant, const std::string* expression);
+    double evaluate_expression(double x, double y, double z) const;
+
+    double constant_ = 0.0;
+    std::unique_ptr<Parser> parser_;  // null for a constant spacing
+  };
+
+  // Unit spacing; real spacings come from constant() / expression() / the domain file.
+  Spacing() = default;
+  static Spacing constant(double h);
+  // Throws std::invalid_argument (with muparser's message) when the expression does not parse or uses
+  // variables other than x, y, z. Positivity is checked by the domain loader over the bounding box.
+  static Spacing expression(const std::string& text);
+
+  bool is_constant() const { return expression_.empty(); }
+  double constant_value() const { return constant_; }  // meaningful when is_constant()
+  const std::string& expression_text() const { return expression_; }
+  std::string describe() const;  // "0.005" or the expression, for reports and metadata
+
+  Evaluator evaluator() const { return Evaluator(constant_, is_constant() ? nullptr : &expression_); }
+
+ private:
+  double constant_ = 1.0;
+  std::string expression_;
+};
+
+}  // namespace nodegen

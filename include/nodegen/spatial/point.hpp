@@ -1,0 +1,10 @@
+#pragma once
+// The point/vector type every layer passes across its interface (see docs/TEAM-CONTRACTS.md).
+#include <Eigen/Core>
+
+namespace nodegen {
+
+template <int D>
+using Vec = Eigen::Matrix<double, D, 1>;
+
+}  // namespace nodegen

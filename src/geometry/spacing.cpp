@@ -1,0 +1,88 @@
+// Spacing: constant fast path, or one muparser instance per evaluator (muparser binds variables by
+// pointer and keeps evaluation state, so an instance must never be shared between threads).
+#include <nodegen/geometry/spacing.hpp>
+
+#include <muParser.h>
+
+#include <sstream>
+#include <stdexcept>
+
+namespace nodegen {
+
+struct Spacing::Evaluator::Parser {
+  // Heap-allocated so the addresses muparser holds stay valid when the evaluator is moved.
+  double x = 0.0, y = 0.0, z = 0.0;
+  std::string text;
+  mu::Parser parser;
+
+  explicit Parser(const std::string& expression) : text(expression) {
+    parser.DefineVar("x", &x);
+    parser.DefineVar("y", &y);
+    parser.DefineVar("z", &z);
+    parser.SetExpr(expression);
+    parser.Eval();  // compiles to bytecode now, so the first real call is not the slow one
+  }
+};
+
+Spacing::Evaluator::Evaluator(double constant, const std::string* expression) : constant_(constant) {
+  if (expression) parser_ = std::make_unique<Parser>(*expression);
+}
+
+Spacing::Evaluator::Evaluator(const Evaluator& other) : constant_(other.constant_) {
+  if (other.parser_) parser_ = std::make_unique<Parser>(other.parser_->text);
+}
+
+Spacing::Evaluator& Spacing::Evaluator::operator=(const Evaluator& other) {
+  if (this != &other) {
+    constant_ = other.constant_;
+    parser_ = other.parser_ ? std::make_unique<Parser>(other.parser_->text) : nullptr;
+  }
+  return *this;
+}
+
+Spacing::Evaluator::Evaluator(Evaluator&&) noexcept = default;
+Spacing::Evaluator& Spacing::Evaluator::operator=(Evaluator&&) noexcept = default;
+Spacing::Evaluator::~Evaluator() = default;
+
+double Spacing::Evaluator::evaluate_expression(double x, double y, double z) const {
+  Parser& p = *parser_;
+  p.x = x;
+  p.y = y;
+  p.z = z;
+  return p.parser.Eval();
+}
+
+Spacing Spacing::constant(double h) {
+  Spacing s;
+  s.constant_ = h;
+  return s;
+}
+
+Spacing Spacing::expression(const std::string& text) {
+  if (text.find_first_not_of(" \t\n") == std::string::npos) throw std::invalid_argument("empty expression");
+  try {
+    mu::Parser probe;
+    double x = 0.5, y = 0.5, z = 0.5;
+    probe.DefineVar("x", &x);
+    probe.DefineVar("y", &y);
+    probe.DefineVar("z", &z);
+    probe.SetExpr(text);
+    probe.Eval();
+  } catch (const mu::Parser::exception_type& e) {
+    throw std::invalid_argument("cannot parse expression \"" + text + "\": " + e.GetMsg());
+  }
+  Spacing s;
+  s.constant_ = 0.0;
+  s.expression_ = text;
+  return s;
+}
+
+std::string Spacing::describe() const {
+  if (!is_constant()) return expression_;
+  std::ostringstream out;
+  out.precision(17);
+  out << constant_;
+  return out.str();
+}
+
+}  // namespace nodegen
