@@ -1,0 +1,213 @@
+"""Renders a nodegen output to a PNG with ParaView, offscreen.
+
+    xvfb-run -a pvbatch bench/render.py output/square.h5 -o square.png [--color type|h] [--normals]
+                                        [--clip auto|none|x|y|z] [--size 800x800] [--point-size PX]
+
+FILE may be the .h5 or its .xdmf sidecar (same stem): ParaView reads the nodes through the XDMF, the way
+a user opens them in the GUI, so this script also checks that the sidecar describes the HDF5 file.
+Points are coloured by node type (interior, and one colour per boundary id) or by the spacing h;
+--normals adds the boundary normals as arrows. 3D outputs are clipped through the centre by default, so
+the interior nodes show and not only the outer shell.
+"""
+import argparse
+import os
+import sys
+
+from paraview import simple as pv
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="render.py", description=__doc__.splitlines()[0])
+    parser.add_argument("file", help="nodegen output: FILE.h5 or FILE.xdmf")
+    parser.add_argument("-o", "--output", required=True, help="PNG to write")
+    parser.add_argument("--color", choices=("type", "h"), default="type", help="point colouring (default: type)")
+    parser.add_argument("--normals", action="store_true", help="draw boundary normals as arrows")
+    parser.add_argument("--clip", choices=("auto", "none", "x", "y", "z"), default="auto",
+                        help="clip plane normal for 3D outputs (auto = x in 3D, none in 2D)")
+    parser.add_argument("--size", default="800x800", help="image size WIDTHxHEIGHT in pixels (default 800x800)")
+    parser.add_argument("--point-size", type=float, default=0.0,
+                        help="point size in pixels (default: from the median spacing and the image size)")
+    return parser.parse_args(argv)
+
+
+def xdmf_path_for(path):
+    """The sidecar of FILE.h5 is FILE.xdmf; an .xdmf given directly is used as it is."""
+    stem, ext = os.path.splitext(path)
+    if ext.lower() in (".xdmf", ".xmf"):
+        return path
+    for candidate in (stem + ".xdmf", stem + ".xmf"):
+        if os.path.exists(candidate):
+            return candidate
+    sys.exit("render.py: error: no XDMF sidecar next to %s (expected %s.xdmf)" % (path, stem))
+
+
+def open_nodes(xdmf):
+    # The legacy "XDMF Reader" first: ParaView 5.11's Xdmf3 readers crash on some Polyvertex grids.
+    for reader, file_property in (("XDMFReader", {"FileNames": [xdmf]}), ("Xdmf3ReaderS", {"FileName": xdmf})):
+        if hasattr(pv, reader):
+            source = getattr(pv, reader)(**file_property)
+            source.UpdatePipeline()
+            if source.GetDataInformation().GetNumberOfPoints() > 0:
+                return source
+    sys.exit("render.py: error: ParaView read no points from %s" % xdmf)
+
+
+def point_array_range(source, name):
+    array = source.PointData[name] if name in source.PointData.keys() else None
+    if array is None:
+        sys.exit("render.py: error: the output has no point array '%s' (has: %s)"
+                 % (name, ", ".join(source.PointData.keys())))
+    return array.GetRange(0)
+
+
+def geometry_of(source):
+    """Bounds, dimension (2 when the z extent is zero) and the longest side of the bounding box."""
+    bounds = source.GetDataInformation().GetBounds()
+    sides = [bounds[2 * i + 1] - bounds[2 * i] for i in range(3)]
+    dim = 3 if sides[2] > 1e-12 * max(max(sides), 1e-300) else 2
+    return bounds, dim, max(sides)
+
+
+def default_point_size(h_range, extent, width, dim):
+    """About half the node spacing on screen, so neighbouring points stay apart (clamped to 1..12 px)."""
+    h_typical = 0.5 * (h_range[0] + h_range[1])
+    fraction_of_view = 0.8 if dim == 2 else 0.5   # the 3D view is perspective and oblique
+    pixels = 0.5 * h_typical / max(extent, 1e-300) * width * fraction_of_view
+    return max(1.0, min(12.0, pixels))
+
+
+def clipped(source, axis, bounds):
+    normal = {"x": [1.0, 0.0, 0.0], "y": [0.0, 1.0, 0.0], "z": [0.0, 0.0, 1.0]}[axis]
+    centre = [0.5 * (bounds[2 * i] + bounds[2 * i + 1]) for i in range(3)]
+    clip = pv.Clip(Input=source)
+    clip.ClipType = "Plane"
+    clip.ClipType.Origin = centre
+    clip.ClipType.Normal = normal
+    clip.Invert = 1          # keep the half below the plane: the cut face looks along +normal
+    clip.Crinkleclip = 1     # vertex cells are kept or dropped whole
+    clip.UpdatePipeline()
+    return clip, normal
+
+
+def show_legend(display, view, lut, title):
+    display.SetScalarBarVisibility(view, True)
+    bar = pv.GetScalarBar(lut, view)
+    bar.Title = title
+    bar.ComponentTitle = ""
+    bar.TitleColor = bar.LabelColor = [0.0, 0.0, 0.0]   # the default white text vanishes on the white background
+    bar.WindowLocation = "Any Location"
+    bar.Position = [0.86, 0.05]
+
+
+def colour_by_type(display, view, type_range):
+    """Categorical colours: interior nodes (type > 0) grey, boundary ids (type = -id) distinct colours."""
+    palette = [(0.85, 0.10, 0.10), (0.10, 0.45, 0.85), (0.10, 0.65, 0.20), (0.95, 0.55, 0.05),
+               (0.55, 0.20, 0.75), (0.00, 0.70, 0.70), (0.85, 0.30, 0.60), (0.50, 0.40, 0.10)]
+    lowest, highest = int(round(type_range[0])), int(round(type_range[1]))
+    annotations, colours = [], []
+    for boundary_id in range(1, -lowest + 1):
+        annotations += [str(-boundary_id), "boundary %d" % boundary_id]
+        colours += list(palette[(boundary_id - 1) % len(palette)])
+    for interior in range(max(lowest, 1), highest + 1):
+        annotations += [str(interior), "interior"]
+        colours += [0.55, 0.55, 0.55]
+    pv.ColorBy(display, ("POINTS", "type"))
+    lut = pv.GetColorTransferFunction("type")
+    lut.InterpretValuesAsCategories = 1
+    lut.Annotations = annotations
+    lut.IndexedColors = colours
+    show_legend(display, view, lut, "node type")
+
+
+def colour_by_h(display, view):
+    pv.ColorBy(display, ("POINTS", "h"))
+    lut = pv.GetColorTransferFunction("h")
+    lut.ApplyPreset("Viridis (matplotlib)", True)
+    display.RescaleTransferFunctionToDataRange(True, False)
+    show_legend(display, view, lut, "h")
+
+
+def add_normals(source, view, type_range, arrow_length, max_arrows):
+    """Arrows along the outward normal of the boundary nodes (type < 0), at most max_arrows of them."""
+    if type_range[0] >= 0:
+        return
+    boundary = pv.Threshold(Input=source)
+    boundary.Scalars = ["POINTS", "type"]
+    boundary.LowerThreshold = type_range[0]
+    boundary.UpperThreshold = -0.5
+    boundary.UpdatePipeline()
+    count = boundary.GetDataInformation().GetNumberOfPoints()
+    if count == 0:
+        return
+    glyph = pv.Glyph(Input=boundary, GlyphType="Arrow")
+    glyph.OrientationArray = ["POINTS", "normal"]
+    glyph.ScaleArray = ["POINTS", "No scale array"]
+    glyph.ScaleFactor = arrow_length
+    glyph.GlyphMode = "Every Nth Point" if count > max_arrows else "All Points"
+    glyph.Stride = max(1, count // max_arrows)
+    shown = pv.Show(glyph, view)
+    pv.ColorBy(shown, None)
+    shown.AmbientColor = shown.DiffuseColor = [0.1, 0.1, 0.1]
+
+
+def place_camera(view, dim, clip_normal):
+    view.ResetCamera()
+    camera = view.GetActiveCamera()
+    if dim == 2:
+        view.CameraParallelProjection = 1
+        camera.SetViewUp(0.0, 1.0, 0.0)
+    else:
+        # Look at the cut face (along -normal) from slightly above and to the side.
+        n = clip_normal or [1.0, 0.0, 0.0]
+        focal = camera.GetFocalPoint()
+        side = [n[1], n[2], n[0]]
+        up = [n[2], n[0], n[1]]
+        direction = [n[i] + 0.6 * side[i] + 0.5 * up[i] for i in range(3)]
+        distance = camera.GetDistance()
+        camera.SetPosition(*[focal[i] + distance * direction[i] for i in range(3)])
+        camera.SetViewUp(*up)
+    view.ResetCamera()
+    camera.Zoom(1.4 if dim == 2 else 1.3)
+
+
+def main(argv):
+    args = parse_args(argv)
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    source = open_nodes(xdmf_path_for(args.file))
+    bounds, dim, extent = geometry_of(source)
+    h_range = point_array_range(source, "h")
+    type_range = point_array_range(source, "type")
+
+    shown_data, clip_normal = source, None
+    clip_axis = ("x" if dim == 3 else "none") if args.clip == "auto" else args.clip
+    if clip_axis != "none":
+        shown_data, clip_normal = clipped(source, clip_axis, bounds)
+
+    view = pv.CreateView("RenderView")
+    view.ViewSize = [width, height]
+    view.OrientationAxesVisibility = 0
+    view.Background = [1.0, 1.0, 1.0]
+    if hasattr(view, "UseColorPaletteForBackground"):
+        view.UseColorPaletteForBackground = 0
+
+    display = pv.Show(shown_data, view)
+    display.SetRepresentationType("Points")
+    display.PointSize = args.point_size or default_point_size(h_range, extent, width, dim)
+    display.RenderPointsAsSpheres = 1
+    if args.color == "type":
+        colour_by_type(display, view, type_range)
+    else:
+        colour_by_h(display, view)
+    if args.normals:
+        add_normals(shown_data, view, type_range, arrow_length=1.5 * h_range[1], max_arrows=3000)
+
+    place_camera(view, dim, clip_normal)
+    pv.Render(view)
+    pv.SaveScreenshot(args.output, view, ImageResolution=[width, height], TransparentBackground=0)
+    print("render.py: wrote %s (%dD, %d points shown, colour by %s%s)"
+          % (args.output, dim, shown_data.GetDataInformation().GetNumberOfPoints(), args.color,
+             ", normals" if args.normals else ""))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
