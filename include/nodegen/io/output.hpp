@@ -1,0 +1,35 @@
+#pragma once
+// The output of a run: FILE.h5 (Medusa layout) plus its FILE.xdmf sidecar, both appearing at their
+// final paths only when both are complete.
+//
+// Create the OutputFiles before the fill: that reserves the temporaries, so an unwritable output path
+// fails in milliseconds instead of after an hour of filling. If write() is not reached or throws,
+// the destructor removes the temporaries and any older FILE.h5 is left untouched.
+#include <filesystem>
+
+#include "nodegen/io/node_arrays.hpp"
+#include "nodegen/io/pending_file.hpp"
+
+namespace nodegen::io {
+
+class OutputFiles {
+ public:
+  // Throws InputError "<h5_path>: output: <reason>" when the files cannot be created there.
+  explicit OutputFiles(const std::filesystem::path& h5_path);
+
+  const std::filesystem::path& h5_path() const { return h5_.final_path(); }
+  const std::filesystem::path& xdmf_path() const { return xdmf_.final_path(); }
+
+  // Writes both temporaries, then renames them into place (h5 first, so the sidecar never points
+  // at a missing file). Call once.
+  void write(const NodeArraysView& nodes, const RunMetadata& metadata);
+
+ private:
+  PendingFile h5_;
+  PendingFile xdmf_;
+};
+
+// One-call form: OutputFiles(h5_path).write(nodes, metadata).
+void write_output(const std::filesystem::path& h5_path, const NodeArraysView& nodes, const RunMetadata& metadata);
+
+}  // namespace nodegen::io

@@ -1,0 +1,36 @@
+#pragma once
+// A file that appears at its final path only when complete: it is written under a temporary name in
+// the same directory (so the final rename(2) is atomic: same file system) and renamed into place by
+// commit(). If commit() is never reached (an exception, a failed write), the destructor deletes the
+// temporary, so a failed run leaves nothing behind and never clobbers an older good file.
+#include <filesystem>
+
+namespace nodegen::io {
+
+class PendingFile {
+ public:
+  // Creates the temporary ("<dir>/.<name>.tmp-XXXXXX", mode 0644 like an ordinary new file).
+  // Throws InputError "<final>: output: <reason>" when the directory is missing or not writable.
+  explicit PendingFile(std::filesystem::path final_path);
+  PendingFile(const PendingFile&) = delete;
+  PendingFile& operator=(const PendingFile&) = delete;
+  PendingFile(PendingFile&& other) noexcept;
+  PendingFile& operator=(PendingFile&&) = delete;
+  ~PendingFile();
+
+  const std::filesystem::path& temp_path() const { return temp_; }
+  const std::filesystem::path& final_path() const { return final_; }
+
+  // Renames the temporary onto the final path (replacing an older file). Throws InputError on failure
+  // (the temporary is then deleted by the destructor).
+  void commit();
+  // Deletes the temporary now (idempotent).
+  void discard() noexcept;
+
+ private:
+  std::filesystem::path final_;
+  std::filesystem::path temp_;
+  bool pending_ = false;
+};
+
+}  // namespace nodegen::io

@@ -1,0 +1,41 @@
+#include "nodegen/io/output.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "nodegen/io/hdf5_writer.hpp"
+#include "nodegen/io/xdmf_writer.hpp"
+#include "output_error.hpp"
+
+namespace nodegen::io {
+
+OutputFiles::OutputFiles(const std::filesystem::path& h5_path) : h5_(h5_path), xdmf_(xdmf_path_for(h5_path)) {
+  if (xdmf_path_for(h5_path) == h5_path)
+    detail::throw_io_error(h5_path, "output", "the HDF5 file must not end in .xdmf (the sidecar takes that name)");
+}
+
+void OutputFiles::write(const NodeArraysView& nodes, const RunMetadata& metadata) {
+  write_hdf5(h5_.temp_path(), nodes, metadata, h5_.final_path());
+  {
+    std::ofstream out(xdmf_.temp_path(), std::ios::binary | std::ios::trunc);
+    out << xdmf_document(h5_.final_path().filename().string(), nodes.node_count());
+    out.close();
+    if (!out) detail::throw_io_error(xdmf_.final_path(), "output", std::string("cannot write: ") + std::strerror(errno));
+  }
+  h5_.commit();
+  try {
+    xdmf_.commit();
+  } catch (...) {
+    std::error_code ignored;  // no half pair: a lone .h5 without its sidecar counts as a failed run
+    std::filesystem::remove(h5_.final_path(), ignored);
+    throw;
+  }
+}
+
+void write_output(const std::filesystem::path& h5_path, const NodeArraysView& nodes, const RunMetadata& metadata) {
+  OutputFiles(h5_path).write(nodes, metadata);
+}
+
+}  // namespace nodegen::io

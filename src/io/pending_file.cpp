@@ -1,0 +1,65 @@
+#include "nodegen/io/pending_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "output_error.hpp"
+
+namespace nodegen::io {
+
+namespace fs = std::filesystem;
+
+PendingFile::PendingFile(fs::path final_path) : final_(std::move(final_path)) {
+  if (final_.filename().empty()) detail::throw_io_error(final_, "output", "not a file name");
+  const fs::path dir = final_.has_parent_path() ? final_.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) detail::throw_io_error(final_, "output", "directory " + dir.string() + " does not exist");
+  if (fs::is_directory(final_, ec)) detail::throw_io_error(final_, "output", "is a directory");
+
+  // A hidden name beside the final file (built piecewise: GCC 12 flags "." + string with -Wrestrict).
+  std::string hidden(1, '.');
+  hidden.append(final_.filename().string()).append(".tmp-XXXXXX");
+  const std::string pattern = (dir / hidden).string();
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) detail::throw_io_error(final_, "output", std::string("cannot create a file there: ") + std::strerror(errno));
+  // mkstemp makes 0600; an output file should get the usual permissions (0666 minus umask).
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  ::close(fd);
+  temp_ = fs::path(name.data());
+  pending_ = true;
+}
+
+PendingFile::PendingFile(PendingFile&& other) noexcept
+    : final_(std::move(other.final_)), temp_(std::move(other.temp_)), pending_(std::exchange(other.pending_, false)) {}
+
+PendingFile::~PendingFile() { discard(); }
+
+void PendingFile::commit() {
+  if (!pending_) detail::throw_io_error(final_, "output", "nothing to commit");
+  if (::rename(temp_.c_str(), final_.c_str()) != 0) {
+    const int err = errno;
+    discard();
+    detail::throw_io_error(final_, "output", std::string("cannot rename the finished file into place: ") + std::strerror(err));
+  }
+  pending_ = false;
+}
+
+void PendingFile::discard() noexcept {
+  if (pending_) {
+    ::unlink(temp_.c_str());
+    pending_ = false;
+  }
+}
+
+}  // namespace nodegen::io
