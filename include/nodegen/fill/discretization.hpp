@@ -1,0 +1,39 @@
+#pragma once
+// What the fill hands to io/ and the CLI: the options of a run and the nodes it placed
+// (docs/TEAM-CONTRACTS.md, "fill/ <-> io/ + CLI").
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+#include "nodegen/fill/backend.hpp"
+#include "nodegen/spatial/point.hpp"
+
+namespace nodegen {
+
+struct FillOptions {
+  int threads = 1;
+  Backend backend = Backend::vm;
+  bool prefault = false;    // VmStore only: populate pages ahead of the append frontier
+  bool huge_pages = false;  // VmStore only: MADV_HUGEPAGE on the reservations
+  // Relaxed count of nodes placed (boundary included), updated every few thousand nodes, for a progress bar.
+  std::atomic<std::size_t>* progress = nullptr;
+};
+
+// Boundary nodes first (rows 0 .. boundary_count-1, in the order the geometry produced them), then the
+// interior nodes in the order they were placed. Medusa's conventions: types = -boundary_id on the
+// boundary and +1 inside; bmap = row into `normals` on the boundary, -1 inside.
+template <int D>
+struct Discretization {
+  std::vector<Vec<D>> positions;
+  std::vector<std::int32_t> types;
+  std::vector<std::int32_t> bmap;
+  std::vector<Vec<D>> normals;
+  std::size_t boundary_count = 0;
+  double fill_seconds = 0.0;
+};
+
+using AnyDiscretization = std::variant<Discretization<2>, Discretization<3>>;
+
+}  // namespace nodegen
