@@ -167,13 +167,14 @@ def place_camera(view, dim, clip_normal):
         camera.SetPosition(*[focal[i] + distance * direction[i] for i in range(3)])
         camera.SetViewUp(*up)
     view.ResetCamera()
-    camera.Zoom(1.4 if dim == 2 else 1.3)
+    camera.Zoom(1.4 if dim == 2 else 1.15)
 
 
 def main(argv):
     args = parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
-    source = open_nodes(xdmf_path_for(args.file))
+    # Absolute: the Xdmf3 readers resolve the HDF5 file name against a relative XDMF path wrongly.
+    source = open_nodes(os.path.abspath(xdmf_path_for(args.file)))
     bounds, dim, extent = geometry_of(source)
     h_range = point_array_range(source, "h")
     type_range = point_array_range(source, "type")
