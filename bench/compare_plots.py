@@ -79,7 +79,7 @@ def speedup(rows, variants, path):
     threads = sorted(set(t for _, t, _ in grouped))
     if 1 not in threads or len(threads) < 2:
         return None
-    cores = os.cpu_count() or 1
+    cores = len(os.sched_getaffinity(0))
     fig, axes = panels(domains)
     for ax, domain in zip(axes, domains):
         for i, variant in enumerate(variants):
