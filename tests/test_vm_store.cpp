@@ -80,9 +80,15 @@ TEST(VmStore, ZeroCapacityStoreRejectsEveryClaim) {
   EXPECT_THROW(store.claim(1), StoreFull);
 }
 
+TEST(VmStore, DefaultsAreHugePagesWithoutPrefault) {
+  const VmStoreOptions defaults;
+  EXPECT_TRUE(defaults.huge_pages);
+  EXPECT_FALSE(defaults.prefault);
+}
+
 TEST(VmStore, HugeCapacityOnlyReservesAddressSpace) {
   // 2^32 elements of 24 bytes = 96 GiB: far beyond this machine's RAM, must construct instantly.
-  VmStore<Node> store(std::size_t{1} << 32);
+  VmStore<Node> store(std::size_t{1} << 32, {.huge_pages = false});
   EXPECT_GE(store.bytes_reserved(), (std::size_t{1} << 32) * sizeof(Node));
   EXPECT_EQ(store.bytes_resident(), 0u);
   const std::size_t i = store.claim(1);

@@ -15,7 +15,7 @@
 // concurrent page fault of the process) and a watermark that threads crossing a boundary must wait on.
 // It is only needed under strict accounting (mode 2), which this project does not target.
 //
-// Options (defaults chosen from bench/append measurements, see bench/results/storage.md):
+// Options (defaults chosen from bench/append measurements, see VmStoreOptions and bench/results/storage.md):
 //   prefault:   the thread whose claim crosses into prefault window k populates window k+1
 //               (MADV_POPULATE_WRITE, Linux >= 5.14; falls back to touching each page on older kernels),
 //               so appenders mostly write into already-faulted memory. Each window is populated by
@@ -39,9 +39,13 @@
 
 namespace nodegen {
 
+// Defaults measured by bench/append on the project machine (bench/results/storage.md): transparent huge
+// pages make first-touch appends ~4x faster (one fault per 2 MiB instead of per 4 KiB), so they are on;
+// prefault only moves the same zeroing work onto the appending thread that crosses a window (no spare
+// core to hide it on), measured no faster, so it is off.
 struct VmStoreOptions {
   bool prefault = false;
-  bool huge_pages = false;
+  bool huge_pages = true;
   // Bytes populated at a time ahead of the append frontier when prefault is on (power of two, >= 2 MiB).
   std::size_t prefault_window_bytes = std::size_t{8} << 20;
 };
@@ -63,7 +67,8 @@ class VmStore {
                               " elements exceeds the address space");
     region_ = VmRegion(capacity_ * sizeof(T));
     data_ = reinterpret_cast<T*>(region_.data());
-    if (options_.huge_pages) region_.advise_huge_pages();
+    // If the kernel refuses (THP compiled out), the store still works, on 4 KiB pages.
+    if (options_.huge_pages) fault_bytes_ = region_.advise_huge_pages() ? kHugePageBytes : kSmallPageBytes;
     options_.prefault_window_bytes =
         std::bit_ceil(std::max(options_.prefault_window_bytes, kHugePageBytes));
     window_shift_ = std::countr_zero(options_.prefault_window_bytes);
@@ -75,6 +80,7 @@ class VmStore {
       : capacity_(other.capacity_),
         options_(other.options_),
         window_shift_(other.window_shift_),
+        fault_bytes_(other.fault_bytes_),
         region_(std::move(other.region_)),
         data_(std::exchange(other.data_, nullptr)),
         next_(other.next_.exchange(0, std::memory_order_relaxed)),
@@ -115,8 +121,7 @@ class VmStore {
   // Committed bytes, estimated without a system call: the claimed extent rounded up to the page size
   // the kernel faults in (2 MiB with huge pages), or the populated extent if prefault went further.
   std::size_t bytes_resident() const {
-    const std::size_t page = options_.huge_pages ? kHugePageBytes : kSmallPageBytes;
-    const std::size_t claimed = std::min(round_up(size() * sizeof(T), page), region_.bytes());
+    const std::size_t claimed = std::min(round_up(size() * sizeof(T), fault_bytes_), region_.bytes());
     return std::max(claimed, populated_end_.load(std::memory_order_relaxed));
   }
 
@@ -161,6 +166,7 @@ class VmStore {
   std::size_t capacity_;
   Options options_;
   int window_shift_ = 0;
+  std::size_t fault_bytes_ = kSmallPageBytes;  // what one first touch commits
   VmRegion region_;
   T* data_ = nullptr;
   alignas(64) std::atomic<std::size_t> next_{0};  // own cache line: the one contended word
