@@ -32,9 +32,10 @@ class Domain {
  public:
   static_assert(D == 2 || D == 3, "nodegen works in 2D and 3D");
 
-  // Takes the root of a finished shape tree; every acceleration structure is built here (eagerly), so
-  // all const member functions are safe to call from many threads at once without locks.
-  explicit Domain(std::shared_ptr<const geometry_detail::Shape<D>> root);
+  // Takes the root of a finished shape tree (whose leaves have built their acceleration structures
+  // eagerly) and its boundary part names, so all const member functions are safe to call from many
+  // threads at once without locks.
+  Domain(std::shared_ptr<const geometry_detail::Shape<D>> root, std::vector<std::string> boundary_names);
   ~Domain();
 
   // Thread-safe, no lazy initialisation. Points on the boundary may be reported either way.

@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""Writes the triangle meshes the example domains use (run: /usr/bin/python3 domains/meshes/make_meshes.py).
+
+  torus.stl  binary STL of a torus (major radius 1, minor radius 0.35), a smooth closed surface with a hole
+  gear.stl   binary STL of a spur gear: 20 involute-like teeth, a bore and a keyway, extruded 0.3 thick;
+             a real-world-looking part with sharp edges and a non-convex outline
+
+Both are watertight and outward oriented. Only numpy is needed.
+"""
+import math
+import pathlib
+import struct
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def write_binary_stl(path, vertices, triangles, name):
+    v = np.asarray(vertices, dtype=np.float64)
+    t = np.asarray(triangles, dtype=np.int64)
+    a, b, c = v[t[:, 0]], v[t[:, 1]], v[t[:, 2]]
+    n = np.cross(b - a, c - a)
+    n /= np.linalg.norm(n, axis=1, keepdims=True)
+    with open(path, "wb") as f:
+        f.write(name.encode().ljust(80, b" ")[:80])
+        f.write(struct.pack("<I", len(t)))
+        for i in range(len(t)):
+            f.write(struct.pack("<12fH", *n[i], *a[i], *b[i], *c[i], 0))
+    print(f"{path.name}: {len(t)} triangles")
+
+
+def torus(R=1.0, r=0.35, nu=96, nv=48):
+    verts = []
+    for i in range(nu):
+        u = 2 * math.pi * i / nu
+        for j in range(nv):
+            w = 2 * math.pi * j / nv
+            verts.append(((R + r * math.cos(w)) * math.cos(u), (R + r * math.cos(w)) * math.sin(u), r * math.sin(w)))
+    tris = []
+    for i in range(nu):
+        for j in range(nv):
+            a = i * nv + j
+            b = ((i + 1) % nu) * nv + j
+            c = ((i + 1) % nu) * nv + (j + 1) % nv
+            d = i * nv + (j + 1) % nv
+            tris += [(a, b, c), (a, c, d)]  # counter-clockwise seen from outside
+    return verts, tris
+
+
+def gear_outline(theta, teeth=20, root=0.85, tip=1.0):
+    """Radius of a spur gear outline at angle theta: flat root, sloped flanks, flat tip."""
+    pitch = 2 * math.pi / teeth
+    s = (theta % pitch) / pitch  # position within one tooth period, 0..1
+    # root 0-0.25, rising flank 0.25-0.4, tip 0.4-0.6, falling flank 0.6-0.75, root 0.75-1
+    if s < 0.25 or s >= 0.75:
+        return root
+    if s < 0.4:
+        return root + (tip - root) * (s - 0.25) / 0.15
+    if s < 0.6:
+        return tip
+    return tip - (tip - root) * (s - 0.6) / 0.15
+
+
+def bore(theta, radius=0.25, key_half_width=0.06, key_depth=0.08):
+    """Bore with a keyway on the +x side (radius as a function of angle, star-shaped about the axis)."""
+    half_angle = math.asin(key_half_width / radius)
+    if abs(math.atan2(math.sin(theta), math.cos(theta))) < half_angle:
+        return (radius + key_depth) / math.cos(theta) if abs(math.cos(theta)) > 1e-9 else radius
+    return radius
+
+
+def gear(teeth=20, samples_per_tooth=40, thickness=0.3):
+    n = teeth * samples_per_tooth
+    outer, inner = [], []
+    for i in range(n):
+        th = 2 * math.pi * i / n
+        ro, ri = gear_outline(th, teeth), bore(th)
+        outer.append((ro * math.cos(th), ro * math.sin(th)))
+        inner.append((ri * math.cos(th), ri * math.sin(th)))
+    verts = []
+    for z in (0.0, thickness):
+        verts += [(x, y, z) for x, y in outer]
+        verts += [(x, y, z) for x, y in inner]
+    ob, ib, ot, it = 0, n, 2 * n, 3 * n  # index offsets: outer/inner ring at bottom/top
+    tris = []
+    for i in range(n):
+        j = (i + 1) % n
+        tris += [(ot + i, ot + j, it + j), (ot + i, it + j, it + i)]  # top cap, normal +z
+        tris += [(ob + i, ib + j, ob + j), (ob + i, ib + i, ib + j)]  # bottom cap, normal -z
+        tris += [(ob + i, ob + j, ot + j), (ob + i, ot + j, ot + i)]  # outer wall, normal outward
+        tris += [(ib + i, it + j, ib + j), (ib + i, it + i, it + j)]  # bore wall, normal toward the axis
+    return verts, tris
+
+
+if __name__ == "__main__":
+    write_binary_stl(HERE / "torus.stl", *torus(), "nodegen torus R=1 r=0.35")
+    write_binary_stl(HERE / "gear.stl", *gear(), "nodegen spur gear, 20 teeth, keyed bore")

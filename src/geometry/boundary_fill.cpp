@@ -1,0 +1,197 @@
+// Boundary node placement on curves, parametric patches and triangle meshes (see boundary_fill.hpp).
+#include "boundary_fill.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <numbers>
+
+#include <Eigen/Geometry>
+
+namespace nodegen::geometry_detail {
+namespace {
+
+// Cumulative integral of ds/h along the curve on `k` chords (h at the chord midpoint).
+template <int D>
+void integrate_steps(const Curve<D>& c, BoundarySink<D>& sink, int k, std::vector<double>& ts, std::vector<double>& f) {
+  ts.resize(static_cast<std::size_t>(k) + 1);
+  f.resize(static_cast<std::size_t>(k) + 1);
+  Vec<D> prev = c.point(c.t0);
+  ts[0] = c.t0;
+  f[0] = 0.0;
+  for (int i = 1; i <= k; ++i) {
+    const double t = c.t0 + (c.t1 - c.t0) * i / k;
+    const Vec<D> p = c.point(t);
+    ts[i] = t;
+    f[i] = f[i - 1] + (p - prev).norm() / sink.h(0.5 * (p + prev));
+    prev = p;
+  }
+}
+
+// Parameter where the cumulative integral reaches s (linear within a chord).
+double invert(const std::vector<double>& ts, const std::vector<double>& f, double s) {
+  auto it = std::upper_bound(f.begin(), f.end(), s);
+  if (it == f.begin()) return ts.front();
+  if (it == f.end()) return ts.back();
+  const auto i = static_cast<std::size_t>(it - f.begin());
+  const double w = (s - f[i - 1]) / std::max(f[i] - f[i - 1], 1e-300);
+  return ts[i - 1] + w * (ts[i] - ts[i - 1]);
+}
+
+// Moves from a to b (parameters of any dimension) to where keep() flips; returns the point on the kept
+// side of the flip, at ~1e-12 of the segment.
+template <class T, class KeepAt>
+T bisect(T a, T b, bool keep_a, KeepAt&& keep_at) {
+  for (int it = 0; it < 45; ++it) {
+    T mid = a + 0.5 * (b - a);
+    if (keep_at(mid) == keep_a) a = mid;
+    else b = mid;
+  }
+  return keep_a ? a : b;
+}
+
+}  // namespace
+
+template <int D>
+void place_corner(const Vec<D>& p, const Vec<D>& n, int id, BoundarySink<D>& sink, PointGrid<D>* occupied) {
+  if (occupied) occupied->insert(p);
+  if (sink.keep(p, n)) sink.emit(p, n, id, corner_priority);
+}
+
+template <int D>
+std::vector<double> place_curve(const Curve<D>& c, BoundarySink<D>& sink, PointGrid<D>* occupied) {
+  std::vector<double> ts, f;
+  integrate_steps(c, sink, 256, ts, f);
+  // Enough chords that each node step spans at least 16 of them.
+  const int k = static_cast<int>(std::clamp(16.0 * f.back(), 256.0, 4e6));
+  integrate_steps(c, sink, k, ts, f);
+  const double total = f.back();
+  const long n = c.closed ? std::max(3L, std::lround(total)) : std::max(1L, std::lround(total));
+
+  std::vector<double> placed;
+  if (c.closed) {
+    // A random phase, so closed curves do not all start at the same angle.
+    const double phase = std::uniform_real_distribution<double>(0.0, 1.0)(sink.rng());
+    for (long i = 0; i < n; ++i) placed.push_back(invert(ts, f, (i + phase) * total / n));
+  } else {
+    for (long i = 1; i < n; ++i) placed.push_back(invert(ts, f, i * total / n));
+  }
+
+  auto keep_at = [&](double t) { return sink.keep(c.point(t), c.normal(t)); };
+  std::vector<char> kept(placed.size());
+  for (std::size_t i = 0; i < placed.size(); ++i) {
+    const Vec<D> p = c.point(placed[i]);
+    if (occupied) occupied->insert(p);
+    kept[i] = keep_at(placed[i]);
+    if (kept[i]) sink.emit(p, c.normal(placed[i]), c.id, c.priority);
+  }
+  if (!sink.filtering()) return placed;
+
+  // Junctions: wherever consecutive nodes (or an end point) disagree about being on the boundary.
+  std::vector<std::pair<double, bool>> seq;
+  if (!c.closed) seq.emplace_back(c.t0, keep_at(c.t0));
+  for (std::size_t i = 0; i < placed.size(); ++i) seq.emplace_back(placed[i], kept[i] != 0);
+  if (!c.closed) seq.emplace_back(c.t1, keep_at(c.t1));
+  else if (!placed.empty()) seq.emplace_back(placed.front() + (c.t1 - c.t0), kept.front() != 0);
+  const double period = c.t1 - c.t0;
+  auto wrap = [&](double t) { return c.closed && t > c.t1 ? t - period : t; };
+  for (std::size_t i = 0; i + 1 < seq.size(); ++i) {
+    if (seq[i].second == seq[i + 1].second) continue;
+    const double t = wrap(bisect(seq[i].first, seq[i + 1].first, seq[i].second,
+                                 [&](double s) { return keep_at(wrap(s)); }));
+    sink.emit_junction(c.point(t), c.normal(t), c.id);
+  }
+  return placed;
+}
+
+void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<3>& occupied, BoundarySink<3>& sink) {
+  constexpr int candidates = 15;
+  const double du = 1e-7 * (patch.hi - patch.lo).maxCoeff();
+  auto inside = [&](const Vec<2>& u) {
+    return (u.array() >= patch.lo.array()).all() && (u.array() <= patch.hi.array()).all();
+  };
+  auto keep_at = [&](const Vec<2>& u) { return sink.keep(patch.point(u), patch.normal(u)); };
+  std::uniform_real_distribution<double> angle(0.0, 2.0 * std::numbers::pi);
+
+  std::deque<std::pair<Vec<2>, bool>> front;
+  for (const auto& s : seeds) front.emplace_back(s, keep_at(s));
+  while (!front.empty()) {
+    const auto [u, keep_u] = front.front();
+    front.pop_front();
+    const Vec<3> p = patch.point(u);
+    const double h = sink.h(p);
+    // The surface metric at u: a parameter step d moves the point by J d.
+    const Vec<3> ju = (patch.point(u + Vec<2>(du, 0)) - patch.point(u - Vec<2>(du, 0))) / (2 * du);
+    const Vec<3> jv = (patch.point(u + Vec<2>(0, du)) - patch.point(u - Vec<2>(0, du))) / (2 * du);
+    const double a0 = angle(sink.rng());
+    for (int k = 0; k < candidates; ++k) {
+      const double a = a0 + 2.0 * std::numbers::pi * k / candidates;
+      const Vec<2> d(std::cos(a), std::sin(a));
+      const double len = (ju * d[0] + jv * d[1]).norm();
+      if (!(len > 1e-300)) continue;
+      Vec<2> v = u + (h / len) * d;
+      if (!inside(v)) continue;
+      Vec<3> q = patch.point(v);
+      // One secant correction so the step is h in space, not just to first order.
+      const double dist = (q - p).norm();
+      if (dist > 0) {
+        v = u + (h / len) * (h / dist) * d;
+        if (!inside(v)) continue;
+        q = patch.point(v);
+      }
+      if (occupied.any_within(q, 0.99 * h)) continue;
+      occupied.insert(q);
+      const Vec<3> nq = patch.normal(v);
+      const bool keep_v = sink.keep(q, nq);
+      if (keep_v) sink.emit(q, nq, patch.id, surface_priority);
+      if (keep_v != keep_u) {
+        const Vec<2> w = bisect(u, v, keep_u, keep_at);
+        sink.emit_junction(patch.point(w), patch.normal(w), patch.id);
+      }
+      front.emplace_back(v, keep_v);
+    }
+  }
+}
+
+void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, BoundarySink<3>& sink) {
+  // Candidates per h^2 of area: dense enough that the greedy thinning below leaves no holes wider than
+  // about 2h (a maximal Poisson-disk set), cheap enough for 1e5-triangle meshes.
+  constexpr double samples_per_h2 = 24.0;
+  // The thinning radius, as a fraction of h: a maximal Poisson-disk set of radius r has mean nearest
+  // neighbour distance a little above r; 0.92 makes the mean spacing close to h (measured on the
+  // torus and gear meshes: mean nearest neighbour 1.00 h, minimum 0.92 h).
+  constexpr double radius_factor = 0.92;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<std::pair<Vec<3>, std::uint32_t>> samples;
+  for (std::uint32_t t = 0; t < triangles.size(); ++t) {
+    const auto& tri = triangles[t];
+    const double area = 0.5 * (tri.b - tri.a).cross(tri.c - tri.a).norm();
+    const double h = sink.h(Vec<3>((tri.a + tri.b + tri.c) / 3.0));
+    const double expected = samples_per_h2 * area / (h * h);
+    auto count = static_cast<std::size_t>(expected);
+    if (unit(sink.rng()) < expected - static_cast<double>(count)) ++count;
+    for (std::size_t i = 0; i < count; ++i) {
+      double r1 = unit(sink.rng()), r2 = unit(sink.rng());
+      if (r1 + r2 > 1.0) {
+        r1 = 1.0 - r1;
+        r2 = 1.0 - r2;
+      }
+      samples.emplace_back(tri.a + r1 * (tri.b - tri.a) + r2 * (tri.c - tri.a), t);
+    }
+  }
+  std::shuffle(samples.begin(), samples.end(), sink.rng());
+  PointGrid<3> accepted(sink.cell());
+  for (const auto& [p, t] : samples) {
+    const double h = sink.h(p);
+    if (accepted.any_within(p, radius_factor * h)) continue;
+    accepted.insert(p);
+    if (sink.keep(p, triangles[t].normal)) sink.emit(p, triangles[t].normal, id, surface_priority);
+  }
+}
+
+template std::vector<double> place_curve<2>(const Curve<2>&, BoundarySink<2>&, PointGrid<2>*);
+template std::vector<double> place_curve<3>(const Curve<3>&, BoundarySink<3>&, PointGrid<3>*);
+template void place_corner<2>(const Vec<2>&, const Vec<2>&, int, BoundarySink<2>&, PointGrid<2>*);
+template void place_corner<3>(const Vec<3>&, const Vec<3>&, int, BoundarySink<3>&, PointGrid<3>*);
+
+}  // namespace nodegen::geometry_detail

@@ -1,0 +1,56 @@
+#pragma once
+// The three ways a leaf shape covers its boundary with nodes at spacing h(x):
+//   place_curve   a parametric curve (2D edges and circles, 3D box edges and cube-sphere seams):
+//                 nodes at equal steps of the integral of ds/h, so the spacing follows h exactly.
+//   fill_patch    a parametric surface patch: an advancing front in parameter space that measures
+//                 distances with the surface's own metric (as Medusa's GeneralSurfaceFill).
+//   sample_triangles  a triangle mesh: dense area-weighted random samples thinned greedily to
+//                 spacing h (Poisson-disk sample elimination), so nodes cover the surface, not its vertices.
+// All of them tag nodes with the sink's keep() filter and add junction nodes where a part stops being on
+// the combined boundary (found by bisection along the curve or front step that crosses it).
+#include <functional>
+#include <vector>
+
+#include <nodegen/spatial/point.hpp>
+
+#include "boundary_sink.hpp"
+#include "point_grid.hpp"
+
+namespace nodegen::geometry_detail {
+
+template <int D>
+struct Curve {
+  std::function<Vec<D>(double)> point;   // world coordinates
+  std::function<Vec<D>(double)> normal;  // world, outward, unit
+  double t0 = 0.0, t1 = 1.0;
+  bool closed = false;  // closed: t1 wraps to t0; open: the end points are corners placed by the caller
+  int id = 1;
+  int priority = edge_priority;
+};
+
+// Returns the parameters of every node placed (kept or not), so surface fills can start from them.
+template <int D>
+std::vector<double> place_curve(const Curve<D>& curve, BoundarySink<D>& sink, PointGrid<D>* occupied = nullptr);
+
+// A corner: emitted when kept, and recorded in `occupied`.
+template <int D>
+void place_corner(const Vec<D>& p, const Vec<D>& n, int id, BoundarySink<D>& sink, PointGrid<D>* occupied = nullptr);
+
+struct Patch {
+  std::function<Vec<3>(const Vec<2>&)> point;   // parameter -> world
+  std::function<Vec<3>(const Vec<2>&)> normal;  // parameter -> world outward unit normal
+  Vec<2> lo, hi;                                // parameter rectangle
+  int id = 1;
+};
+
+// Fills the patch from `seeds` (parameters of nodes already on its border, recorded in `occupied`).
+void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<3>& occupied,
+                BoundarySink<3>& sink);
+
+struct WorldTriangle {
+  Vec<3> a, b, c;
+  Vec<3> normal;  // outward unit
+};
+void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, BoundarySink<3>& sink);
+
+}  // namespace nodegen::geometry_detail

@@ -1,0 +1,102 @@
+#pragma once
+// What a leaf shape writes its boundary nodes into: spacing, the "is this on the combined boundary"
+// filter, a seeded random generator, and the collected nodes with their priority for the final thinning.
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include <nodegen/geometry/spacing.hpp>
+#include <nodegen/spatial/point.hpp>
+
+#include "point_grid.hpp"
+
+namespace nodegen::geometry_detail {
+
+// Lower priority wins when two nodes from different parts are too close: sharp features first.
+enum Priority : int { corner_priority = 0, edge_priority = 1, surface_priority = 2 };
+
+template <int D>
+struct RawNode {
+  Vec<D> pos;
+  Vec<D> normal;
+  int id;
+  int priority;
+};
+
+template <int D>
+class BoundarySink {
+ public:
+  // keep(p, n) says whether a node of some part lies on the boundary of the whole domain; empty means
+  // always (a domain without CSG). cell: grid cell size for the spacing checks (about the smallest h).
+  // inside: the whole domain's inside test, used to find the normal at junctions.
+  BoundarySink(const Spacing& spacing, std::function<bool(const Vec<D>&, const Vec<D>&)> keep,
+               std::function<bool(const Vec<D>&)> inside, double cell, std::uint64_t seed)
+      : h_(spacing.evaluator()),
+        keep_(std::move(keep)),
+        inside_(std::move(inside)),
+        rng_(seed),
+        junctions_(cell),
+        cell_(cell) {}
+
+  double h(const Vec<D>& p) const { return h_(p); }
+  bool keep(const Vec<D>& p, const Vec<D>& n) const { return !keep_ || keep_(p, n); }
+  bool filtering() const { return static_cast<bool>(keep_); }
+  std::mt19937_64& rng() { return rng_; }
+  double cell() const { return cell_; }
+
+  void emit(const Vec<D>& p, const Vec<D>& n, int id, int priority) { nodes_.push_back({p, n, id, priority}); }
+
+  // A point where a part stops being on the combined boundary (a CSG junction). Several parts find the
+  // same junction; only one node per spacing is kept.
+  // Its normal is neither part's: it points away from the solid as seen on a small sphere around p.
+  void emit_junction(const Vec<D>& p, const Vec<D>& n, int id) {
+    const double hp = h(p);
+    if (junctions_.any_within(p, 0.9 * hp)) return;
+    junctions_.insert(p);
+    emit(p, junction_normal(p, n, 1e-3 * hp), id, corner_priority);
+  }
+
+  std::vector<RawNode<D>>& nodes() { return nodes_; }
+
+ private:
+  // Minus the mean of the directions (evenly spread over the circle / sphere of radius r) that lead
+  // into the solid: the bisector of a corner, the normal of a smooth junction. Falls back to the part's
+  // normal when every or no direction is inside.
+  Vec<D> junction_normal(const Vec<D>& p, const Vec<D>& fallback, double r) const {
+    if (!inside_) return fallback;
+    constexpr int directions = D == 2 ? 72 : 400;
+    Vec<D> sum = Vec<D>::Zero();
+    int in = 0;
+    for (int k = 0; k < directions; ++k) {
+      Vec<D> d;
+      if constexpr (D == 2) {
+        const double a = 2.0 * 3.14159265358979323846 * (k + 0.5) / directions;
+        d = Vec<D>(std::cos(a), std::sin(a));
+      } else {  // Fibonacci sphere
+        const double z = 1.0 - 2.0 * (k + 0.5) / directions;
+        const double a = 2.39996322972865332 * k;
+        const double s = std::sqrt(1.0 - z * z);
+        d = Vec<D>(s * std::cos(a), s * std::sin(a), z);
+      }
+      if (inside_(p + r * d)) {
+        sum += d;
+        ++in;
+      }
+    }
+    if (in == 0 || in == directions || !(sum.norm() > 1e-9 * directions)) return fallback;
+    const Vec<D> n = -sum.normalized();
+    return n.dot(fallback) > -0.5 ? n : fallback;  // guard against a misread of a thin sliver
+  }
+
+  Spacing::Evaluator h_;
+  std::function<bool(const Vec<D>&, const Vec<D>&)> keep_;
+  std::function<bool(const Vec<D>&)> inside_;
+  std::mt19937_64 rng_;
+  PointGrid<D> junctions_;
+  double cell_;
+  std::vector<RawNode<D>> nodes_;
+};
+
+}  // namespace nodegen::geometry_detail

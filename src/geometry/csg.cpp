@@ -1,0 +1,108 @@
+// Inner nodes of the shape tree: union / intersection / difference, and affine transforms.
+#include <algorithm>
+
+#include "shape.hpp"
+
+namespace nodegen::geometry_detail {
+namespace {
+
+template <int D>
+class CsgShape final : public Shape<D> {
+ public:
+  CsgShape(CsgOp op, std::vector<ShapePtr<D>> children) : op_(op), children_(std::move(children)) {
+    box_ = children_.front()->bounds();
+    for (std::size_t i = 1; i < children_.size(); ++i) {
+      const Box<D> b = children_[i]->bounds();
+      if (op_ == CsgOp::union_) {
+        box_.lo = box_.lo.cwiseMin(b.lo);
+        box_.hi = box_.hi.cwiseMax(b.hi);
+      } else if (op_ == CsgOp::intersection) {
+        box_.lo = box_.lo.cwiseMax(b.lo);
+        box_.hi = box_.hi.cwiseMin(b.hi);
+      }  // a difference lies within its first child
+    }
+  }
+
+  bool contains(const Vec<D>& p) const override {
+    switch (op_) {
+      case CsgOp::union_:
+        return std::any_of(children_.begin(), children_.end(), [&](const auto& c) { return c->contains(p); });
+      case CsgOp::intersection:
+        return std::all_of(children_.begin(), children_.end(), [&](const auto& c) { return c->contains(p); });
+      case CsgOp::difference:
+        return children_.front()->contains(p) &&
+               std::none_of(children_.begin() + 1, children_.end(), [&](const auto& c) { return c->contains(p); });
+    }
+    return false;
+  }
+  Box<D> bounds() const override { return box_; }
+  void register_parts(std::vector<std::string>& names) override {
+    for (auto& c : children_) c->register_parts(names);
+  }
+  void emit_boundary(const Placement<D>& where, BoundarySink<D>& sink) const override {
+    for (std::size_t i = 0; i < children_.size(); ++i) {
+      Placement<D> child = where;
+      // The boundary of a subtracted shape bounds the result from the other side.
+      if (op_ == CsgOp::difference && i > 0) child.flip = !child.flip;
+      children_[i]->emit_boundary(child, sink);
+    }
+  }
+  bool is_csg() const override { return true; }
+
+ private:
+  CsgOp op_;
+  std::vector<ShapePtr<D>> children_;
+  Box<D> box_;
+};
+
+template <int D>
+class TransformShape final : public Shape<D> {
+ public:
+  TransformShape(const Affine<D>& to_parent, ShapePtr<D> child)
+      : to_parent_(to_parent), child_(std::move(child)) {
+    from_parent_.A = to_parent_.A.inverse();
+    from_parent_.b = -(from_parent_.A * to_parent_.b);
+    const Box<D> b = child_->bounds();
+    box_ = {Vec<D>::Constant(1e300), Vec<D>::Constant(-1e300)};
+    for (int corner = 0; corner < (1 << D); ++corner) {
+      Vec<D> c;
+      for (int i = 0; i < D; ++i) c[i] = (corner >> i) & 1 ? b.hi[i] : b.lo[i];
+      const Vec<D> w = to_parent_.point(c);
+      box_.lo = box_.lo.cwiseMin(w);
+      box_.hi = box_.hi.cwiseMax(w);
+    }
+  }
+
+  bool contains(const Vec<D>& p) const override { return child_->contains(from_parent_.point(p)); }
+  Box<D> bounds() const override { return box_; }
+  void register_parts(std::vector<std::string>& names) override { child_->register_parts(names); }
+  void emit_boundary(const Placement<D>& where, BoundarySink<D>& sink) const override {
+    Placement<D> inner = where;
+    inner.to_world = to_parent_.then(where.to_world);
+    child_->emit_boundary(inner, sink);
+  }
+  bool is_csg() const override { return child_->is_csg(); }
+
+ private:
+  Affine<D> to_parent_, from_parent_;
+  ShapePtr<D> child_;
+  Box<D> box_;
+};
+
+}  // namespace
+
+template <int D>
+ShapePtr<D> make_csg(CsgOp op, std::vector<ShapePtr<D>> children) {
+  return std::make_shared<CsgShape<D>>(op, std::move(children));
+}
+template <int D>
+ShapePtr<D> make_transform(const Affine<D>& to_parent, ShapePtr<D> child) {
+  return std::make_shared<TransformShape<D>>(to_parent, std::move(child));
+}
+
+template ShapePtr<2> make_csg<2>(CsgOp, std::vector<ShapePtr<2>>);
+template ShapePtr<3> make_csg<3>(CsgOp, std::vector<ShapePtr<3>>);
+template ShapePtr<2> make_transform<2>(const Affine<2>&, ShapePtr<2>);
+template ShapePtr<3> make_transform<3>(const Affine<3>&, ShapePtr<3>);
+
+}  // namespace nodegen::geometry_detail

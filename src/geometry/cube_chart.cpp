@@ -1,0 +1,66 @@
+#include "cube_chart.hpp"
+
+namespace nodegen::geometry_detail {
+
+void cover_cube_chart(const CubeChart& chart, BoundarySink<3>& sink) {
+  PointGrid<3> occupied(sink.cell());
+  std::vector<Vec<3>> border;  // cube coordinates of every corner and edge node placed
+
+  for (int i = 0; i < 8; ++i) {
+    const Vec<3> c((i & 1) ? 1.0 : -1.0, (i & 2) ? 1.0 : -1.0, (i & 4) ? 1.0 : -1.0);
+    const Vec<3> p = chart.point(c);
+    if (chart.sharp) {
+      place_corner(p, chart.normal(c), chart.face_id(0, c[0] > 0), sink, &occupied);
+    } else {
+      occupied.insert(p);
+      if (sink.keep(p, chart.normal(c))) sink.emit(p, chart.normal(c), chart.face_id(0, c[0] > 0), surface_priority);
+    }
+    border.push_back(c);
+  }
+  for (int axis = 0; axis < 3; ++axis) {
+    const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+    for (int s = 0; s < 4; ++s) {
+      Vec<3> base = Vec<3>::Zero();
+      base[a1] = (s & 1) ? 1.0 : -1.0;
+      base[a2] = (s & 2) ? 1.0 : -1.0;
+      auto at = [base, axis](double t) {
+        Vec<3> c = base;
+        c[axis] = t;
+        return c;
+      };
+      Curve<3> edge;
+      edge.point = [&, at](double t) { return chart.point(at(t)); };
+      edge.normal = [&, at](double t) { return chart.normal(at(t)); };
+      edge.t0 = -1.0;
+      edge.t1 = 1.0;
+      edge.id = chart.face_id(a1, base[a1] > 0);
+      edge.priority = chart.sharp ? edge_priority : surface_priority;
+      for (double t : place_curve(edge, sink, &occupied)) border.push_back(at(t));
+    }
+  }
+  for (int axis = 0; axis < 3; ++axis) {
+    const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+    for (int side = 0; side < 2; ++side) {
+      const double level = side ? 1.0 : -1.0;
+      auto at = [=](const Vec<2>& u) {
+        Vec<3> c;
+        c[axis] = level;
+        c[a1] = u[0];
+        c[a2] = u[1];
+        return c;
+      };
+      Patch face;
+      face.point = [&, at](const Vec<2>& u) { return chart.point(at(u)); };
+      face.normal = [&, at](const Vec<2>& u) { return chart.normal(at(u)); };
+      face.lo = Vec<2>(-1.0, -1.0);
+      face.hi = Vec<2>(1.0, 1.0);
+      face.id = chart.face_id(axis, side);
+      std::vector<Vec<2>> seeds;
+      for (const auto& c : border)
+        if (c[axis] == level) seeds.emplace_back(c[a1], c[a2]);
+      fill_patch(face, seeds, occupied, sink);
+    }
+  }
+}
+
+}  // namespace nodegen::geometry_detail

@@ -1,0 +1,103 @@
+// Domain<D>: inside test and boundary nodes of a shape tree (see domain.hpp).
+#include <nodegen/geometry/domain.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <numeric>
+
+#include "boundary_sink.hpp"
+#include "shape.hpp"
+
+namespace nodegen {
+
+namespace {
+
+// Grid points (cell centres) of a box, n per axis.
+template <int D, class F>
+void for_each_grid_point(const Box<D>& box, int n, F&& f) {
+  const Vec<D> step = box.size() / n;
+  std::array<int, D> idx{};
+  const long total = static_cast<long>(std::pow(n, D));
+  for (long k = 0; k < total; ++k) {
+    long r = k;
+    Vec<D> p;
+    for (int i = 0; i < D; ++i) {
+      idx[i] = static_cast<int>(r % n);
+      r /= n;
+      p[i] = box.lo[i] + (idx[i] + 0.5) * step[i];
+    }
+    f(p);
+  }
+}
+
+}  // namespace
+
+template <int D>
+Domain<D>::Domain(std::shared_ptr<const geometry_detail::Shape<D>> root, std::vector<std::string> boundary_names)
+    : root_(std::move(root)), box_(root_->bounds()), names_(std::move(boundary_names)) {
+  const int n = D == 2 ? 256 : 64;
+  long inside = 0, total = 0;
+  for_each_grid_point<D>(box_, n, [&](const Vec<D>& p) {
+    inside += contains(p);
+    ++total;
+  });
+  measure_ = box_.volume() * static_cast<double>(inside) / static_cast<double>(total);
+}
+
+template <int D>
+Domain<D>::~Domain() = default;
+
+template <int D>
+bool Domain<D>::contains(const Vec<D>& p) const {
+  return box_.contains(p) && root_->contains(p);
+}
+
+template <int D>
+std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, std::uint64_t seed) const {
+  using namespace geometry_detail;
+  auto h = spacing.evaluator();
+  const double diag = box_.size().norm();
+  double h_min = diag;
+  for_each_grid_point<D>(box_, 16, [&](const Vec<D>& p) { h_min = std::min(h_min, h(p)); });
+  const double cell = std::max(h_min, 1e-6 * diag);
+
+  // A node of some part is on the boundary of the whole domain when just inside it (against its outward
+  // normal) is in the domain and just outside is not. Without CSG every node is.
+  std::function<bool(const Vec<D>&, const Vec<D>&)> keep;
+  if (root_->is_csg()) {
+    const double eps = 1e-7 * diag;
+    keep = [this, eps](const Vec<D>& p, const Vec<D>& n) {
+      return root_->contains(p - eps * n) && !root_->contains(p + eps * n);
+    };
+  }
+  std::function<bool(const Vec<D>&)> inside;
+  if (keep) inside = [this](const Vec<D>& p) { return contains(p); };
+  BoundarySink<D> sink(spacing, keep, inside, cell, seed);
+  root_->emit_boundary(Placement<D>{}, sink);
+
+  // Where parts meet, nodes of different parts may be closer than the spacing allows: keep corners and
+  // junctions first, then edges, then surfaces, dropping any node within 0.7 h of one already kept.
+  constexpr double min_fraction = 0.7;
+  auto& raw = sink.nodes();
+  std::vector<std::size_t> order(raw.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return raw[a].priority < raw[b].priority; });
+  PointGrid<D> kept(cell);
+  std::vector<BoundaryNode<D>> out;
+  out.reserve(raw.size());
+  for (std::size_t i : order) {
+    const auto& r = raw[i];
+    if (kept.any_within(r.pos, min_fraction * h(r.pos))) continue;
+    kept.insert(r.pos);
+    out.push_back({r.pos, r.normal, r.id});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.boundary_id < b.boundary_id; });
+  return out;
+}
+
+template class Domain<2>;
+template class Domain<3>;
+
+}  // namespace nodegen

@@ -1,0 +1,395 @@
+// Domain file loader: JSON -> shape tree, spacing and fill parameters, with one-line InputErrors that
+// name the file, the JSON path of the offending field and the reason (format: docs/domain-format.md).
+#include <nodegen/geometry/domain_file.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <numbers>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "shape.hpp"
+
+namespace nodegen {
+namespace {
+
+using nlohmann::json;
+using namespace geometry_detail;
+
+std::string type_name(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    default: return "a number";
+  }
+}
+
+std::string num(double v) {
+  std::ostringstream out;
+  out.precision(6);
+  out << v;
+  return out.str();
+}
+
+class Loader {
+ public:
+  Loader(std::filesystem::path path, int dim) : path_(std::move(path)), dim_(dim) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& reason) const {
+    throw InputError(path_.string(), field, reason);
+  }
+
+  const json& require(const json& obj, const std::string& at, const char* key) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(join(at, key), "missing");
+    return *it;
+  }
+  static std::string join(const std::string& at, const std::string& key) { return at.empty() ? key : at + "." + key; }
+
+  // Field names a JSON object may have; anything else is probably a typo worth reporting.
+  void only(const json& obj, const std::string& at, std::set<std::string> allowed) const {
+    allowed.insert({"comment", "name"});
+    for (auto it = obj.begin(); it != obj.end(); ++it)
+      if (!allowed.count(it.key())) {
+        std::string known;
+        for (const auto& k : allowed) known += (known.empty() ? "" : ", ") + k;
+        fail(join(at, it.key()), "unknown field (expected one of: " + known + ")");
+      }
+  }
+
+  double number(const json& j, const std::string& at) const {
+    if (!j.is_number()) fail(at, "expected a number, got " + type_name(j));
+    const double v = j.get<double>();
+    if (!std::isfinite(v)) fail(at, "must be finite");
+    return v;
+  }
+  double positive(const json& j, const std::string& at) const {
+    const double v = number(j, at);
+    if (!(v > 0)) fail(at, "must be positive, got " + num(v));
+    return v;
+  }
+  template <int D>
+  Vec<D> vec(const json& j, const std::string& at) const {
+    if (!j.is_array() || j.size() != static_cast<std::size_t>(D))
+      fail(at, "expected an array of " + std::to_string(D) + " numbers, got " + type_name(j) +
+                   (j.is_array() ? " of " + std::to_string(j.size()) : ""));
+    Vec<D> v;
+    for (int i = 0; i < D; ++i) v[i] = number(j[i], at + "[" + std::to_string(i) + "]");
+    return v;
+  }
+  std::string string(const json& j, const std::string& at) const {
+    if (!j.is_string()) fail(at, "expected a string, got " + type_name(j));
+    return j.get<std::string>();
+  }
+  // Paths inside a domain file are relative to its folder.
+  std::string resolve(const std::string& file) const {
+    const std::filesystem::path p(file);
+    return p.is_absolute() ? p.string() : (path_.parent_path() / p).string();
+  }
+
+  template <int D>
+  ShapePtr<D> shape(const json& j, const std::string& at) const {
+    if (!j.is_object()) fail(at, "expected a shape object, got " + type_name(j));
+    const std::string type = string(require(j, at, "type"), at + ".type");
+    const std::string label = j.contains("name") ? string(j["name"], at + ".name") : at;
+    auto wrong_dim = [&](int shape_dim) {
+      fail(at + ".type", type + " is a " + std::to_string(shape_dim) + "D shape but the file has dim " +
+                             std::to_string(dim_));
+    };
+
+    if (type == "box") {
+      only(j, at, {"type", "min", "max"});
+      const Vec<D> lo = vec<D>(require(j, at, "min"), at + ".min");
+      const Vec<D> hi = vec<D>(require(j, at, "max"), at + ".max");
+      if (!(hi.array() > lo.array()).all()) fail(at + ".max", "must exceed min in every coordinate");
+      return make_box<D>(lo, hi, label);
+    }
+    if (type == "ball" || type == "disk" || type == "sphere") {
+      if (type == "disk" && D != 2) wrong_dim(2);
+      if (type == "sphere" && D != 3) wrong_dim(3);
+      only(j, at, {"type", "center", "radius"});
+      const Vec<D> c = vec<D>(require(j, at, "center"), at + ".center");
+      return make_ball<D>(c, positive(require(j, at, "radius"), at + ".radius"), label);
+    }
+    if (type == "polygon") {
+      if constexpr (D != 2) wrong_dim(2);
+      else {
+        only(j, at, {"type", "points", "holes"});
+        std::vector<std::vector<Vec<2>>> rings;
+        rings.push_back(ring(require(j, at, "points"), at + ".points"));
+        if (j.contains("holes")) {
+          const json& holes = j["holes"];
+          if (!holes.is_array()) fail(at + ".holes", "expected an array of rings, got " + type_name(holes));
+          for (std::size_t i = 0; i < holes.size(); ++i)
+            rings.push_back(ring(holes[i], at + ".holes[" + std::to_string(i) + "]"));
+        }
+        return make_polygon(std::move(rings), label);
+      }
+    }
+    if (type == "mesh") {
+      if constexpr (D != 3) wrong_dim(3);
+      else {
+        only(j, at, {"type", "file"});
+        const std::string file = resolve(string(require(j, at, "file"), at + ".file"));
+        try {
+          return make_mesh(file, label);
+        } catch (const std::exception& e) {
+          fail(at + ".file", e.what());
+        }
+      }
+    }
+    if (type == "union" || type == "intersection" || type == "difference") {
+      only(j, at, {"type", "children"});
+      const json& kids = require(j, at, "children");
+      if (!kids.is_array()) fail(at + ".children", "expected an array of shapes, got " + type_name(kids));
+      const std::size_t need = type == "difference" ? 2 : 1;
+      if (kids.size() < need) fail(at + ".children", type + " needs at least " + std::to_string(need) + " children");
+      std::vector<ShapePtr<D>> children;
+      for (std::size_t i = 0; i < kids.size(); ++i)
+        children.push_back(shape<D>(kids[i], at + ".children[" + std::to_string(i) + "]"));
+      const CsgOp op = type == "union" ? CsgOp::union_ : type == "intersection" ? CsgOp::intersection : CsgOp::difference;
+      return make_csg<D>(op, std::move(children));
+    }
+    if (type == "translate" || type == "scale" || type == "rotate") return transform<D>(j, at, type);
+    fail(at + ".type", "unknown shape \"" + type +
+                           "\" (known: box, ball, disk, sphere, polygon, mesh, union, intersection, difference, "
+                           "translate, scale, rotate)");
+  }
+
+  template <int D>
+  ShapePtr<D> transform(const json& j, const std::string& at, const std::string& type) const {
+    Affine<D> t;
+    if (type == "translate") {
+      only(j, at, {"type", "offset", "child"});
+      t.b = vec<D>(require(j, at, "offset"), at + ".offset");
+    } else if (type == "scale") {
+      only(j, at, {"type", "factor", "child"});
+      const json& f = require(j, at, "factor");
+      const Vec<D> s = f.is_array() ? vec<D>(f, at + ".factor") : Vec<D>::Constant(number(f, at + ".factor"));
+      if (!(s.array() != 0.0).all()) fail(at + ".factor", "must be non-zero");
+      t.A = s.asDiagonal();
+    } else {
+      only(j, at, {"type", "angle", "axis", "child"});
+      const double a = number(require(j, at, "angle"), at + ".angle") * std::numbers::pi / 180.0;
+      if constexpr (D == 2) {
+        if (j.contains("axis")) fail(at + ".axis", "a 2D rotation has no axis (it turns about the origin)");
+        t.A << std::cos(a), -std::sin(a), std::sin(a), std::cos(a);
+      } else {
+        const Vec<3> axis = vec<3>(require(j, at, "axis"), at + ".axis");
+        if (!(axis.norm() > 0)) fail(at + ".axis", "must be non-zero");
+        t.A = Eigen::AngleAxisd(a, axis.normalized()).toRotationMatrix();
+      }
+    }
+    return make_transform<D>(t, shape<D>(require(j, at, "child"), at + ".child"));
+  }
+
+  // A polygon ring: inline [[x,y],...] or the name of a text file with "x y" per line.
+  std::vector<Vec<2>> ring(const json& j, const std::string& at) const {
+    std::vector<Vec<2>> pts;
+    if (j.is_string()) {
+      const std::string file = resolve(j.get<std::string>());
+      std::ifstream in(file);
+      if (!in) fail(at, "cannot open point file " + file);
+      std::string line;
+      for (int line_no = 1; std::getline(in, line); ++line_no) {
+        const auto hash = line.find('#');
+        if (hash != std::string::npos) line.resize(hash);
+        if (line.find_first_not_of(" \t\r,") == std::string::npos) continue;
+        for (char& c : line)
+          if (c == ',') c = ' ';
+        std::istringstream row(line);
+        double x, y;
+        if (!(row >> x >> y) || !std::isfinite(x) || !std::isfinite(y))
+          fail(at, file + " line " + std::to_string(line_no) + ": expected two numbers \"x y\"");
+        pts.emplace_back(x, y);
+      }
+    } else if (j.is_array()) {
+      for (std::size_t i = 0; i < j.size(); ++i) pts.push_back(vec<2>(j[i], at + "[" + std::to_string(i) + "]"));
+    } else {
+      fail(at, "expected an array of [x, y] points or a file name, got " + type_name(j));
+    }
+    if (pts.size() < 3) fail(at, "a polygon ring needs at least 3 points, got " + std::to_string(pts.size()));
+    return pts;
+  }
+
+ private:
+  std::filesystem::path path_;
+  int dim_;
+};
+
+// Spacing must be positive and finite wherever the fill may evaluate it, and must not ask for more
+// nodes than the cap: both are checked on a grid over the bounding box plus random points.
+template <int D>
+void validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>& domain, const FillParams& fill) {
+  auto h = spacing.evaluator();
+  const Box<D> box = domain.bounding_box();
+  auto check = [&](const Vec<D>& p) {
+    const double v = h(p);
+    if (!std::isfinite(v) || !(v > 0)) {
+      std::string where;
+      for (int i = 0; i < D; ++i) where += (i ? ", " : "") + num(p[i]);
+      L.fail("spacing", "h = " + num(v) + " at (" + where + ") is not positive and finite (\"" + spacing.describe() +
+                            "\", sampled over the bounding box)");
+    }
+    return v;
+  };
+  const int n = 64;
+  const Vec<D> step = box.size() / n;
+  double nodes = 0.0;
+  const double cell_measure = step.prod();
+  const long total = static_cast<long>(std::pow(n, D));
+  for (long k = 0; k < total; ++k) {
+    long r = k;
+    Vec<D> p;
+    for (int i = 0; i < D; ++i) {
+      p[i] = box.lo[i] + (static_cast<double>(r % n) + 0.5) * step[i];
+      r /= n;
+    }
+    const double v = check(p);
+    if (domain.contains(p)) nodes += cell_measure / std::pow(v, D);
+  }
+  std::mt19937_64 rng(12345);
+  for (int k = 0; k < 2000; ++k) {
+    Vec<D> p;
+    for (int i = 0; i < D; ++i) p[i] = std::uniform_real_distribution<double>(box.lo[i], box.hi[i])(rng);
+    check(p);
+  }
+  for (int corner = 0; corner < (1 << D); ++corner) {
+    Vec<D> p;
+    for (int i = 0; i < D; ++i) p[i] = (corner >> i) & 1 ? box.hi[i] : box.lo[i];
+    check(p);
+  }
+  // measure / h^d is a rough count (the fill packs about 1.1 / h^2 in 2D, 1.3 / h^3 in 3D), so only
+  // clearly hopeless spacings are refused here; the fill enforces the exact cap.
+  if (nodes > 2.0 * static_cast<double>(fill.max_nodes))
+    L.fail("spacing", "would need about " + num(nodes) + " nodes (domain measure / h^" + std::to_string(D) +
+                          "), far above fill.max_nodes = " + std::to_string(fill.max_nodes) +
+                          "; use a larger spacing or raise fill.max_nodes");
+}
+
+template <int D>
+std::shared_ptr<const Domain<D>> build_domain(const Loader& L, const json& root) {
+  ShapePtr<D> shape = L.shape<D>(L.require(root, "", "shape"), "shape");
+  std::vector<std::string> names;
+  shape->register_parts(names);
+  const Box<D> box = shape->bounds();
+  if (box.empty() || !(box.volume() > 0)) L.fail("shape", "the shape is empty (its bounding box has no volume)");
+  auto domain = std::make_shared<const Domain<D>>(std::move(shape), std::move(names));
+  if (!(domain->measure() > 0)) L.fail("shape", "the shape is empty (no inside point found on a grid over its box)");
+  return domain;
+}
+
+std::string syntax_reason(const json::parse_error& e) {
+  std::string what = e.what();
+  const auto colon = what.find(": ", what.find("column"));
+  if (colon != std::string::npos) return what.substr(colon + 2);
+  return what;
+}
+
+}  // namespace
+
+DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path) {
+  const std::string file = path.string();
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // Line and column of the byte where parsing stopped.
+    std::size_t line = 1, column = 1;
+    const std::size_t stop = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    for (std::size_t i = 0; i < stop; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(column),
+                     "invalid JSON: " + syntax_reason(e));
+  }
+  if (!root.is_object()) throw InputError(file, "(top level)", "expected a JSON object, got " + type_name(root));
+
+  Loader probe(path, 0);
+  probe.only(root, "", {"dim", "spacing", "fill", "shape"});
+  const json& dim_j = probe.require(root, "", "dim");
+  if (!dim_j.is_number_integer() || (dim_j.get<int>() != 2 && dim_j.get<int>() != 3))
+    probe.fail("dim", "must be 2 or 3, got " + dim_j.dump());
+
+  DomainFile out;
+  out.path = path;
+  out.text = text;
+  out.dim = dim_j.get<int>();
+  Loader L(path, out.dim);
+  if (root.contains("comment")) out.comment = L.string(root["comment"], "comment");
+
+  const json& sp = L.require(root, "", "spacing");
+  if (sp.is_number()) {
+    const double h = sp.get<double>();
+    if (!std::isfinite(h) || !(h > 0)) L.fail("spacing", "must be positive and finite, got " + sp.dump());
+    out.spacing = Spacing::constant(h);
+  } else if (sp.is_string()) {
+    try {
+      out.spacing = Spacing::expression(sp.get<std::string>());
+    } catch (const std::invalid_argument& e) {
+      L.fail("spacing", e.what());
+    }
+  } else {
+    L.fail("spacing", "expected a number or an expression string in x, y, z, got " + type_name(sp));
+  }
+
+  out.fill = FillParams::defaults_for(out.dim);
+  if (root.contains("fill")) {
+    const json& f = root["fill"];
+    if (!f.is_object()) L.fail("fill", "expected an object, got " + type_name(f));
+    L.only(f, "fill", {"candidates", "seed", "max_nodes"});
+    auto integer = [&](const char* key, long long lo) -> long long {
+      const json& v = f[key];
+      if (!v.is_number_integer()) L.fail(std::string("fill.") + key, "expected an integer, got " + v.dump());
+      const long long x = v.is_number_unsigned() ? static_cast<long long>(std::min<std::uint64_t>(v.get<std::uint64_t>(), INT64_MAX)) : v.get<long long>();
+      if (x < lo) L.fail(std::string("fill.") + key, "must be at least " + std::to_string(lo) + ", got " + v.dump());
+      return x;
+    };
+    if (f.contains("candidates")) {
+      const long long c = integer("candidates", 1);
+      if (c > 10000) L.fail("fill.candidates", "must be at most 10000, got " + std::to_string(c));
+      out.fill.candidates = static_cast<int>(c);
+    }
+    if (f.contains("seed")) {
+      if (!f["seed"].is_number_unsigned() && !(f["seed"].is_number_integer() && f["seed"].get<long long>() >= 0))
+        L.fail("fill.seed", "expected a non-negative integer, got " + f["seed"].dump());
+      out.fill.seed = f["seed"].get<std::uint64_t>();
+    }
+    if (f.contains("max_nodes")) out.fill.max_nodes = static_cast<std::size_t>(integer("max_nodes", 1));
+  }
+
+  if (out.dim == 2) {
+    auto d = build_domain<2>(L, root);
+    validate_spacing<2>(L, out.spacing, *d, out.fill);
+    out.domain = std::move(d);
+  } else {
+    auto d = build_domain<3>(L, root);
+    validate_spacing<3>(L, out.spacing, *d, out.fill);
+    out.domain = std::move(d);
+  }
+  return out;
+}
+
+DomainFile load_domain_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(path.string(), "(file)", "file not found");
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path.string(), "(file)", "is a directory, not a domain file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string(), "(file)", "cannot open for reading");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return parse_domain_text(buf.str(), path);
+}
+
+}  // namespace nodegen

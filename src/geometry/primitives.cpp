@@ -1,0 +1,243 @@
+// Leaf shapes with analytic inside tests: box, ball (disk / sphere) and polygon with holes.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+
+#include "cube_chart.hpp"
+#include "shape.hpp"
+
+namespace nodegen::geometry_detail {
+namespace {
+
+const char* const axis_names[3] = {"x", "y", "z"};
+
+template <int D>
+class BoxShape final : public Shape<D> {
+ public:
+  BoxShape(const Vec<D>& lo, const Vec<D>& hi, std::string label) : lo_(lo), hi_(hi), label_(std::move(label)) {}
+
+  bool contains(const Vec<D>& p) const override {
+    return (p.array() >= lo_.array()).all() && (p.array() <= hi_.array()).all();
+  }
+  Box<D> bounds() const override { return {lo_, hi_}; }
+
+  void register_parts(std::vector<std::string>& names) override {
+    first_id_ = static_cast<int>(names.size()) + 1;
+    for (int a = 0; a < D; ++a) {
+      names.push_back(label_ + ":" + axis_names[a] + "-");
+      names.push_back(label_ + ":" + axis_names[a] + "+");
+    }
+  }
+  int face_id(int axis, int side) const { return first_id_ + 2 * axis + side; }
+
+  void emit_boundary(const Placement<D>& where, BoundarySink<D>& sink) const override {
+    if constexpr (D == 2) emit_2d(where, sink);
+    else emit_3d(where, sink);
+  }
+
+ private:
+  // Box point from cube coordinates c in [-1,1]^D.
+  Vec<D> from_cube(const Vec<D>& c) const {
+    return lo_ + (0.5 * (c.array() + 1.0) * (hi_ - lo_).array()).matrix();
+  }
+  // Outward normal at a cube point: the sum of the face normals of every face it lies on.
+  static Vec<D> cube_normal(const Vec<D>& c) {
+    Vec<D> n = Vec<D>::Zero();
+    for (int i = 0; i < D; ++i)
+      if (std::abs(c[i]) >= 1.0 - 1e-12) n[i] = c[i] > 0 ? 1.0 : -1.0;
+    return n.normalized();
+  }
+
+  void emit_2d(const Placement<D>& where, BoundarySink<D>& sink) const {
+    const Vec<2> corners[4] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+    PointGrid<2> occupied(sink.cell());
+    for (const auto& c : corners)
+      place_corner<2>(where.point(from_cube(c)), where.normal(cube_normal(c)), face_id(0, c[0] > 0), sink, &occupied);
+    for (int e = 0; e < 4; ++e) {
+      const Vec<2> a = corners[e], b = corners[(e + 1) % 4];
+      const Vec<2> n = cube_normal(0.5 * (a + b));  // the edge midpoint lies on one face only
+      const int axis = std::abs(n[0]) > 0.5 ? 0 : 1;
+      Curve<2> edge;
+      edge.point = [=, this](double t) { return where.point(from_cube(a + t * (b - a))); };
+      const Vec<2> wn = where.normal(n);
+      edge.normal = [wn](double) { return wn; };
+      edge.id = face_id(axis, n[axis] > 0);
+      place_curve(edge, sink, &occupied);
+    }
+  }
+
+  void emit_3d(const Placement<D>& where, BoundarySink<D>& sink) const {
+    CubeChart chart;
+    chart.point = [=, this](const Vec<3>& c) { return where.point(from_cube(c)); };
+    chart.normal = [=](const Vec<3>& c) { return where.normal(cube_normal(c)); };
+    chart.face_id = [this](int axis, int side) { return face_id(axis, side); };
+    chart.sharp = true;
+    cover_cube_chart(chart, sink);
+  }
+
+  Vec<D> lo_, hi_;
+  std::string label_;
+  int first_id_ = 1;
+};
+
+template <int D>
+class BallShape final : public Shape<D> {
+ public:
+  BallShape(const Vec<D>& center, double radius, std::string label)
+      : center_(center), radius_(radius), r2_(radius * radius), label_(std::move(label)) {}
+
+  bool contains(const Vec<D>& p) const override { return (p - center_).squaredNorm() <= r2_; }
+  Box<D> bounds() const override {
+    return {center_.array() - radius_, center_.array() + radius_};
+  }
+  void register_parts(std::vector<std::string>& names) override {
+    id_ = static_cast<int>(names.size()) + 1;
+    names.push_back(label_ + ":surface");
+  }
+
+  void emit_boundary(const Placement<D>& where, BoundarySink<D>& sink) const override {
+    if constexpr (D == 2) {
+      Curve<2> circle;
+      circle.point = [=, this](double t) { return where.point(center_ + radius_ * Vec<2>(std::cos(t), std::sin(t))); };
+      circle.normal = [=](double t) { return where.normal(Vec<2>(std::cos(t), std::sin(t))); };
+      circle.t0 = 0.0;
+      circle.t1 = 2.0 * std::numbers::pi;
+      circle.closed = true;
+      circle.id = id_;
+      circle.priority = surface_priority;
+      place_curve(circle, sink);
+    } else {
+      CubeChart chart;
+      chart.point = [=, this](const Vec<3>& c) { return where.point(Vec<3>(center_ + radius_ * c.normalized())); };
+      chart.normal = [=](const Vec<3>& c) { return where.normal(c.normalized()); };
+      chart.face_id = [this](int, int) { return id_; };
+      chart.sharp = false;
+      cover_cube_chart(chart, sink);
+    }
+  }
+
+ private:
+  Vec<D> center_;
+  double radius_, r2_;
+  std::string label_;
+  int id_ = 1;
+};
+
+// Polygon with holes; the solid is the even-odd interior of all rings. Edges are bucketed into
+// horizontal bands so the crossing test only looks at edges that can cross the query's row.
+class PolygonShape final : public Shape<2> {
+ public:
+  PolygonShape(std::vector<std::vector<Vec<2>>> rings, std::string label)
+      : rings_(std::move(rings)), label_(std::move(label)) {
+    box_ = {Vec<2>::Constant(1e300), Vec<2>::Constant(-1e300)};
+    for (const auto& ring : rings_) {
+      for (const auto& p : ring) {
+        box_.lo = box_.lo.cwiseMin(p);
+        box_.hi = box_.hi.cwiseMax(p);
+      }
+      for (std::size_t i = 0; i < ring.size(); ++i) edges_.push_back({ring[i], ring[(i + 1) % ring.size()]});
+    }
+    bands_.resize(std::clamp<std::size_t>(edges_.size() / 2, 1, 4096));
+    band_scale_ = static_cast<double>(bands_.size()) / std::max(box_.hi[1] - box_.lo[1], 1e-300);
+    for (std::uint32_t e = 0; e < edges_.size(); ++e) {
+      const auto [a, b] = edges_[e];
+      const std::size_t b0 = band(std::min(a[1], b[1])), b1 = band(std::max(a[1], b[1]));
+      for (std::size_t k = b0; k <= b1; ++k) bands_[k].push_back(e);
+    }
+  }
+
+  bool contains(const Vec<2>& p) const override {
+    if (!box_.contains(p)) return false;
+    bool inside = false;
+    for (std::uint32_t e : bands_[band(p[1])]) {
+      const auto& [a, b] = edges_[e];
+      if ((a[1] > p[1]) != (b[1] > p[1])) {
+        const double x = a[0] + (p[1] - a[1]) * (b[0] - a[0]) / (b[1] - a[1]);
+        if (p[0] < x) inside = !inside;
+      }
+    }
+    return inside;
+  }
+  Box<2> bounds() const override { return box_; }
+
+  void register_parts(std::vector<std::string>& names) override {
+    first_id_ = static_cast<int>(names.size()) + 1;
+    names.push_back(label_ + ":outer");
+    for (std::size_t h = 1; h < rings_.size(); ++h) names.push_back(label_ + ":hole" + std::to_string(h));
+  }
+
+  void emit_boundary(const Placement<2>& where, BoundarySink<2>& sink) const override {
+    PointGrid<2> occupied(sink.cell());
+    for (std::size_t r = 0; r < rings_.size(); ++r) {
+      const auto& ring = rings_[r];
+      const int id = first_id_ + static_cast<int>(r);
+      // Outward from the solid: right of the travel direction for a counter-clockwise outer ring,
+      // into the hole for a hole.
+      const double sign = (signed_area(ring) > 0 ? 1.0 : -1.0) * (r == 0 ? 1.0 : -1.0);
+      const std::size_t n = ring.size();
+      auto edge_normal = [&](std::size_t i) {
+        const Vec<2> d = ring[(i + 1) % n] - ring[i];
+        return Vec<2>(sign * Vec<2>(d[1], -d[0]).normalized());
+      };
+      for (std::size_t i = 0; i < n; ++i) {
+        const Vec<2> bisector = (edge_normal((i + n - 1) % n) + edge_normal(i)).normalized();
+        place_corner<2>(where.point(ring[i]), where.normal(bisector.allFinite() ? bisector : edge_normal(i)), id, sink,
+                        &occupied);
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        const Vec<2> a = ring[i], b = ring[(i + 1) % n];
+        const Vec<2> wn = where.normal(edge_normal(i));
+        Curve<2> edge;
+        edge.point = [=](double t) { return where.point(Vec<2>(a + t * (b - a))); };
+        edge.normal = [wn](double) { return wn; };
+        edge.id = id;
+        place_curve(edge, sink, &occupied);
+      }
+    }
+  }
+
+ private:
+  static double signed_area(const std::vector<Vec<2>>& ring) {
+    double s = 0.0;
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const auto& a = ring[i];
+      const auto& b = ring[(i + 1) % ring.size()];
+      s += a[0] * b[1] - a[1] * b[0];
+    }
+    return 0.5 * s;
+  }
+  std::size_t band(double y) const {
+    const double k = (y - box_.lo[1]) * band_scale_;
+    return static_cast<std::size_t>(std::clamp(k, 0.0, static_cast<double>(bands_.size() - 1)));
+  }
+
+  std::vector<std::vector<Vec<2>>> rings_;
+  std::string label_;
+  Box<2> box_;
+  std::vector<std::pair<Vec<2>, Vec<2>>> edges_;
+  std::vector<std::vector<std::uint32_t>> bands_;
+  double band_scale_ = 1.0;
+  int first_id_ = 1;
+};
+
+}  // namespace
+
+template <int D>
+ShapePtr<D> make_box(const Vec<D>& lo, const Vec<D>& hi, std::string label) {
+  return std::make_shared<BoxShape<D>>(lo, hi, std::move(label));
+}
+template <int D>
+ShapePtr<D> make_ball(const Vec<D>& center, double radius, std::string label) {
+  return std::make_shared<BallShape<D>>(center, radius, std::move(label));
+}
+ShapePtr<2> make_polygon(std::vector<std::vector<Vec<2>>> rings, std::string label) {
+  return std::make_shared<PolygonShape>(std::move(rings), std::move(label));
+}
+
+template ShapePtr<2> make_box<2>(const Vec<2>&, const Vec<2>&, std::string);
+template ShapePtr<3> make_box<3>(const Vec<3>&, const Vec<3>&, std::string);
+template ShapePtr<2> make_ball<2>(const Vec<2>&, double, std::string);
+template ShapePtr<3> make_ball<3>(const Vec<3>&, double, std::string);
+
+}  // namespace nodegen::geometry_detail
