@@ -13,13 +13,13 @@
 // already accepted). h is evaluated once per expanded node.
 //
 // Parallel algorithm (docs/parallel-fill.md has the argument): the append-only node store is the work
-// queue. `published_` counts the nodes that are written and inserted in the tree, in index order; an
-// atomic cursor hands out batches of published nodes to expand. The neighbourhood query runs without
-// locks (optimistic); an expansion that wants to add nodes then takes the striped spatial locks of the
-// cells its query ball touches, and re-runs the query under the locks only if some stripe was taken by
-// anyone since just before the optimistic query (versioned stripes). It then claims store slots, writes
-// the nodes, inserts them in the tree, unlocks, and publishes its slots once every earlier slot is
-// published. Termination: every published node has been expanded (finished == published).
+// queue. An atomic cursor hands out batches of claimed slots to expand; a slot is expanded once its
+// "written" flag is set (ReadyFlags). The neighbourhood query runs without locks (optimistic); an
+// expansion that wants to add nodes then takes the striped spatial locks of the cells its query ball
+// touches and re-runs the query under the locks only if some stripe was taken by anyone since just
+// before the optimistic query (versioned stripes). It then claims store slots, writes the nodes,
+// inserts them in the tree, unlocks, and flags the slots written. Termination: every claimed slot has
+// been expanded (finished == claimed).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -34,6 +34,7 @@
 
 #include "nodegen/fill/candidates.hpp"
 #include "nodegen/fill/discretization.hpp"
+#include "nodegen/fill/ready_flags.hpp"
 #include "nodegen/fill/spatial_locks.hpp"
 #include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/spatial/kdtree.hpp"
@@ -108,6 +109,8 @@ class PnpFill {
       seed_boundary(boundary);
       if (threads_ > 1) {
         locks_ = std::make_unique<SpatialLocks<D>>(domain_.bounding_box().lo, lock_cell_size(boundary));
+        ready_ = std::make_unique<ReadyFlags>(params_.max_nodes);
+        for (std::size_t i = 0; i < boundary.size(); ++i) ready_->set(i);
         run_team(threads_, [&](int, int) { worker<true>(); });
       } else {
         worker<false>();
@@ -145,7 +148,7 @@ class PnpFill {
       store_.set(first + i, to_stored<D>(boundary[i].pos));
       tree_->insert(boundary[i].pos, static_cast<std::uint32_t>(first + i));
     }
-    published_.store(first + n, std::memory_order_release);
+    claimed_.store(first + n, std::memory_order_release);
     report_progress(n);
   }
 
@@ -201,26 +204,30 @@ class PnpFill {
     for (;;) {
       if (Parallel && failed_.load(std::memory_order_relaxed)) return;
       std::size_t first = cursor_.load(std::memory_order_relaxed);
-      const std::size_t published = published_.load(std::memory_order_acquire);
-      if (first < published) {
-        std::size_t take = published - first;
+      const std::size_t claimed = claimed_.load(std::memory_order_acquire);
+      if (first < claimed) {
+        std::size_t take = claimed - first;
         if constexpr (Parallel) {
           take = std::clamp<std::size_t>(take / (2 * static_cast<std::size_t>(threads_)), 1, kMaxBatch);
           if (!cursor_.compare_exchange_weak(first, first + take, std::memory_order_relaxed)) continue;
         } else {
           cursor_.store(first + take, std::memory_order_relaxed);
         }
-        for (std::size_t i = first; i < first + take; ++i)
-          if (!expand<Parallel>(i, s)) return;
+        for (std::size_t i = first; i < first + take; ++i) {
+          // A slot handed out may still be being written by its claimer (rare: the queue is long).
+          if (Parallel && !ready_->wait(i, failed_)) return;
+          expand<Parallel>(i, s);
+        }
         if constexpr (Parallel) finished_.fetch_add(take, std::memory_order_release);
         idle = Backoff{};
         continue;
       }
       if constexpr (!Parallel) return;  // nothing left to expand
-      // Done when every published node is expanded: read finished first, then published; equality
-      // means that at the first read nothing was being expanded, so nothing can be published again.
+      // Done when every claimed slot is expanded. finished is read first, claimed second: equality
+      // means that when finished was read no expansion was in progress (an expansion's node is claimed
+      // and not yet counted as finished), so no slot can ever be claimed again.
       const std::size_t finished = finished_.load(std::memory_order_acquire);
-      if (finished == published_.load(std::memory_order_acquire)) return;
+      if (finished == claimed_.load(std::memory_order_acquire)) return;
       idle.pause();
     }
   }
@@ -230,9 +237,9 @@ class PnpFill {
     tree_->for_each_within(p, radius, [&](std::uint32_t, const Vec<D>& q) { s.neighbours.push_back(q); });
   }
 
-  // Expands node i; returns false when another thread failed and this one should stop.
+  // Expands node i: appends the candidates of i that are accepted.
   template <bool Parallel>
-  bool expand(std::size_t i, Scratch& s) {
+  void expand(std::size_t i, Scratch& s) {
     const Vec<D> p = to_vec<D>(store_.get(i));
     const double r = s.h(p);
     if (!(r > 0.0) || !std::isfinite(r))
@@ -250,7 +257,7 @@ class PnpFill {
     for (const Vec<D>& c : s.candidates)
       if (clear_of<D>(c, s.neighbours, rz2) && clear_of<D>(c, s.accepted, rz2) && domain_.contains(c))
         s.accepted.push_back(c);
-    if (s.accepted.empty()) return true;
+    if (s.accepted.empty()) return;
 
     std::size_t first = 0, count = 0;
     if constexpr (Parallel) {
@@ -274,7 +281,7 @@ class PnpFill {
           if (ok) s.accepted[kept++] = c;
         }
         s.accepted.resize(kept);
-        if (kept == 0) return true;
+        if (kept == 0) return;
       }
       count = s.accepted.size();
       first = append(s.accepted);
@@ -284,27 +291,24 @@ class PnpFill {
       first = append(s.accepted);
     }
 
-    if constexpr (Parallel) {
-      // Publish in slot order: the cursor may only hand out nodes whose every predecessor is written.
-      // The thread holding the smallest unpublished slot waits for nobody, so this always advances.
-      Backoff wait;
-      while (published_.load(std::memory_order_acquire) != first) {
-        if (failed_.load(std::memory_order_relaxed)) return false;
-        wait.pause();
-      }
-    }
-    published_.store(first + count, std::memory_order_release);
+    if constexpr (Parallel)
+      for (std::size_t k = 0; k < count; ++k) ready_->set(first + k);
     s.unreported += count;
     if (s.unreported >= kProgressEvery) {
       report_progress(s.unreported);
       s.unreported = 0;
     }
-    return true;
   }
 
   // Claims slots for the accepted candidates, writes them, inserts them in the tree.
   std::size_t append(const std::vector<Vec<D>>& nodes) {
     const std::size_t first = store_.claim(nodes.size());
+    // claimed_ is the queue's end: raise it to cover this claim (claims of other threads may finish
+    // in any order, so it is a running maximum).
+    std::size_t seen = claimed_.load(std::memory_order_relaxed);
+    while (seen < first + nodes.size() &&
+           !claimed_.compare_exchange_weak(seen, first + nodes.size(), std::memory_order_release, std::memory_order_relaxed)) {
+    }
     for (std::size_t k = 0; k < nodes.size(); ++k) {
       store_.set(first + k, to_stored<D>(nodes[k]));
       tree_->insert(nodes[k], static_cast<std::uint32_t>(first + k));
@@ -317,7 +321,8 @@ class PnpFill {
   Discretization<D> collect(const std::vector<BoundaryNodeT>& boundary) {
     tree_.reset();
     locks_.reset();
-    const std::size_t n = published_.load(std::memory_order_acquire);
+    ready_.reset();
+    const std::size_t n = claimed_.load(std::memory_order_acquire);
     const std::size_t nb = boundary.size();
     Discretization<D> out;
     out.boundary_count = nb;
@@ -344,9 +349,10 @@ class PnpFill {
   std::vector<Vec<D>> dirs_;
   Store<Point> store_;
   std::unique_ptr<Tree> tree_;
-  std::unique_ptr<SpatialLocks<D>> locks_;
+  std::unique_ptr<SpatialLocks<D>> locks_;            // parallel runs only
+  std::unique_ptr<ReadyFlags> ready_;                  // parallel runs only
   alignas(64) std::atomic<std::size_t> cursor_{0};     // next node to hand out for expansion
-  alignas(64) std::atomic<std::size_t> published_{0};  // nodes [0, published_) are written and in the tree
+  alignas(64) std::atomic<std::size_t> claimed_{0};    // slots [0, claimed_) are claimed (maybe not yet written)
   alignas(64) std::atomic<std::size_t> finished_{0};   // nodes whose expansion is complete
   alignas(64) std::atomic<bool> failed_{false};
 };

@@ -1,0 +1,58 @@
+#pragma once
+// The fill's entry point for the CLI: a loaded domain file in, the discretization out.
+//
+// fill_domain places the boundary nodes (geometry), then runs the PNP fill on the backend chosen at run
+// time. The enum is turned into the store template argument here, once per run, so the hot loop is
+// compiled separately for every backend and never dispatches. Throws StoreFull (one line naming the node
+// cap) when FillParams::max_nodes would be exceeded.
+#include <chrono>
+#include <memory>
+#include <type_traits>
+#include <variant>
+
+#include "nodegen/fill/backend.hpp"
+#include "nodegen/fill/discretization.hpp"
+#include "nodegen/fill/pnp_fill.hpp"
+#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/storage/locked_vector_store.hpp"
+#include "nodegen/storage/suballoc_store.hpp"
+#include "nodegen/storage/vm_store.hpp"
+
+namespace nodegen {
+
+namespace fill_detail {
+template <int D>
+constexpr int dimension_of(const Domain<D>*) {
+  return D;
+}
+}  // namespace fill_detail
+
+// Runs pnp_fill<D, Store> for the backend named by `backend`.
+template <int D, class DomainT, class SpacingT, class BoundaryNodeT>
+Discretization<D> pnp_fill_on(Backend backend, const DomainT& domain, const SpacingT& spacing,
+                              const std::vector<BoundaryNodeT>& boundary, const FillParams& params,
+                              const FillOptions& options) {
+  switch (backend) {
+    case Backend::vector: return pnp_fill<D, LockedVectorStore>(domain, spacing, boundary, params, options);
+    case Backend::suballoc: return pnp_fill<D, SuballocStore>(domain, spacing, boundary, params, options);
+    case Backend::vm: break;
+  }
+  return pnp_fill<D, VmStore>(domain, spacing, boundary, params, options);
+}
+
+// fill_seconds covers boundary placement and the interior fill (not the output copy's caller).
+inline AnyDiscretization fill_domain(const DomainFile& file, const FillOptions& options) {
+  return std::visit(
+      [&](const auto& domain_ptr) -> AnyDiscretization {
+        const auto& domain = *domain_ptr;
+        constexpr int D = fill_detail::dimension_of(static_cast<decltype(&domain)>(nullptr));
+        const auto start = std::chrono::steady_clock::now();
+        const auto boundary = domain.boundary_nodes(file.spacing, file.fill.seed);
+        auto out = pnp_fill_on<D>(options.backend, domain, file.spacing, boundary, file.fill, options);
+        out.fill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return out;
+      },
+      file.domain);
+}
+
+}  // namespace nodegen
