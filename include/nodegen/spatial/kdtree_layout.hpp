@@ -1,0 +1,87 @@
+#pragma once
+// Memory layout of the k-d tree (see "The price of dynamic memory": 32-bit links instead of pointers,
+// leaf points stored contiguously, everything in two arenas).
+//
+// A link is a 32-bit word naming a subtree. Links are the only mutable part of the tree structure:
+// they are published with release stores (or CAS) and read with acquire loads.
+//   leaf link:     bit 31 set, bits 0..30 the bucket index; kEmptyLeaf (all ones) is a leaf with no
+//                  bucket yet (its bucket is claimed by the first insert that lands in it).
+//   internal link: bit 31 clear, bits 29..30 the split dimension, bits 0..28 the node index.
+// Putting the dimension in the link keeps an internal node at 16 bytes (split value + two links).
+#include <cstdint>
+#include <limits>
+
+namespace nodegen::spatial_detail {
+
+using Link = std::uint32_t;
+
+inline constexpr Link kLeafFlag = 0x8000'0000u;
+inline constexpr Link kEmptyLeaf = 0xFFFF'FFFFu;
+inline constexpr int kDimShift = 29;
+inline constexpr Link kNodeMask = (Link{1} << kDimShift) - 1;
+inline constexpr std::uint64_t kMaxNodes = kNodeMask + std::uint64_t{1};
+inline constexpr std::uint64_t kMaxBuckets = kLeafFlag - std::uint64_t{1};  // kEmptyLeaf is reserved
+
+constexpr bool is_leaf(Link l) { return (l & kLeafFlag) != 0; }
+constexpr std::uint32_t bucket_of(Link l) { return l & ~kLeafFlag; }
+constexpr Link leaf_link(std::uint32_t bucket) { return bucket | kLeafFlag; }
+constexpr std::uint32_t node_of(Link l) { return l & kNodeMask; }
+constexpr int dim_of(Link l) { return static_cast<int>(l >> kDimShift); }
+constexpr Link internal_link(std::uint32_t node, int dim) {
+  return node | (static_cast<Link>(dim) << kDimShift);
+}
+
+// An internal node. Points with coordinate < split (along the dimension named by the link) are in
+// child[0], the others in child[1]. The split value is written once before the node is published.
+struct Node {
+  double split;
+  Link child[2];
+};
+static_assert(sizeof(Node) == 16);
+
+// A leaf's points, structure-of-arrays so a scan walks each coordinate array contiguously.
+//   count: points published; the writer holding `lock` writes point `count`, then release-stores
+//          count + 1, so readers that acquire-load count see complete points below it.
+//   lock:  writers' spin lock (appends and splits of this leaf are serialised by it).
+//   seq:   sequence lock for readers: odd while a split moves points inside this bucket. A reader
+//          accepts a scan only if seq was even before and unchanged after it.
+template <int D, int B>
+struct Bucket {
+  std::uint32_t count;
+  std::uint32_t lock;
+  std::uint32_t seq;
+  std::uint32_t unused;
+  double coord[D][B];
+  std::uint32_t id[B];
+};
+
+// A reference to where a link lives, so a reader that finds a leaf split under it can re-read the
+// link: node * 2 + side for a child link, kRootSlot for the root.
+using Slot = std::uint32_t;
+inline constexpr Slot kRootSlot = 0xFFFF'FFFFu;
+constexpr Slot child_slot(std::uint32_t node, int side) {
+  return node * 2 + static_cast<std::uint32_t>(side);
+}
+
+// An axis-aligned cell [lo, hi) of the space (the region of a subtree).
+template <int D>
+struct Cell {
+  double lo[D];
+  double hi[D];
+
+  bool contains(const double* p) const {
+    for (int d = 0; d < D; ++d)
+      if (!(lo[d] <= p[d] && p[d] < hi[d])) return false;
+    return true;
+  }
+  static Cell unbounded() {
+    Cell c;
+    for (int d = 0; d < D; ++d) {
+      c.lo[d] = -std::numeric_limits<double>::infinity();
+      c.hi[d] = std::numeric_limits<double>::infinity();
+    }
+    return c;
+  }
+};
+
+}  // namespace nodegen::spatial_detail

@@ -1,0 +1,177 @@
+// KdTree, single-threaded: every query type against brute force on random, clustered and
+// front-ordered points in 2D and 3D, on each storage backend; depth on front-ordered input; memory
+// per point; edge cases (empty tree, strict radius, coincident points, far points).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "kdtree_test_checks.hpp"
+#include "kdtree_test_points.hpp"
+#include "nodegen/spatial/kdtree.hpp"
+#include "nodegen/storage/locked_vector_store.hpp"
+#include "nodegen/storage/suballoc_store.hpp"
+#include "nodegen/storage/vm_store.hpp"
+
+namespace nodegen {
+namespace {
+
+using test::PointOrder;
+
+template <int Dim, template <class> class StoreT>
+struct Config {
+  static constexpr int D = Dim;
+  using Tree = KdTree<Dim, StoreT>;
+};
+
+template <class C>
+class KdTreeTyped : public ::testing::Test {};
+
+using Configs = ::testing::Types<Config<2, VmStore>, Config<3, VmStore>, Config<2, LockedVectorStore>,
+                                 Config<3, LockedVectorStore>, Config<2, SuballocStore>,
+                                 Config<3, SuballocStore>>;
+TYPED_TEST_SUITE(KdTreeTyped, Configs);
+
+TYPED_TEST(KdTreeTyped, EveryQueryMatchesBruteForce) {
+  constexpr int D = TypeParam::D;
+  for (PointOrder order : {PointOrder::random, PointOrder::clustered, PointOrder::front, PointOrder::sweep}) {
+    SCOPED_TRACE(test::order_name(order));
+    const auto pts = test::make_points<D>(order, 4000, 11 + static_cast<int>(order));
+    typename TypeParam::Tree tree(pts.size());
+    // Check part-way too: a tree with few points (root still a leaf) and one mid-way.
+    std::size_t inserted = 0;
+    for (std::size_t stop : {std::size_t{20}, std::size_t{700}, pts.size()}) {
+      for (; inserted < stop; ++inserted) tree.insert(pts[inserted], static_cast<std::uint32_t>(inserted));
+      ASSERT_EQ(tree.size(), inserted);
+      test::check_against_brute_force<D>(tree, pts, inserted, 60, 100 + stop);
+      if (this->HasFatalFailure()) return;
+    }
+  }
+}
+
+TYPED_TEST(KdTreeTyped, EachInsertIsVisibleToTheNextQuery) {
+  constexpr int D = TypeParam::D;
+  const auto pts = test::make_points<D>(PointOrder::front, 3000, 5);
+  typename TypeParam::Tree tree(pts.size());
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    tree.insert(pts[i], static_cast<std::uint32_t>(i));
+    ASSERT_TRUE(tree.exists_within(pts[i], 1e-12)) << i;
+    const auto nn = tree.nearest(pts[i]);
+    ASSERT_TRUE(nn && nn->first == i && nn->second == 0.0) << i;
+  }
+}
+
+TEST(KdTree, EmptyTreeAnswersNothing) {
+  KdTree<2> tree(100);
+  const Vec<2> q(0.5, 0.5);
+  EXPECT_FALSE(tree.exists_within(q, 1e9));
+  EXPECT_FALSE(tree.nearest(q).has_value());
+  std::vector<std::pair<std::uint32_t, double>> out{{1, 1.0}};
+  tree.knn(q, 3, out);
+  EXPECT_TRUE(out.empty());
+  int calls = 0;
+  tree.for_each_within(q, 1e9, [&](std::uint32_t, const Vec<2>&) { ++calls; });
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(tree.size(), 0u);
+  EXPECT_EQ(tree.depth(), 0);
+}
+
+TEST(KdTree, RadiusIsStrict) {
+  KdTree<2> tree(10);
+  tree.insert(Vec<2>(0.0, 0.0), 7);
+  EXPECT_FALSE(tree.exists_within(Vec<2>(0.5, 0.0), 0.5));
+  EXPECT_TRUE(tree.exists_within(Vec<2>(0.5, 0.0), std::nextafter(0.5, 1.0)));
+  EXPECT_FALSE(tree.exists_within(Vec<2>(0.5, 0.0), 0.0));
+  EXPECT_FALSE(tree.exists_within(Vec<2>(0.5, 0.0), -1.0));
+}
+
+TEST(KdTree, CoincidentPointsUpToALeafAreKeptBeyondThrowWithoutDamage) {
+  using Tree = KdTree<3>;
+  Tree tree(1000);
+  const Vec<3> p(1.0, 2.0, 3.0);
+  for (int i = 0; i < Tree::kLeafSize; ++i) tree.insert(p, static_cast<std::uint32_t>(i));
+  EXPECT_THROW(tree.insert(p, 999), std::length_error);
+  // Other points still go in (they separate from the cluster), and nothing was lost.
+  tree.insert(Vec<3>(5.0, 2.0, 3.0), 1000);
+  tree.insert(Vec<3>(1.0, 2.0, 3.5), 1001);
+  int count = 0;
+  tree.for_each_within(p, 1e-9, [&](std::uint32_t id, const Vec<3>& pos) {
+    EXPECT_LT(id, static_cast<std::uint32_t>(Tree::kLeafSize));
+    EXPECT_EQ(pos, p);
+    ++count;
+  });
+  EXPECT_EQ(count, Tree::kLeafSize);
+  EXPECT_EQ(tree.nearest(Vec<3>(4.9, 2.0, 3.0))->first, 1000u);
+}
+
+TEST(KdTree, RejectsNonFiniteCoordinates) {
+  KdTree<2> tree(10);
+  EXPECT_THROW(tree.insert(Vec<2>(std::numeric_limits<double>::quiet_NaN(), 0.0), 0), std::invalid_argument);
+  EXPECT_THROW(tree.insert(Vec<2>(0.0, std::numeric_limits<double>::infinity()), 0), std::invalid_argument);
+  EXPECT_EQ(tree.size(), 0u);
+}
+
+TEST(KdTree, GrowsTheRootForPointsFarOutside) {
+  // The root cell is set from the first points, then must double many times in every direction.
+  const auto near = test::make_points<2>(PointOrder::random, 200, 3);
+  std::vector<Vec<2>> pts;
+  for (const auto& p : near) pts.push_back(p * 1e-3);
+  for (double s : {1.0, -1.0}) {
+    for (double far : {1e2, 1e5, 1e9}) {
+      pts.push_back(Vec<2>(s * far, 0.0));
+      pts.push_back(Vec<2>(0.0, s * far));
+      pts.push_back(Vec<2>(s * far, -s * far));
+    }
+  }
+  KdTree<2> tree(pts.size());
+  for (std::size_t i = 0; i < pts.size(); ++i) tree.insert(pts[i], static_cast<std::uint32_t>(i));
+  test::check_against_brute_force<2>(tree, pts, pts.size(), 100, 9);
+}
+
+// Depth on front-ordered input must stay logarithmic; a median-split bucket tree would reach about
+// n / (LeafSize / 2) on the sweep order.
+template <int D>
+void expect_logarithmic_depth(std::size_t n) {
+  for (PointOrder order : {PointOrder::front, PointOrder::sweep, PointOrder::random}) {
+    const auto pts = test::make_points<D>(order, n, 21);
+    KdTree<D> tree(n);
+    for (std::size_t i = 0; i < n; ++i) tree.insert(pts[i], static_cast<std::uint32_t>(i));
+    const double bound = std::log2(static_cast<double>(n) / KdTree<D>::kLeafSize) + 2 * D + 4;
+    EXPECT_LE(tree.depth(), bound) << test::order_name(order) << " n=" << n;
+  }
+}
+TEST(KdTree, DepthIsLogarithmicOnFrontOrderedInput2D) { expect_logarithmic_depth<2>(200000); }
+TEST(KdTree, DepthIsLogarithmicOnFrontOrderedInput3D) { expect_logarithmic_depth<3>(100000); }
+
+// Issue 3 target: at most 32 bytes per point of tree overhead beyond the coordinates.
+template <int D>
+void expect_overhead_at_most_32_bytes(std::size_t n) {
+  for (PointOrder order : {PointOrder::front, PointOrder::random}) {
+    const auto pts = test::make_points<D>(order, n, 4);
+    KdTree<D> tree(n);
+    for (std::size_t i = 0; i < n; ++i) tree.insert(pts[i], static_cast<std::uint32_t>(i));
+    const double overhead = static_cast<double>(tree.bytes_used()) / n - D * sizeof(double);
+    EXPECT_LE(overhead, 32.0) << test::order_name(order);
+  }
+}
+TEST(KdTree, OverheadPerPoint2D) { expect_overhead_at_most_32_bytes<2>(100000); }
+TEST(KdTree, OverheadPerPoint3D) { expect_overhead_at_most_32_bytes<3>(100000); }
+
+TEST(KdTree, KnnReusesTheCallersBuffer) {
+  const auto pts = test::make_points<2>(PointOrder::random, 500, 8);
+  KdTree<2> tree(pts.size());
+  for (std::size_t i = 0; i < pts.size(); ++i) tree.insert(pts[i], static_cast<std::uint32_t>(i));
+  std::vector<std::pair<std::uint32_t, double>> out;
+  out.reserve(16);
+  const auto* buffer = out.data();
+  for (int i = 0; i < 50; ++i) {
+    tree.knn(pts[static_cast<std::size_t>(i)], 16, out);
+    ASSERT_EQ(out.size(), 16u);
+    EXPECT_EQ(out.data(), buffer);
+  }
+}
+
+}  // namespace
+}  // namespace nodegen
