@@ -166,6 +166,28 @@ TEST(SuballocAllocator, ArraysBypassThePool) {
   EXPECT_TRUE(Alloc<int>() == Alloc<double>());
 }
 
+TEST(HugePageChunks, BigChunksAreHugePageAlignedMappingsAndSmallOnesHeap) {
+  nodegen::HugePageChunks<std::uint64_t> chunks;
+  const std::size_t big = (std::size_t{4} << 20) / sizeof(std::uint64_t) + 3;
+  std::uint64_t* p = chunks.allocate(big);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % (std::size_t{2} << 20), 0u);
+  p[0] = 1;
+  p[big - 1] = 2;  // the whole requested range is writable
+  chunks.deallocate(p, big);
+  std::uint64_t* small = chunks.allocate(100);
+  small[99] = 3;
+  chunks.deallocate(small, 100);
+}
+
+TEST(Suballocator, WorksOnAPlainHeapUpstreamToo) {
+  nodegen::Suballocator<8, 8, std::allocator<nodegen::SuballocSlot<8, 8>>> pool(0);
+  std::vector<void*> p;
+  for (int i = 0; i < 100000; ++i) p.push_back(pool.allocate());
+  for (void* q : p) ASSERT_TRUE(pool.deallocate(q));
+  EXPECT_EQ(pool.chunk_count(), 0u);
+  EXPECT_TRUE(pool.invariants_hold());
+}
+
 TEST(SuballocAllocator, UnsynchronisedPoolIsSeparate) {
   std::set<int, std::less<int>, nodegen::SuballocAllocator<int, nodegen::NullLock>> s{3, 1, 2};
   EXPECT_EQ(*s.begin(), 1);

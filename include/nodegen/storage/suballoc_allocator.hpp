@@ -25,25 +25,27 @@
 namespace nodegen {
 
 // The process-wide pool for elements of Size bytes aligned to Align, behind a Lock.
-template <std::size_t Size, std::size_t Align, class Lock>
-SynchronizedSuballocator<Size, Align, Lock>& shared_suballocator() {
-  static auto* pool = new SynchronizedSuballocator<Size, Align, Lock>();
+template <std::size_t Size, std::size_t Align, class Lock, class Upstream>
+SynchronizedSuballocator<Size, Align, Lock, Upstream>& shared_suballocator() {
+  static auto* pool = new SynchronizedSuballocator<Size, Align, Lock, Upstream>();
   return *pool;
 }
 
-template <class T, class Lock = std::mutex>
+// Upstream: where the pools' chunks come from (HugePageChunks: big chunks on transparent huge pages;
+// std::allocator: plain heap, as in the seed).
+template <class T, class Lock = std::mutex, template <class> class Upstream = HugePageChunks>
 class SuballocAllocator {
  public:
   using value_type = T;
   using is_always_equal = std::true_type;
   template <class U>
   struct rebind {
-    using other = SuballocAllocator<U, Lock>;
+    using other = SuballocAllocator<U, Lock, Upstream>;
   };
 
   SuballocAllocator() noexcept = default;
   template <class U>
-  SuballocAllocator(const SuballocAllocator<U, Lock>&) noexcept {}
+  SuballocAllocator(const SuballocAllocator<U, Lock, Upstream>&) noexcept {}
 
   T* allocate(std::size_t n) {
     if (n != 1) return std::allocator<T>().allocate(n);
@@ -55,15 +57,16 @@ class SuballocAllocator {
   }
 
   template <class U>
-  bool operator==(const SuballocAllocator<U, Lock>&) const noexcept {
+  bool operator==(const SuballocAllocator<U, Lock, Upstream>&) const noexcept {
     return true;
   }
 
  private:
   static constexpr std::size_t kAlign = alignof(T);
   static constexpr std::size_t kSize = (sizeof(T) + kAlign - 1) / kAlign * kAlign;
-  static SynchronizedSuballocator<kSize, kAlign, Lock>& pool() {
-    return shared_suballocator<kSize, kAlign, Lock>();
+  using Slot = SuballocSlot<kSize, kAlign>;
+  static SynchronizedSuballocator<kSize, kAlign, Lock, Upstream<Slot>>& pool() {
+    return shared_suballocator<kSize, kAlign, Lock, Upstream<Slot>>();
   }
 };
 

@@ -12,8 +12,10 @@
 //    bit, and hands the top chunk back to the upstream allocator while that chunk is empty and the
 //    pool's usage has fallen to a quarter of its capacity (NElem <= NElemMax / 4).
 //
-// Deviation from the seed: the first chunk holds 2^6 = 64 elements (one bit-heap word) by default
-// rather than 2^0; six chunks of 1..32 elements would only lengthen the chunk search.
+// Deviations from the seed: the first chunk holds 2^6 = 64 elements (one bit-heap word) by default
+// rather than 2^0 (six chunks of 1..32 elements would only lengthen the chunk search); and the default
+// upstream, HugePageChunks, puts chunks of 2 MiB and more on transparent huge pages (see
+// huge_page_chunks.hpp; bench/suballoc measures it against a std::allocator upstream).
 //
 // Not thread-safe: SynchronizedSuballocator (below) pairs a pool with a lock.
 #include <algorithm>
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "nodegen/storage/bit_heap.hpp"
+#include "nodegen/storage/huge_page_chunks.hpp"
 
 namespace nodegen {
 
@@ -38,7 +41,7 @@ struct alignas(Align) SuballocSlot {
 };
 
 template <std::size_t Size, std::size_t Align = alignof(std::max_align_t),
-          class Upstream = std::allocator<SuballocSlot<Size, Align>>>
+          class Upstream = HugePageChunks<SuballocSlot<Size, Align>>>
 class Suballocator {
  public:
   using Slot = SuballocSlot<Size, Align>;
@@ -174,10 +177,11 @@ class Suballocator {
 
 // A pool behind a lock: allocate/deallocate lock for one call; locked(f) runs f(pool) under the same
 // lock for compound operations (e.g. double-checked creation of a block in SuballocStore).
-template <std::size_t Size, std::size_t Align = alignof(std::max_align_t), class Lock = std::mutex>
+template <std::size_t Size, std::size_t Align = alignof(std::max_align_t), class Lock = std::mutex,
+          class Upstream = HugePageChunks<SuballocSlot<Size, Align>>>
 class SynchronizedSuballocator {
  public:
-  using Pool = Suballocator<Size, Align>;
+  using Pool = Suballocator<Size, Align, Upstream>;
   explicit SynchronizedSuballocator(unsigned first_level = 6) : pool_(first_level) {}
 
   void* allocate() {

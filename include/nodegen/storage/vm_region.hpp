@@ -31,16 +31,21 @@ class VmRegion {
  public:
   VmRegion() = default;
 
+  // How the kernel accounts the range: `reserve_only` (MAP_NORESERVE: address space far beyond RAM,
+  // for stores) or `accounted` (charged to the commit limit, so exhaustion is a clean bad_alloc at
+  // mapping time: for allocator chunks that will be used in full).
+  enum class Commit { reserve_only, accounted };
+
   // Reserves at least `bytes` (rounded up to 2 MiB) at a 2 MiB-aligned address. Throws std::bad_alloc
-  // with errno text in what() if the address space cannot be had.
-  explicit VmRegion(std::size_t bytes) {
+  // if the address space (or commit charge) cannot be had.
+  explicit VmRegion(std::size_t bytes, Commit commit = Commit::reserve_only) {
     if (bytes == 0) return;
     if (bytes > (std::size_t{1} << 47)) throw std::length_error("VmRegion: reservation beyond 128 TiB");
     bytes_ = round_up(bytes, kHugePageBytes);
     // Over-map by one huge page, then trim the unaligned head and the tail.
     const std::size_t mapped = bytes_ + kHugePageBytes;
-    void* raw = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    const int flags = MAP_PRIVATE | MAP_ANONYMOUS | (commit == Commit::reserve_only ? MAP_NORESERVE : 0);
+    void* raw = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, flags, -1, 0);
     if (raw == MAP_FAILED) throw_errno("mmap");
     const auto start = reinterpret_cast<std::uintptr_t>(raw);
     const std::uintptr_t aligned = round_up(start, kHugePageBytes);
@@ -66,6 +71,16 @@ class VmRegion {
   ~VmRegion() { release(); }
 
   std::byte* data() const { return base_; }
+
+  // Gives up ownership: the caller unmaps later with unmap(p, bytes()) (allocator chunks, whose size
+  // the allocator knows again at deallocation).
+  std::byte* detach() noexcept {
+    bytes_ = 0;
+    return std::exchange(base_, nullptr);
+  }
+  static void unmap(void* p, std::size_t bytes) noexcept {
+    if (p) ::munmap(p, round_up(bytes, kHugePageBytes));
+  }
   std::size_t bytes() const { return bytes_; }
 
   // Asks for transparent huge pages over the whole range (THP "madvise" mode needs this; harmless in
