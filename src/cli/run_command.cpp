@@ -1,0 +1,194 @@
+#include "run_command.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <stdexcept>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "nodegen/fill/fill.hpp"
+#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/io/output.hpp"
+#include "nodegen/io/pending_file.hpp"
+#include "nodegen/storage/store_concept.hpp"
+#include "nodegen/storage/thread_team.hpp"
+#include "progress_bar.hpp"
+#include "resource_usage.hpp"
+
+namespace nodegen::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// A flat view of the fill's vectors (Vec<D> is D packed doubles) with h evaluated in parallel, block
+// by block, with one Spacing evaluator per thread (muparser evaluators are not thread-safe).
+template <int D>
+io::NodeArraysView view_of(const Discretization<D>& disc, const Spacing& spacing, int threads,
+                           std::vector<Spacing::Evaluator>& evaluators) {
+  static_assert(sizeof(Vec<D>) == D * sizeof(double), "Vec<D> must be D packed doubles");
+  io::NodeArraysView v;
+  v.dim = D;
+  v.positions = std::span<const double>(disc.positions.empty() ? nullptr : disc.positions.front().data(),
+                                        disc.positions.size() * D);
+  v.types = disc.types;
+  v.bmap = disc.bmap;
+  v.normals = std::span<const double>(disc.normals.empty() ? nullptr : disc.normals.front().data(),
+                                      disc.normals.size() * D);
+  evaluators.clear();
+  for (int t = 0; t < threads; ++t) evaluators.push_back(spacing.evaluator());
+  v.spacing_at = [&disc, &evaluators, threads](std::size_t first, std::span<double> out) {
+    run_team(threads, [&](int tid, int nt) {
+      const std::size_t per = (out.size() + static_cast<std::size_t>(nt) - 1) / static_cast<std::size_t>(nt);
+      const std::size_t begin = std::min(out.size(), per * static_cast<std::size_t>(tid));
+      const std::size_t end = std::min(out.size(), begin + per);
+      const auto& h = evaluators[static_cast<std::size_t>(tid)];
+      for (std::size_t i = begin; i < end; ++i) out[i] = h(disc.positions[first + i]);
+    });
+  };
+  return v;
+}
+
+void write_report(const fs::path& path, const nlohmann::json& report) {
+  io::PendingFile file(path);
+  {
+    std::ofstream out(file.temp_path());
+    out << report.dump(2) << '\n';
+    out.close();
+    if (!out) throw InputError(path.string(), "report", "cannot write it");
+  }
+  file.commit();
+}
+
+std::string human_bytes(std::size_t bytes) {
+  char buf[32];
+  const double b = static_cast<double>(bytes);
+  if (b >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+  else std::snprintf(buf, sizeof buf, "%.1f MiB", b / (1024.0 * 1024));
+  return buf;
+}
+
+}  // namespace
+
+fs::path default_output_for(const fs::path& domain) {
+  return fs::path("output") / domain.filename().replace_extension(".h5");
+}
+
+int run_command(const RunArgs& args) {
+  const auto start = Clock::now();
+  if (args.threads < 1) throw InputError("--threads", "value", "must be at least 1");
+  Backend backend;
+  try {
+    backend = parse_backend(args.backend);
+  } catch (const std::invalid_argument& e) {
+    throw InputError("--backend", "value", e.what());
+  }
+
+  DomainFile domain = load_domain_file(args.domain);
+  if (args.seed) domain.fill.seed = *args.seed;
+  if (args.max_nodes) domain.fill.max_nodes = *args.max_nodes;
+
+  // Reserve the output files before filling, so a bad output path fails now and not after the fill.
+  fs::path output = args.output ? *args.output : default_output_for(args.domain);
+  if (!args.output) {
+    std::error_code ec;
+    fs::create_directories(output.parent_path(), ec);  // only the default folder is made on demand
+  }
+  io::OutputFiles files(output);
+
+  std::atomic<std::size_t> placed{0};
+  FillOptions options;
+  options.threads = args.threads;
+  options.backend = backend;
+  options.prefault = args.prefault;
+  options.huge_pages = args.huge_pages;
+  options.progress = &placed;
+
+  AnyDiscretization result = [&] {
+    ProgressBar bar(placed, !args.quiet);
+    try {
+      return fill_domain(domain, options);
+    } catch (const StoreFull& e) {
+      throw InputError(args.domain.string(), "fill.max_nodes",
+                       "node cap of " + std::to_string(domain.fill.max_nodes) + " reached: " + e.what() +
+                           " (the spacing asks for more nodes; raise the cap with --max-nodes)");
+    }
+  }();
+
+  const std::size_t nodes = std::visit([](const auto& d) { return d.positions.size(); }, result);
+  const std::size_t boundary = std::visit([](const auto& d) { return d.boundary_count; }, result);
+  const double fill_seconds = std::visit([](const auto& d) { return d.fill_seconds; }, result);
+  const double rate = fill_seconds > 0 ? static_cast<double>(nodes) / fill_seconds : 0.0;
+
+  const io::RunMetadata metadata = {
+      {"nodegen_version", std::string(NODEGEN_VERSION)},
+      {"created_utc", utc_now()},
+      {"domain_file", fs::absolute(args.domain).lexically_normal().string()},
+      {"domain_file_text", domain.text},
+      {"dim", std::int64_t{domain.dim}},
+      {"spacing", domain.spacing.describe()},
+      {"seed", static_cast<std::int64_t>(domain.fill.seed)},
+      {"candidates", std::int64_t{domain.fill.candidates}},
+      {"max_nodes", static_cast<std::int64_t>(domain.fill.max_nodes)},
+      {"threads", std::int64_t{args.threads}},
+      {"backend", std::string(backend_name(backend))},
+      {"prefault", std::int64_t{args.prefault}},
+      {"huge_pages", std::int64_t{args.huge_pages}},
+      {"boundary_nodes", static_cast<std::int64_t>(boundary)},
+      {"fill_seconds", fill_seconds},
+      {"seconds_before_write", seconds_since(start)},
+  };
+  std::vector<Spacing::Evaluator> evaluators;
+  std::visit([&](const auto& d) { files.write(view_of(d, domain.spacing, args.threads, evaluators), metadata); },
+             result);
+
+  const double seconds = seconds_since(start);
+  const ResourceUsage usage = current_resource_usage();
+  if (args.report) {
+    write_report(*args.report, {{"domain", args.domain.string()},
+                                {"dim", domain.dim},
+                                {"nodes", nodes},
+                                {"boundary_nodes", boundary},
+                                {"interior_nodes", nodes - boundary},
+                                {"seconds", seconds},
+                                {"fill_seconds", fill_seconds},
+                                {"nodes_per_second", rate},
+                                {"peak_rss_bytes", usage.peak_rss_bytes},
+                                {"minor_faults", usage.minor_faults},
+                                {"backend", backend_name(backend)},
+                                {"prefault", args.prefault},
+                                {"huge_pages", args.huge_pages},
+                                {"threads", args.threads},
+                                {"seed", domain.fill.seed},
+                                {"output", output.string()}});
+  }
+  if (!args.quiet) {
+    std::printf("nodegen: %zu nodes (%zu boundary, %zu interior) in %.2f s (fill %.2f s, %.3g nodes/s, %d thread%s, %s), "
+                "peak memory %s -> %s\n",
+                nodes, boundary, nodes - boundary, seconds, fill_seconds, rate, args.threads,
+                args.threads == 1 ? "" : "s", backend_name(backend), human_bytes(usage.peak_rss_bytes).c_str(),
+                output.string().c_str());
+  }
+  return 0;
+}
+
+}  // namespace nodegen::cli

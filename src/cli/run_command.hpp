@@ -1,0 +1,30 @@
+#pragma once
+// `nodegen run DOMAIN.json ...`: load, fill, write FILE.h5 + FILE.xdmf, print a summary.
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace nodegen::cli {
+
+struct RunArgs {
+  std::filesystem::path domain;
+  std::optional<std::filesystem::path> output;  // default: output/<domain stem>.h5 under the current directory
+  int threads = 1;
+  std::string backend = "vm";
+  bool prefault = false;
+  bool huge_pages = false;
+  std::optional<std::uint64_t> seed;      // overrides the domain file's fill.seed
+  std::optional<std::size_t> max_nodes;   // overrides the domain file's fill.max_nodes
+  bool quiet = false;
+  std::optional<std::filesystem::path> report;  // --report FILE.json
+};
+
+// The default output path for a domain file: output/<stem>.h5 relative to the current directory.
+std::filesystem::path default_output_for(const std::filesystem::path& domain);
+
+// Runs the whole job. Throws InputError for bad input (the caller prints it and exits 2). Returns 0.
+int run_command(const RunArgs& args);
+
+}  // namespace nodegen::cli

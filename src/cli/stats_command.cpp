@@ -1,0 +1,98 @@
+#include "stats_command.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <variant>
+
+#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/io/hdf5_reader.hpp"
+#include "nodegen/io/quality.hpp"
+
+namespace nodegen::cli {
+
+namespace {
+
+// The domain the file was filled from, rebuilt from the domain file text stored in it (relative mesh
+// paths resolve against the original file's folder). Empty with a warning when that is impossible
+// (a file from Medusa, a mesh that moved): the report then lacks packing density and holes.
+std::optional<DomainFile> stored_domain(const std::filesystem::path& file, const io::RunMetadata& metadata) {
+  const std::string* text = io::find_string(metadata, "domain_file_text");
+  const std::string* path = io::find_string(metadata, "domain_file");
+  if (text == nullptr || path == nullptr) {
+    std::fprintf(stderr, "nodegen: warning: %s has no domain file text: packing density and holes not measured\n",
+                 file.c_str());
+    return std::nullopt;
+  }
+  try {
+    return parse_domain_text(*text, *path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nodegen: warning: cannot rebuild the domain (%s): packing density and holes not measured\n",
+                 e.what());
+    return std::nullopt;
+  }
+}
+
+template <int D>
+io::QualityReport measure(const io::NodeArrays& nodes, const std::optional<DomainFile>& domain_file,
+                          const io::QualityOptions& options) {
+  if (domain_file) {
+    if (const auto* domain = std::get_if<std::shared_ptr<const Domain<D>>>(&domain_file->domain)) {
+      const Domain<D>& d = **domain;
+      io::QualityDomain<D> q{[&d](const Vec<D>& p) { return d.contains(p); }, d.bounding_box()};
+      return io::quality_report<D>(nodes, &q, options);
+    }
+  }
+  return io::quality_report<D>(nodes, nullptr, options);
+}
+
+}  // namespace
+
+int stats_command(const std::filesystem::path& file, bool json, int samples) {
+  const io::StoredDiscretization stored = io::read_hdf5(file);
+  const io::NodeArrays& nodes = stored.nodes;
+  if (nodes.h.size() != nodes.node_count())
+    throw InputError(file.string(), "/domain/h", "missing: stats needs h at every node (not a nodegen file?)");
+  const auto domain = stored_domain(file, stored.metadata);
+
+  io::QualityOptions options;
+  options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.samples = samples > 0 ? static_cast<std::size_t>(samples)
+                                : std::clamp<std::size_t>(nodes.node_count(), 100'000, 10'000'000);
+  const io::QualityReport r =
+      nodes.dim == 2 ? measure<2>(nodes, domain, options) : measure<3>(nodes, domain, options);
+
+  if (json) {
+    const nlohmann::json out = {
+        {"file", file.string()},
+        {"dim", nodes.dim},
+        {"nodes", r.nodes},
+        {"boundary_nodes", r.boundary_nodes},
+        {"interior_nodes", r.interior_nodes},
+        {"nn_over_h", {{"min", r.nn_over_h.min}, {"mean", r.nn_over_h.mean}, {"max", r.nn_over_h.max}}},
+        {"packing_density", r.packing_density},  // NaN (no domain) dumps as null
+        {"measure", r.measure},
+        {"holes", {{"mean", r.holes.mean}, {"p999", r.holes.p999}, {"max", r.holes.max}, {"samples", r.holes.samples}}},
+    };
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("file        %s\n", file.c_str());
+  std::printf("nodes       %zu (%zu boundary, %zu interior), %dD\n", r.nodes, r.boundary_nodes, r.interior_nodes,
+              nodes.dim);
+  std::printf("nn / h      min %.4f  mean %.4f  max %.4f   (nearest other node / h at the node)\n", r.nn_over_h.min,
+              r.nn_over_h.mean, r.nn_over_h.max);
+  if (domain) {
+    std::printf("packing     %.4f   (balls of diameter h / %s %.6g; hexagonal lattice 0.907)\n", r.packing_density,
+                nodes.dim == 2 ? "area" : "volume", r.measure);
+    std::printf("holes / h   mean %.4f  p99.9 %.4f  max %.4f   (%zu random points of the domain to the nearest node)\n",
+                r.holes.mean, r.holes.p999, r.holes.max, r.holes.samples);
+  }
+  return 0;
+}
+
+}  // namespace nodegen::cli
