@@ -45,9 +45,11 @@ class VoxelCache {
   enum State : std::uint8_t { unknown = 0, outside = 1, inside = 2, surface = 3 };
 
   VoxelCache(const std::vector<Triangle>& tris, const Box<3>& box, const Side& side) : box_(box) {
-    // About 256 cells along the longest side, at most 2^24 cells (16 MiB).
+    // Cells about the size of a triangle (a closed surface of T triangles spans ~sqrt(T) of them along
+    // its length), 48 to 320 along the longest side, at most 2^24 cells (16 MiB).
     const Vec<3> size = box.size();
-    double cell = size.maxCoeff() / 256.0;
+    const double along = std::clamp(3.0 * std::sqrt(static_cast<double>(tris.size())), 48.0, 320.0);
+    double cell = size.maxCoeff() / along;
     for (;;) {
       for (int i = 0; i < 3; ++i) n_[i] = std::max(1, static_cast<int>(std::ceil(size[i] / cell)));
       if (static_cast<double>(n_[0]) * n_[1] * n_[2] <= double(1 << 24)) break;

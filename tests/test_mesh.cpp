@@ -1,0 +1,255 @@
+// Triangle-mesh domains: a tessellated sphere (a convex polyhedron, so the exact inside test is "behind
+// every face plane") written in each supported format, read back through a domain file and compared
+// point by point; errors for missing, unreadable and open meshes; surface nodes of the mesh.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <numbers>
+#include <random>
+
+#include <unistd.h>
+
+#include <Eigen/Geometry>
+
+#include "geometry_test_support.hpp"
+
+namespace nodegen {
+namespace {
+
+using test::domain_of;
+
+struct TriMesh {
+  std::vector<Vec<3>> v;
+  std::vector<std::array<int, 3>> f;  // counter-clockwise seen from outside
+};
+
+// Icosahedron subdivided `levels` times, vertices projected onto the unit sphere.
+TriMesh icosphere(int levels) {
+  const double t = (1.0 + std::sqrt(5.0)) / 2.0;
+  TriMesh m;
+  for (auto p : {Vec<3>(-1, t, 0), Vec<3>(1, t, 0), Vec<3>(-1, -t, 0), Vec<3>(1, -t, 0), Vec<3>(0, -1, t),
+                 Vec<3>(0, 1, t), Vec<3>(0, -1, -t), Vec<3>(0, 1, -t), Vec<3>(t, 0, -1), Vec<3>(t, 0, 1),
+                 Vec<3>(-t, 0, -1), Vec<3>(-t, 0, 1)})
+    m.v.push_back(p.normalized());
+  m.f = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
+         {11, 10, 2}, {10, 7, 6}, {7, 1, 8},  {3, 9, 4},  {3, 4, 2},   {3, 2, 6}, {3, 6, 8},
+         {3, 8, 9},  {4, 9, 5},  {2, 4, 11}, {6, 2, 10}, {8, 6, 7},   {9, 8, 1}};
+  for (int l = 0; l < levels; ++l) {
+    std::map<std::pair<int, int>, int> mid;
+    auto midpoint = [&](int a, int b) {
+      auto key = std::minmax(a, b);
+      auto it = mid.find(key);
+      if (it != mid.end()) return it->second;
+      m.v.push_back((m.v[a] + m.v[b]).normalized());
+      return mid[key] = static_cast<int>(m.v.size()) - 1;
+    };
+    std::vector<std::array<int, 3>> next;
+    for (auto [a, b, c] : m.f) {
+      const int ab = midpoint(a, b), bc = midpoint(b, c), ca = midpoint(c, a);
+      next.push_back({a, ab, ca});
+      next.push_back({b, bc, ab});
+      next.push_back({c, ca, bc});
+      next.push_back({ab, bc, ca});
+    }
+    m.f = std::move(next);
+  }
+  return m;
+}
+
+// Exact truth for the convex polyhedron: the largest signed distance to a face plane.
+double polyhedron_sd(const TriMesh& m, const Vec<3>& p) {
+  double worst = -1e300;
+  for (auto [a, b, c] : m.f) {
+    const Vec<3> n = (m.v[b] - m.v[a]).cross(m.v[c] - m.v[a]).normalized();
+    worst = std::max(worst, n.dot(p - m.v[a]));
+  }
+  return worst;
+}
+
+void write_mesh(const TriMesh& m, const std::filesystem::path& path, const std::string& format) {
+  if (format == "stl-binary") {
+    std::ofstream out(path, std::ios::binary);
+    char header[80] = {};
+    std::strncpy(header, "nodegen test icosphere", sizeof header - 1);
+    out.write(header, 80);
+    const std::uint32_t n = static_cast<std::uint32_t>(m.f.size());
+    out.write(reinterpret_cast<const char*>(&n), 4);
+    for (auto [a, b, c] : m.f) {
+      const Vec<3> nrm = (m.v[b] - m.v[a]).cross(m.v[c] - m.v[a]).normalized();
+      float rec[12];
+      for (int i = 0; i < 3; ++i) {
+        rec[i] = static_cast<float>(nrm[i]);
+        rec[3 + i] = static_cast<float>(m.v[a][i]);
+        rec[6 + i] = static_cast<float>(m.v[b][i]);
+        rec[9 + i] = static_cast<float>(m.v[c][i]);
+      }
+      out.write(reinterpret_cast<const char*>(rec), sizeof rec);
+      const std::uint16_t attr = 0;
+      out.write(reinterpret_cast<const char*>(&attr), 2);
+    }
+    return;
+  }
+  std::ofstream out(path);
+  out.precision(17);
+  if (format == "stl-ascii") {
+    out << "solid icosphere\n";
+    for (auto [a, b, c] : m.f) {
+      const Vec<3> n = (m.v[b] - m.v[a]).cross(m.v[c] - m.v[a]).normalized();
+      out << "facet normal " << n.transpose() << "\n outer loop\n";
+      for (int i : {a, b, c}) out << "  vertex " << m.v[i].transpose() << "\n";
+      out << " endloop\nendfacet\n";
+    }
+    out << "endsolid icosphere\n";
+  } else if (format == "obj") {
+    for (const auto& p : m.v) out << "v " << p.transpose() << "\n";
+    for (auto [a, b, c] : m.f) out << "f " << a + 1 << " " << b + 1 << " " << c + 1 << "\n";
+  } else if (format == "off") {
+    out << "OFF\n" << m.v.size() << " " << m.f.size() << " 0\n";
+    for (const auto& p : m.v) out << p.transpose() << "\n";
+    for (auto [a, b, c] : m.f) out << "3 " << a << " " << b << " " << c << "\n";
+  } else if (format == "ply") {
+    out << "ply\nformat ascii 1.0\nelement vertex " << m.v.size()
+        << "\nproperty double x\nproperty double y\nproperty double z\nelement face " << m.f.size()
+        << "\nproperty list uchar int vertex_indices\nend_header\n";
+    for (const auto& p : m.v) out << p.transpose() << "\n";
+    for (auto [a, b, c] : m.f) out << "3 " << a << " " << b << " " << c << "\n";
+  }
+}
+
+std::filesystem::path temp_dir() {
+  auto dir = std::filesystem::temp_directory_path() / ("nodegen_test_mesh_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+DomainFile load_mesh_domain(const std::filesystem::path& dir, const std::string& file, double h = 0.1) {
+  const auto json = dir / "mesh_domain.json";
+  std::ofstream(json) << R"({"dim":3,"spacing":)" << h << R"(,"shape":{"type":"mesh","file":")" << file << R"("}})";
+  return load_domain_file(json);
+}
+
+// Random points in the bounding cube plus a shell around the surface, where the voxel cache defers to CGAL.
+void expect_inside_matches(const Domain<3>& domain, const TriMesh& m, double tolerance_of_format,
+                           int samples = 60000) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1.2, 1.2), shell(0.9, 1.05);
+  int checked = 0;
+  for (int k = 0; k < samples; ++k) {
+    Vec<3> p(u(rng), u(rng), u(rng));
+    if (k % 2) p = p.normalized() * shell(rng);
+    const double sd = polyhedron_sd(m, p);
+    if (std::abs(sd) < tolerance_of_format) continue;
+    ++checked;
+    ASSERT_EQ(domain.contains(p), sd < 0) << "at " << p.transpose() << " sd " << sd;
+  }
+  EXPECT_GT(checked, samples * 5 / 6);
+}
+
+class MeshFormats : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MeshFormats, InsideTestMatchesThePolyhedron) {
+  const TriMesh m = icosphere(3);
+  const auto dir = temp_dir();
+  const std::string format = GetParam();
+  const std::string file = "sphere_" + format + (format.rfind("stl", 0) == 0 ? ".stl" : "." + format);
+  write_mesh(m, dir / file, format);
+  const DomainFile f = load_mesh_domain(dir, file);
+  // Binary STL stores floats: points within 1e-6 of a face may fall either way.
+  expect_inside_matches(*domain_of<3>(f), m, format == "stl-binary" ? 1e-6 : 1e-12);
+  EXPECT_NEAR(domain_of<3>(f)->measure(), 4.0 / 3.0 * std::numbers::pi, 0.1);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFormat, MeshFormats, ::testing::Values("stl-ascii", "stl-binary", "obj", "off", "ply"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (char& c : s)
+                             if (c == '-') c = '_';
+                           return s;
+                         });
+
+TEST(Mesh, InwardOrientedMeshIsReorientedAndFineMeshStaysExact) {
+  TriMesh m = icosphere(5);  // 20480 triangles
+  for (auto& f : m.f) std::swap(f[1], f[2]);
+  const auto dir = temp_dir();
+  write_mesh(m, dir / "inward.off", "off");
+  const DomainFile f = load_mesh_domain(dir, "inward.off");
+  for (auto& t : m.f) std::swap(t[1], t[2]);  // the truth wants outward face normals
+  expect_inside_matches(*domain_of<3>(f), m, 1e-12, 4000);  // the brute-force truth is the cost here
+}
+
+TEST(Mesh, SurfaceNodesLieOnTheMeshWithOutwardNormalsAtSpacingH) {
+  const TriMesh m = icosphere(4);
+  const auto dir = temp_dir();
+  write_mesh(m, dir / "nodes.off", "off");
+  const DomainFile f = load_mesh_domain(dir, "nodes.off", 0.08);
+  const auto nodes = domain_of<3>(f)->boundary_nodes(f.spacing, 3);
+  // Sphere area 4 pi at h = 0.08: about 4 pi / (0.87 h^2) nodes for a random packing at spacing h.
+  EXPECT_GT(nodes.size(), 1200u);
+  EXPECT_LT(nodes.size(), 2600u);
+  for (const auto& n : nodes) {
+    ASSERT_NEAR(polyhedron_sd(m, n.pos), 0.0, 1e-9);
+    ASSERT_NEAR(n.normal.norm(), 1.0, 1e-12);
+    ASSERT_GT(n.normal.dot(n.pos.normalized()), 0.95);  // faces are nearly tangent to the sphere
+    ASSERT_EQ(n.boundary_id, 1);
+  }
+  const auto ratio = test::nearest_over_h(nodes, f.spacing);
+  EXPECT_GE(*std::min_element(ratio.begin(), ratio.end()), 0.9);
+  EXPECT_NEAR(test::mean(ratio), 1.0, 0.1);
+  std::vector<Vec<3>> probes;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> g;
+  for (int k = 0; k < 400; ++k) probes.push_back(Vec<3>(g(rng), g(rng), g(rng)).normalized() * 0.99);
+  EXPECT_LT(test::largest_gap_over_h(nodes, probes, f.spacing), 1.6);  // no holes in the cover
+}
+
+TEST(Mesh, MeshInCsgWithAnalyticShapes) {
+  const TriMesh m = icosphere(3);
+  const auto dir = temp_dir();
+  write_mesh(m, dir / "csg.obj", "obj");
+  std::ofstream(dir / "csg.json") << R"({"dim":3,"spacing":0.1,"shape":{"type":"difference","children":[
+      {"type":"box","min":[-0.5,-0.5,-0.5],"max":[1.5,1.5,1.5]},
+      {"type":"translate","offset":[1,1,1],"child":{"type":"mesh","file":"csg.obj"}}]}})";
+  const DomainFile f = load_domain_file(dir / "csg.json");
+  const auto& d = *domain_of<3>(f);
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-0.6, 1.6);
+  for (int k = 0; k < 20000; ++k) {
+    const Vec<3> p(u(rng), u(rng), u(rng));
+    const double in_box = std::max({-0.5 - p.minCoeff(), p.maxCoeff() - 1.5});
+    const double in_ball = polyhedron_sd(m, p - Vec<3>(1, 1, 1));
+    if (std::abs(in_box) < 1e-9 || std::abs(in_ball) < 1e-9) continue;
+    ASSERT_EQ(d.contains(p), in_box < 0 && in_ball > 0) << p.transpose();
+  }
+}
+
+TEST(Mesh, MissingUnreadableAndOpenMeshesAreInputErrors) {
+  const auto dir = temp_dir();
+  auto message = [&](const std::string& file) {
+    try {
+      load_mesh_domain(dir, file);
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string prefix = (dir / "mesh_domain.json").string() + ": shape.file: ";
+  EXPECT_EQ(message("nope.stl"), prefix + "file not found: " + (dir / "nope.stl").string());
+
+  std::ofstream(dir / "garbage.stl") << "this is not a mesh\n";
+  EXPECT_EQ(message("garbage.stl").rfind(prefix + "cannot read mesh " + (dir / "garbage.stl").string(), 0), 0u)
+      << message("garbage.stl");
+
+  TriMesh open = icosphere(1);
+  open.f.pop_back();
+  write_mesh(open, dir / "open.off", "off");
+  EXPECT_EQ(message("open.off"), prefix + "mesh " + (dir / "open.off").string() +
+                                     " is not closed (3 border edges): the inside test needs a watertight surface");
+}
+
+}  // namespace
+}  // namespace nodegen

@@ -1,0 +1,140 @@
+// Inside / outside of every primitive, CSG operation and transform against analytic truth, on random
+// points of a box around the shape (points within 1e-9 of a boundary are skipped: either answer is right).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <numbers>
+#include <random>
+
+#include "geometry_test_support.hpp"
+
+namespace nodegen {
+namespace {
+
+using test::domain_of;
+using test::parse;
+
+// Signed-distance-like truth: negative inside, positive outside; |value| < 1e-9 is "on the boundary".
+template <int D>
+void expect_matches(const Domain<D>& domain, const std::function<double(const Vec<D>&)>& truth, const Vec<D>& lo,
+                    const Vec<D>& hi, int samples = 200000) {
+  std::mt19937_64 rng(42);
+  int checked = 0, inside = 0;
+  for (int k = 0; k < samples; ++k) {
+    Vec<D> p;
+    for (int i = 0; i < D; ++i) p[i] = std::uniform_real_distribution<double>(lo[i], hi[i])(rng);
+    const double t = truth(p);
+    if (std::abs(t) < 1e-9) continue;
+    ++checked;
+    inside += t < 0;
+    ASSERT_EQ(domain.contains(p), t < 0) << "at " << p.transpose() << " truth " << t;
+  }
+  EXPECT_GT(checked, samples * 9 / 10);
+  EXPECT_GT(inside, samples / 50);  // the test must see both answers
+  EXPECT_LT(inside, checked - samples / 50);
+}
+
+double box_sd(const Vec<2>& p, const Vec<2>& lo, const Vec<2>& hi) {
+  return std::max({lo[0] - p[0], p[0] - hi[0], lo[1] - p[1], p[1] - hi[1]});
+}
+double box_sd3(const Vec<3>& p, const Vec<3>& lo, const Vec<3>& hi) {
+  return std::max({lo[0] - p[0], p[0] - hi[0], lo[1] - p[1], p[1] - hi[1], lo[2] - p[2], p[2] - hi[2]});
+}
+
+TEST(Shapes, Box2DAnd3D) {
+  auto f2 = parse(R"({"dim":2,"spacing":0.1,"shape":{"type":"box","min":[-1,0.5],"max":[2,3]}})");
+  expect_matches<2>(*domain_of<2>(f2), [](const Vec<2>& p) { return box_sd(p, {-1, 0.5}, {2, 3}); }, {-2, 0}, {3, 4});
+  auto f3 = parse(R"({"dim":3,"spacing":0.1,"shape":{"type":"box","min":[0,0,0],"max":[1,2,3]}})");
+  expect_matches<3>(*domain_of<3>(f3), [](const Vec<3>& p) { return box_sd3(p, {0, 0, 0}, {1, 2, 3}); },
+                    {-0.5, -0.5, -0.5}, {1.5, 2.5, 3.5});
+  EXPECT_NEAR(domain_of<3>(f3)->measure(), 6.0, 1e-9);
+  EXPECT_TRUE(domain_of<3>(f3)->bounding_box().hi.isApprox(Vec<3>(1, 2, 3)));
+}
+
+TEST(Shapes, DiskAndSphere) {
+  auto f2 = parse(R"({"dim":2,"spacing":0.1,"shape":{"type":"disk","center":[1,2],"radius":0.5}})");
+  expect_matches<2>(*domain_of<2>(f2), [](const Vec<2>& p) { return (p - Vec<2>(1, 2)).norm() - 0.5; }, {0, 1}, {2, 3});
+  EXPECT_NEAR(domain_of<2>(f2)->measure(), std::numbers::pi * 0.25, 2e-3);
+  auto f3 = parse(R"({"dim":3,"spacing":0.1,"shape":{"type":"ball","center":[0,0,1],"radius":2}})");
+  expect_matches<3>(*domain_of<3>(f3), [](const Vec<3>& p) { return (p - Vec<3>(0, 0, 1)).norm() - 2; },
+                    {-2.5, -2.5, -1.5}, {2.5, 2.5, 3.5});
+}
+
+TEST(Shapes, PolygonWithReflexCornerAndHoles) {
+  // L shape = [0,2]x[0,2] minus [1,2]x[1,2], with a square hole [0.2,0.6]^2 given clockwise.
+  auto f = parse(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon",
+      "points":[[0,0],[2,0],[2,1],[1,1],[1,2],[0,2]],
+      "holes":[[[0.2,0.2],[0.2,0.6],[0.6,0.6],[0.6,0.2]]]}})");
+  auto truth = [](const Vec<2>& p) {
+    const double l = std::max(box_sd(p, {0, 0}, {2, 2}), -box_sd(p, {1, 1}, {2, 2}));
+    return std::max(l, -box_sd(p, {0.2, 0.2}, {0.6, 0.6}));
+  };
+  expect_matches<2>(*domain_of<2>(f), truth, {-0.5, -0.5}, {2.5, 2.5});
+  EXPECT_NEAR(domain_of<2>(f)->measure(), 3.0 - 0.16, 0.01);
+}
+
+TEST(Shapes, PolygonFromPointFile) {
+  const auto dir = std::filesystem::temp_directory_path();
+  {
+    std::ofstream out(dir / "nodegen_test_triangle.txt");
+    out << "# a triangle\n0 0\n1, 0\n\n0 1  # last point\n";
+  }
+  auto f = parse(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":"nodegen_test_triangle.txt"}})");
+  expect_matches<2>(*domain_of<2>(f), [](const Vec<2>& p) { return std::max({-p[0], -p[1], p[0] + p[1] - 1}); },
+                    {-0.2, -0.2}, {1.2, 1.2});
+}
+
+TEST(Shapes, UnionIntersectionDifference2D) {
+  const std::string a = R"({"type":"disk","center":[0,0],"radius":1})";
+  const std::string b = R"({"type":"box","min":[0,-0.5],"max":[2,0.5]})";
+  auto sd_a = [](const Vec<2>& p) { return p.norm() - 1; };
+  auto sd_b = [](const Vec<2>& p) { return box_sd(p, {0, -0.5}, {2, 0.5}); };
+  auto make = [&](const std::string& op) {
+    return parse(R"({"dim":2,"spacing":0.1,"shape":{"type":")" + op + R"(","children":[)" + a + "," + b + "]}}");
+  };
+  const Vec<2> lo(-1.5, -1.5), hi(2.5, 1.5);
+  expect_matches<2>(*domain_of<2>(make("union")), [&](const Vec<2>& p) { return std::min(sd_a(p), sd_b(p)); }, lo, hi);
+  expect_matches<2>(*domain_of<2>(make("intersection")), [&](const Vec<2>& p) { return std::max(sd_a(p), sd_b(p)); },
+                    lo, hi);
+  expect_matches<2>(*domain_of<2>(make("difference")), [&](const Vec<2>& p) { return std::max(sd_a(p), -sd_b(p)); },
+                    lo, hi);
+}
+
+TEST(Shapes, DifferenceWithSeveralSubtrahends3D) {
+  auto f = parse(R"({"dim":3,"spacing":0.1,"shape":{"type":"difference","children":[
+      {"type":"box","min":[-1,-1,-1],"max":[1,1,1]},
+      {"type":"sphere","center":[1,1,1],"radius":0.8},
+      {"type":"ball","center":[-1,-1,-1],"radius":0.5}]}})");
+  auto truth = [](const Vec<3>& p) {
+    return std::max({box_sd3(p, {-1, -1, -1}, {1, 1, 1}), 0.8 - (p - Vec<3>(1, 1, 1)).norm(),
+                     0.5 - (p - Vec<3>(-1, -1, -1)).norm()});
+  };
+  expect_matches<3>(*domain_of<3>(f), truth, {-1.2, -1.2, -1.2}, {1.2, 1.2, 1.2});
+}
+
+TEST(Shapes, TransformsCompose) {
+  // A box [0,2]x[0,1], scaled by (1, 0.5), rotated 90 degrees, then translated by (5, 0):
+  // points p with q = R^-1 (p - t) / s in the box.
+  auto f = parse(R"({"dim":2,"spacing":0.1,"shape":{"type":"translate","offset":[5,0],"child":
+      {"type":"rotate","angle":90,"child":{"type":"scale","factor":[1,0.5],"child":
+      {"type":"box","min":[0,0],"max":[2,1]}}}}})");
+  auto truth = [](const Vec<2>& p) {
+    const Vec<2> r(p[1], -(p[0] - 5));  // rotate back by -90 degrees
+    return box_sd(Vec<2>(r[0], r[1] / 0.5), {0, 0}, {2, 1});
+  };
+  expect_matches<2>(*domain_of<2>(f), truth, {3.5, -0.5}, {5.5, 2.5});
+
+  auto f3 = parse(R"({"dim":3,"spacing":0.1,"shape":{"type":"rotate","axis":[0,0,2],"angle":45,"child":
+      {"type":"box","min":[-1,-0.2,-0.3],"max":[1,0.2,0.3]}}})");
+  auto truth3 = [](const Vec<3>& p) {
+    const double c = std::cos(std::numbers::pi / 4), s = std::sin(std::numbers::pi / 4);
+    const Vec<3> q(c * p[0] + s * p[1], -s * p[0] + c * p[1], p[2]);
+    return box_sd3(q, {-1, -0.2, -0.3}, {1, 0.2, 0.3});
+  };
+  expect_matches<3>(*domain_of<3>(f3), truth3, {-1, -1, -0.5}, {1, 1, 0.5});
+}
+
+}  // namespace
+}  // namespace nodegen
