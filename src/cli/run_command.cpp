@@ -9,6 +9,7 @@
 #include <span>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -87,6 +88,30 @@ std::string human_bytes(std::size_t bytes) {
   return buf;
 }
 
+// The default output folder, made on demand and removed again (if still empty) when the run fails,
+// so a failed run leaves nothing behind.
+class CreatedDirectory {
+ public:
+  CreatedDirectory() = default;
+  explicit CreatedDirectory(const fs::path& dir) {
+    std::error_code ec;
+    if (!dir.empty() && !fs::exists(dir, ec) && fs::create_directories(dir, ec)) dir_ = dir;
+  }
+  CreatedDirectory(CreatedDirectory&& o) noexcept : dir_(std::exchange(o.dir_, {})) {}
+  CreatedDirectory& operator=(CreatedDirectory&& o) noexcept {
+    dir_ = std::exchange(o.dir_, {});
+    return *this;
+  }
+  ~CreatedDirectory() {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove(dir_, ec);  // removes only an empty directory
+  }
+  void keep() { dir_.clear(); }
+
+ private:
+  fs::path dir_;
+};
+
 }  // namespace
 
 fs::path default_output_for(const fs::path& domain) {
@@ -109,10 +134,8 @@ int run_command(const RunArgs& args) {
 
   // Reserve the output files before filling, so a bad output path fails now and not after the fill.
   fs::path output = args.output ? *args.output : default_output_for(args.domain);
-  if (!args.output) {
-    std::error_code ec;
-    fs::create_directories(output.parent_path(), ec);  // only the default folder is made on demand
-  }
+  CreatedDirectory made_here;
+  if (!args.output) made_here = CreatedDirectory(output.parent_path());  // only the default folder is made
   io::OutputFiles files(output);
 
   std::atomic<std::size_t> placed{0};
@@ -128,9 +151,12 @@ int run_command(const RunArgs& args) {
     try {
       return fill_domain(domain, options);
     } catch (const StoreFull& e) {
+      // The fill's message already names the cap; other stores' messages get the CLI's prefix.
+      const std::string what = e.what();
       throw InputError(args.domain.string(), "fill.max_nodes",
-                       "node cap of " + std::to_string(domain.fill.max_nodes) + " reached: " + e.what() +
-                           " (the spacing asks for more nodes; raise the cap with --max-nodes)");
+                       what.starts_with("node cap") ? what
+                                                    : "node cap of " + std::to_string(domain.fill.max_nodes) +
+                                                          " reached: " + what + " (raise it with --max-nodes)");
     }
   }();
 
@@ -161,6 +187,7 @@ int run_command(const RunArgs& args) {
   std::visit([&](const auto& d) { files.write(view_of(d, domain.spacing, args.threads, evaluators), metadata); },
              result);
 
+  made_here.keep();
   const double seconds = seconds_since(start);
   const ResourceUsage usage = current_resource_usage();
   if (args.report) {

@@ -1,0 +1,249 @@
+// End to end: runs the built `nodegen` binary on small domains in a temporary directory and checks
+// exit codes, the single error line for each kind of bad input, that failed runs leave no file,
+// the summary, --report, `stats`, and that the XDMF sidecar parses and matches the HDF5 file.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kCli = NODEGEN_CLI_PATH;
+const fs::path kSource = NODEGEN_SOURCE_DIR;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+  std::vector<std::string> err_lines() const {
+    std::vector<std::string> lines;
+    std::istringstream in(err);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    return lines;
+  }
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(kCli.empty()) << "the nodegen target was not built";
+    std::string tmpl = (fs::temp_directory_path() / "nodegen-cli-XXXXXX").string();
+    dir_ = fs::path(::mkdtemp(tmpl.data()));
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs nodegen with the arguments in the temporary directory (the current directory of the run).
+  Result run(const std::vector<std::string>& args) {
+    // Built with append: GCC 12 reports a false -Wrestrict on chains of "literal" + std::string.
+    std::string cmd("cd ");
+    cmd.append(quote(dir_.string())).append(" && ").append(quote(kCli.string()));
+    for (const auto& a : args) cmd.append(" ").append(quote(a));
+    cmd.append(" >").append(quote((dir_ / ".stdout").string())).append(" 2>").append(quote((dir_ / ".stderr").string()));
+    const int raw = std::system(cmd.c_str());
+    Result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(dir_ / ".stdout");
+    r.err = slurp(dir_ / ".stderr");
+    fs::remove(dir_ / ".stdout");
+    fs::remove(dir_ / ".stderr");
+    return r;
+  }
+
+  fs::path write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return dir_ / name;
+  }
+
+  // Every file under the temporary directory except the inputs we wrote (*.json).
+  std::vector<std::string> outputs() const {
+    std::vector<std::string> found;
+    for (const auto& e : fs::recursive_directory_iterator(dir_))
+      if (e.path().extension() != ".json") found.push_back(fs::relative(e.path(), dir_).string());
+    return found;
+  }
+
+  // A bad input: exit 2, exactly one stderr line "nodegen: error: ..." containing every piece of
+  // `expected`, nothing on stdout, and no output file or folder left behind.
+  void expect_input_error(const std::vector<std::string>& args, const std::vector<std::string>& expected) {
+    const Result r = run(args);
+    EXPECT_EQ(r.status, 2) << r.err;
+    const auto lines = r.err_lines();
+    ASSERT_EQ(lines.size(), 1u) << r.err;
+    EXPECT_EQ(lines[0].rfind("nodegen: error: ", 0), 0u) << lines[0];
+    for (const auto& piece : expected) EXPECT_NE(lines[0].find(piece), std::string::npos) << "missing '" << piece << "' in: " << lines[0];
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(outputs(), std::vector<std::string>{}) << "left behind after a failed run";
+  }
+
+  fs::path dir_;
+};
+
+const std::string kSquare = (kSource / "domains" / "square.json").string();
+
+TEST_F(CliTest, RunWritesDefaultOutputSummaryAndReport) {
+  const Result r = run({"run", kSquare, "--threads", "2", "--seed", "5", "--report", "report.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // not a terminal: no progress line
+  // One summary line: nodes, boundary/interior, seconds, nodes/s, peak memory, output path.
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^nodegen: \d+ nodes \(\d+ boundary, \d+ interior\) in [0-9.]+ s .*nodes/s.*peak memory [0-9.]+ MiB -> output/square\.h5\n$)")))
+      << r.out;
+  EXPECT_TRUE(fs::exists(dir_ / "output" / "square.h5"));
+  EXPECT_TRUE(fs::exists(dir_ / "output" / "square.xdmf"));
+
+  const auto report = nlohmann::json::parse(slurp(dir_ / "report.json"));
+  for (const char* key : {"domain", "dim", "nodes", "boundary_nodes", "interior_nodes", "seconds", "fill_seconds",
+                          "nodes_per_second", "peak_rss_bytes", "minor_faults", "backend", "prefault", "huge_pages",
+                          "threads", "seed", "output"})
+    EXPECT_TRUE(report.contains(key)) << key;
+  EXPECT_EQ(report["threads"], 2);
+  EXPECT_EQ(report["seed"], 5);
+  EXPECT_EQ(report["backend"], "vm");
+  EXPECT_EQ(report["nodes"].get<std::size_t>(),
+            report["boundary_nodes"].get<std::size_t>() + report["interior_nodes"].get<std::size_t>());
+  EXPECT_GT(report["nodes"].get<std::size_t>(), 20000u);  // square.json: h = 0.005 on the unit square
+
+  const Result stats = run({"stats", "output/square.h5", "--json"});
+  ASSERT_EQ(stats.status, 0) << stats.err;
+  const auto s = nlohmann::json::parse(stats.out);
+  EXPECT_EQ(s["nodes"], report["nodes"]);
+  EXPECT_EQ(s["boundary_nodes"], report["boundary_nodes"]);
+  EXPECT_GE(s["nn_over_h"]["min"].get<double>(), 0.99);  // boundary rounding may bring edge nodes below h
+  EXPECT_GT(s["packing_density"].get<double>(), 0.6);
+  EXPECT_LT(s["packing_density"].get<double>(), 0.8);
+  EXPECT_LT(s["holes"]["p999"].get<double>(), 1.0);
+
+  const Result text = run({"stats", "output/square.h5"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  for (const char* piece : {"nodes", "nn / h", "packing", "holes / h", "p99.9"})
+    EXPECT_NE(text.out.find(piece), std::string::npos) << piece << " in\n" << text.out;
+}
+
+TEST_F(CliTest, QuietPrintsNothingAndEveryBackendWorks) {
+  for (const char* backend : {"vm", "vector", "suballoc"}) {
+    const Result r = run({"run", kSquare, "-o", std::string(backend) + ".h5", "--backend", backend, "--threads", "3",
+                          "--quiet"});
+    ASSERT_EQ(r.status, 0) << backend << ": " << r.err;
+    EXPECT_EQ(r.out + r.err, "") << backend;
+    EXPECT_TRUE(fs::exists(dir_ / (std::string(backend) + ".xdmf")));
+  }
+}
+
+TEST_F(CliTest, XdmfSidecarParsesAndDescribesTheH5File) {
+  ASSERT_EQ(run({"run", kSquare, "-o", "sq.h5", "--quiet"}).status, 0);
+  const std::string xdmf = slurp(dir_ / "sq.xdmf");
+  // Well-formed XML (python3's parser is on every machine that builds this project).
+  const std::string check = "python3 -c " + quote("import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])") +
+                            " " + quote((dir_ / "sq.xdmf").string());
+  EXPECT_EQ(std::system(check.c_str()), 0) << xdmf;
+  for (const char* name : {"Name=\"type\"", "Name=\"h\"", "Name=\"normal\"", "Polyvertex"})
+    EXPECT_NE(xdmf.find(name), std::string::npos) << name;
+
+  // Every HDF5 DataItem names a dataset of sq.h5 whose shape is the declared Dimensions.
+  const std::regex item(R"re(<DataItem Dimensions="([0-9 ]+)"[^>]*Format="HDF">([^:<]+):([^<]+)</DataItem>)re");
+  const hid_t file = H5Fopen((dir_ / "sq.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  int items = 0;
+  for (auto it = std::sregex_iterator(xdmf.begin(), xdmf.end(), item); it != std::sregex_iterator(); ++it, ++items) {
+    EXPECT_EQ((*it)[2].str(), "sq.h5");
+    const hid_t set = H5Dopen2(file, (*it)[3].str().c_str(), H5P_DEFAULT);
+    ASSERT_GE(set, 0) << (*it)[3];
+    const hid_t space = H5Dget_space(set);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
+    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    std::istringstream declared((*it)[1].str());
+    std::vector<hsize_t> want;
+    for (hsize_t d; declared >> d;) want.push_back(d);
+    if (want.size() == 2 && want[1] == 1 && dims.size() == 1) want.pop_back();  // "N 1" connectivity
+    EXPECT_EQ(dims, want) << (*it)[3];
+    H5Sclose(space);
+    H5Dclose(set);
+  }
+  H5Fclose(file);
+  EXPECT_EQ(items, 5);  // connectivity, points, type, h, normal
+}
+
+TEST_F(CliTest, MalformedJson) {
+  write("broken.json", "{\"dim\": 2, \"spacing\": 0.01,\n");
+  expect_input_error({"run", "broken.json"}, {"broken.json", "line 2"});
+}
+
+TEST_F(CliTest, MissingMesh) {
+  write("mesh.json", R"({"dim": 3, "spacing": 0.05, "shape": {"type": "mesh", "file": "absent.stl"}})");
+  expect_input_error({"run", "mesh.json"}, {"mesh.json", "shape.file", "absent.stl"});
+}
+
+TEST_F(CliTest, ImpossibleSpacing) {
+  write("neg.json", R"({"dim": 2, "spacing": -1, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  expect_input_error({"run", "neg.json"}, {"neg.json", "spacing"});
+  write("tiny.json", R"({"dim": 2, "spacing": 1e-9, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  expect_input_error({"run", "tiny.json"}, {"tiny.json", "spacing"});
+}
+
+TEST_F(CliTest, NodeCapReached) {
+  expect_input_error({"run", kSquare, "--max-nodes", "2000"}, {"square.json", "max_nodes", "node cap of 2000"});
+}
+
+TEST_F(CliTest, UnwritableOutput) {
+  expect_input_error({"run", kSquare, "-o", "no/such/dir/x.h5"}, {"no/such/dir/x.h5", "output", "does not exist"});
+  write("plain.json", "");  // a file where a directory is expected (root ignores permission bits)
+  expect_input_error({"run", kSquare, "-o", "plain.json/x.h5"}, {"plain.json/x.h5", "output"});
+}
+
+TEST_F(CliTest, FailedRunKeepsTheOlderOutput) {
+  ASSERT_EQ(run({"run", kSquare, "-o", "keep.h5", "--quiet", "--seed", "3"}).status, 0);
+  const std::string before = slurp(dir_ / "keep.h5");
+  const Result r = run({"run", kSquare, "-o", "keep.h5", "--max-nodes", "100"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(slurp(dir_ / "keep.h5"), before);
+  EXPECT_EQ(outputs().size(), 2u);  // keep.h5 and keep.xdmf, no temporaries
+}
+
+TEST_F(CliTest, BadOptionsAndFiles) {
+  expect_input_error({"run", kSquare, "--backend", "tape"}, {"--backend", "tape"});
+  expect_input_error({"run", kSquare, "--threads", "0"}, {"--threads"});
+  expect_input_error({"run", "absent.json"}, {"absent.json"});
+  expect_input_error({"stats", "absent.h5"}, {"absent.h5", "does not exist"});
+  write("text.json", "not hdf5");
+  expect_input_error({"stats", "text.json"}, {"text.json", "not an HDF5 file"});
+  expect_input_error({"run"}, {"DOMAIN"});
+  expect_input_error({}, {"subcommand"});
+}
+
+TEST_F(CliTest, HelpAndVersion) {
+  const Result help = run({"--help"});
+  EXPECT_EQ(help.status, 0);
+  for (const char* piece : {"run", "stats", "Medusa", "ParaView", "Exit status"})
+    EXPECT_NE(help.out.find(piece), std::string::npos) << piece;
+  const Result run_help = run({"run", "--help"});
+  EXPECT_EQ(run_help.status, 0);
+  for (const char* piece : {"--output", "--threads", "--backend", "--prefault", "--huge-pages", "--seed", "--max-nodes",
+                            "--quiet", "--report"})
+    EXPECT_NE(run_help.out.find(piece), std::string::npos) << piece;
+  const Result version = run({"--version"});
+  EXPECT_EQ(version.status, 0);
+  EXPECT_EQ(version.out, "nodegen " NODEGEN_VERSION "\n");
+}
+
+}  // namespace
