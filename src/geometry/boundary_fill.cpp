@@ -80,26 +80,87 @@ std::vector<double> place_curve(const Curve<D>& c, BoundarySink<D>& sink, PointG
   auto keep_at = [&](double t) { return sink.keep(c.point(t), c.normal(t)); };
   std::vector<char> kept(placed.size());
   for (std::size_t i = 0; i < placed.size(); ++i) {
-    const Vec<D> p = c.point(placed[i]);
-    if (occupied) occupied->insert(p);
+    if (occupied) occupied->insert(c.point(placed[i]));
     kept[i] = keep_at(placed[i]);
-    if (kept[i]) sink.emit(p, c.normal(placed[i]), c.id, c.priority);
   }
-  if (!sink.filtering()) return placed;
+  auto emit_placed = [&] {
+    for (std::size_t i = 0; i < placed.size(); ++i)
+      if (kept[i]) sink.emit(c.point(placed[i]), c.normal(placed[i]), c.id, c.priority);
+  };
+  if (!sink.filtering()) {
+    emit_placed();
+    return placed;
+  }
 
   // Junctions: wherever consecutive nodes (or an end point) disagree about being on the boundary.
+  // Parameters of closed curves are unwrapped here (they may exceed t1 by up to one period).
+  const double period = c.t1 - c.t0;
+  auto wrap = [&](double t) { return c.closed && t > c.t1 ? t - period : t; };
   std::vector<std::pair<double, bool>> seq;
   if (!c.closed) seq.emplace_back(c.t0, keep_at(c.t0));
   for (std::size_t i = 0; i < placed.size(); ++i) seq.emplace_back(placed[i], kept[i] != 0);
   if (!c.closed) seq.emplace_back(c.t1, keep_at(c.t1));
-  else if (!placed.empty()) seq.emplace_back(placed.front() + (c.t1 - c.t0), kept.front() != 0);
-  const double period = c.t1 - c.t0;
-  auto wrap = [&](double t) { return c.closed && t > c.t1 ? t - period : t; };
+  else if (!placed.empty()) seq.emplace_back(placed.front() + period, kept.front() != 0);
+  std::vector<std::pair<double, bool>> junctions;  // (unwrapped parameter, curve is kept after it)
   for (std::size_t i = 0; i + 1 < seq.size(); ++i) {
     if (seq[i].second == seq[i + 1].second) continue;
-    const double t = wrap(bisect(seq[i].first, seq[i + 1].first, seq[i].second,
-                                 [&](double s) { return keep_at(wrap(s)); }));
-    sink.emit_junction(c.point(t), c.normal(t), c.id);
+    const double t = bisect(seq[i].first, seq[i + 1].first, seq[i].second, [&](double x) { return keep_at(wrap(x)); });
+    junctions.emplace_back(t, seq[i + 1].second);
+  }
+  auto emit_junction_at = [&](double t) { sink.emit_junction(c.point(wrap(t)), c.normal(wrap(t)), c.id); };
+
+  if (D == 3 || junctions.empty()) {
+    // Surfaces are seeded from `placed`, so in 3D the edge keeps its nodes and only gains junctions.
+    emit_placed();
+    for (const auto& j : junctions) emit_junction_at(j.first);
+    return placed;
+  }
+
+  // 2D: re-space each kept stretch of the curve between its ends and junctions, so the spacing stays h
+  // right up to the junction instead of leaving a gap of up to 2h there.
+  auto forward = [&](double t) {  // the integral of ds/h from t0 to the (unwrapped) parameter t
+    const double extra = t > c.t1 ? total : 0.0;
+    const double x = wrap(t);
+    auto it = std::upper_bound(ts.begin(), ts.end(), x);
+    if (it == ts.begin()) return extra;
+    if (it == ts.end()) return extra + total;
+    const auto i = static_cast<std::size_t>(it - ts.begin());
+    return extra + f[i - 1] + (f[i] - f[i - 1]) * (x - ts[i - 1]) / (ts[i] - ts[i - 1]);
+  };
+  auto stretch = [&](double a, double b, bool a_junction, bool b_junction) {
+    const double fa = forward(a), fb = forward(b);
+    const long m = std::max(1L, std::lround(fb - fa));
+    for (long i = 1; i < m; ++i) {
+      const double s = fa + (fb - fa) * i / m;
+      const double t = s > total ? invert(ts, f, s - total) : invert(ts, f, s);
+      sink.emit(c.point(t), c.normal(t), c.id, c.priority);
+    }
+    if (a_junction) emit_junction_at(a);
+    if (b_junction) emit_junction_at(b);
+  };
+  if (!c.closed) {
+    bool on = seq.front().second;
+    double start = c.t0;
+    bool start_is_junction = false;
+    for (const auto& [t, after] : junctions) {
+      if (after) {
+        start = t;
+        start_is_junction = true;
+      } else if (on) {
+        stretch(start, t, start_is_junction, true);
+      }
+      on = after;
+    }
+    if (on) stretch(start, c.t1, start_is_junction, false);
+  } else {
+    // Transitions alternate around a closed curve: each "enters" is followed by a "leaves".
+    for (std::size_t i = 0; i < junctions.size(); ++i) {
+      if (!junctions[i].second) continue;
+      const auto& next = junctions[(i + 1) % junctions.size()];
+      double b = next.first;
+      while (b <= junctions[i].first) b += period;
+      stretch(junctions[i].first, b, true, true);
+    }
   }
   return placed;
 }

@@ -1,0 +1,230 @@
+// Boundary nodes: on the boundary, spacing within tolerance of h (constant and variable), no holes,
+// normals unit and outward (analytic where known), boundary ids, CSG junctions (nodes only on the
+// combined boundary, one node at each junction, nothing closer than the spacing allows), determinism.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <random>
+
+#include "geometry_test_support.hpp"
+
+namespace nodegen {
+namespace {
+
+using test::domain_of;
+using test::mean;
+using test::nearest_over_h;
+using test::parse;
+
+template <int D>
+void expect_unit_outward_normals(const Domain<D>& d, const std::vector<BoundaryNode<D>>& nodes, const Spacing& s) {
+  auto h = s.evaluator();
+  for (const auto& n : nodes) {
+    ASSERT_NEAR(n.normal.norm(), 1.0, 1e-12) << n.pos.transpose();
+    const double eps = 1e-5 * h(n.pos);
+    ASSERT_TRUE(d.contains(n.pos - eps * n.normal)) << "inward step leaves the domain at " << n.pos.transpose();
+    ASSERT_FALSE(d.contains(n.pos + eps * n.normal)) << "outward step stays inside at " << n.pos.transpose();
+    ASSERT_GE(n.boundary_id, 1);
+    ASSERT_LE(n.boundary_id, static_cast<int>(d.boundary_names().size()));
+  }
+}
+
+TEST(Boundary, UnitSquareHasExactSpacingFaceNormalsAndIds) {
+  auto f = parse(R"({"dim":2,"spacing":0.01,"shape":{"type":"box","name":"sq","min":[0,0],"max":[1,1]}})");
+  const auto& d = *domain_of<2>(f);
+  const auto nodes = d.boundary_nodes(f.spacing, 1);
+  EXPECT_EQ(nodes.size(), 400u);
+  ASSERT_EQ(d.boundary_names(), (std::vector<std::string>{"sq:x-", "sq:x+", "sq:y-", "sq:y+"}));
+  for (const auto& n : nodes) {
+    const double sd = std::max({-n.pos[0], n.pos[0] - 1, -n.pos[1], n.pos[1] - 1});
+    ASSERT_NEAR(sd, 0.0, 1e-12);
+    const bool corner = (n.pos[0] < 1e-12 || n.pos[0] > 1 - 1e-12) && (n.pos[1] < 1e-12 || n.pos[1] > 1 - 1e-12);
+    if (corner) continue;
+    // Face nodes: the normal is the face's, the id names that face.
+    const int axis = (n.pos[0] < 1e-12 || n.pos[0] > 1 - 1e-12) ? 0 : 1;
+    const int side = n.pos[axis] > 0.5;
+    ASSERT_EQ(n.boundary_id, 1 + 2 * axis + side);
+    ASSERT_NEAR(n.normal[axis], side ? 1.0 : -1.0, 1e-12);
+  }
+  const auto r = nearest_over_h(nodes, f.spacing);
+  EXPECT_NEAR(*std::min_element(r.begin(), r.end()), 1.0, 1e-9);
+  EXPECT_NEAR(*std::max_element(r.begin(), r.end()), 1.0, 1e-9);
+  expect_unit_outward_normals(d, nodes, f.spacing);
+}
+
+TEST(Boundary, DiskNodesAreOnTheCircleWithRadialNormals) {
+  auto f = parse(R"({"dim":2,"spacing":0.02,"shape":{"type":"disk","center":[1,1],"radius":0.5}})");
+  const auto nodes = domain_of<2>(f)->boundary_nodes(f.spacing, 1);
+  EXPECT_EQ(nodes.size(), static_cast<std::size_t>(std::lround(std::numbers::pi / 0.02)));
+  for (const auto& n : nodes) {
+    const Vec<2> r = n.pos - Vec<2>(1, 1);
+    ASSERT_NEAR(r.norm(), 0.5, 1e-12);
+    ASSERT_NEAR(n.normal.dot(r.normalized()), 1.0, 1e-12);
+  }
+  const auto ratio = nearest_over_h(nodes, f.spacing);
+  EXPECT_NEAR(*std::min_element(ratio.begin(), ratio.end()), 1.0, 0.01);
+  EXPECT_NEAR(*std::max_element(ratio.begin(), ratio.end()), 1.0, 0.01);
+}
+
+TEST(Boundary, VariableSpacingIsFollowedAlongEdges) {
+  auto f = parse(R"({"dim":2,"spacing":"0.004 + 0.05*x","shape":{"type":"box","min":[0,0],"max":[1,1]}})");
+  const auto nodes = domain_of<2>(f)->boundary_nodes(f.spacing, 1);
+  auto h = f.spacing.evaluator();
+  // Consecutive nodes along the bottom edge: their distance matches h at their midpoint within 5%.
+  std::vector<Vec<2>> bottom;
+  for (const auto& n : nodes)
+    if (n.pos[1] < 1e-12) bottom.push_back(n.pos);
+  std::sort(bottom.begin(), bottom.end(), [](const auto& a, const auto& b) { return a[0] < b[0]; });
+  ASSERT_GT(bottom.size(), 20u);
+  for (std::size_t i = 0; i + 1 < bottom.size(); ++i) {
+    const double d = (bottom[i + 1] - bottom[i]).norm();
+    ASSERT_NEAR(d / h(Vec<2>(0.5 * (bottom[i] + bottom[i + 1]))), 1.0, 0.05) << "at x = " << bottom[i][0];
+  }
+}
+
+TEST(Boundary, SphereIsCoveredEvenlyWithoutHoles) {
+  auto f = parse(R"({"dim":3,"spacing":0.1,"shape":{"type":"sphere","center":[0,0,0],"radius":1}})");
+  const auto& d = *domain_of<3>(f);
+  const auto nodes = d.boundary_nodes(f.spacing, 1);
+  for (const auto& n : nodes) {
+    ASSERT_NEAR(n.pos.norm(), 1.0, 1e-12);
+    ASSERT_NEAR(n.normal.dot(n.pos), 1.0, 1e-9);
+  }
+  const auto r = nearest_over_h(nodes, f.spacing);
+  EXPECT_GE(*std::min_element(r.begin(), r.end()), 0.95);
+  EXPECT_LE(mean(r), 1.1);
+  // Area 4 pi over between a hexagonal packing (0.87 h^2 per node) and a loose one (1.3 h^2 per node).
+  EXPECT_GT(nodes.size(), 4 * std::numbers::pi / (1.3 * 0.01));
+  EXPECT_LT(nodes.size(), 4 * std::numbers::pi / (0.8 * 0.01));
+  std::vector<Vec<3>> probes;
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> g;
+  for (int k = 0; k < 2000; ++k) probes.push_back(Vec<3>(g(rng), g(rng), g(rng)).normalized());
+  EXPECT_LT(test::largest_gap_over_h(nodes, probes, f.spacing), 1.5);
+  expect_unit_outward_normals(d, nodes, f.spacing);
+}
+
+TEST(Boundary, CubeHasCornersEdgesAndFaces) {
+  auto f = parse(R"({"dim":3,"spacing":0.05,"shape":{"type":"box","min":[0,0,0],"max":[1,1,1]}})");
+  const auto& d = *domain_of<3>(f);
+  const auto nodes = d.boundary_nodes(f.spacing, 2);
+  int on_edges = 0, corners = 0;
+  for (const auto& n : nodes) {
+    int at_bound = 0;
+    for (int i = 0; i < 3; ++i) at_bound += n.pos[i] < 1e-12 || n.pos[i] > 1 - 1e-12;
+    ASSERT_GE(at_bound, 1) << n.pos.transpose();
+    on_edges += at_bound == 2;
+    corners += at_bound == 3;
+    if (at_bound == 1) {
+      for (int i = 0; i < 3; ++i)
+        if (n.pos[i] < 1e-12 || n.pos[i] > 1 - 1e-12) {
+          ASSERT_NEAR(std::abs(n.normal[i]), 1.0, 1e-12);
+        }
+    }
+  }
+  EXPECT_EQ(corners, 8);
+  EXPECT_EQ(on_edges, 12 * 19);  // 1 / 0.05 = 20 steps per edge
+  const auto r = nearest_over_h(nodes, f.spacing);
+  EXPECT_GE(*std::min_element(r.begin(), r.end()), 0.98);
+  std::vector<Vec<3>> probes;
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int k = 0; k < 1500; ++k) {
+    Vec<3> p(u(rng), u(rng), u(rng));
+    p[k % 3] = (k / 3) % 2;  // on a face
+    probes.push_back(p);
+  }
+  EXPECT_LT(test::largest_gap_over_h(nodes, probes, f.spacing), 1.5);
+  expect_unit_outward_normals(d, nodes, f.spacing);
+}
+
+TEST(Boundary, Csg2DKeepsOnlyTheCombinedBoundaryAndMarksJunctions) {
+  auto f = parse(R"({"dim":2,"spacing":0.02,"shape":{"type":"difference","children":[
+      {"type":"disk","center":[0,0],"radius":1},{"type":"box","min":[0.5,-0.3],"max":[1.5,0.3]}]}})");
+  const auto& d = *domain_of<2>(f);
+  const auto nodes = d.boundary_nodes(f.spacing, 1);
+  auto sd = [](const Vec<2>& p) {
+    const double box = std::max({0.5 - p[0], p[0] - 1.5, -0.3 - p[1], p[1] - 0.3});
+    return std::max(p.norm() - 1, -box);
+  };
+  for (const auto& n : nodes) ASSERT_NEAR(sd(n.pos), 0.0, 1e-9) << n.pos.transpose();
+  expect_unit_outward_normals(d, nodes, f.spacing);
+  // The circle meets the notch at (sqrt(0.91), +-0.3): a node sits on each junction.
+  for (double y : {-0.3, 0.3}) {
+    const Vec<2> junction(std::sqrt(0.91), y);
+    double best = 1e9;
+    for (const auto& n : nodes) best = std::min(best, (n.pos - junction).norm());
+    // 1e-6: the on-boundary probe steps 1e-7 of the domain's diagonal across the junction.
+    EXPECT_LT(best, 1e-6) << "junction " << junction.transpose();
+  }
+  const auto r = nearest_over_h(nodes, f.spacing);
+  EXPECT_GE(*std::min_element(r.begin(), r.end()), 0.7);  // nothing closer than the spacing allows
+  EXPECT_LE(*std::max_element(r.begin(), r.end()), 1.05);  // kept stretches are re-spaced up to the junction
+}
+
+TEST(Boundary, UnionDropsTheSharedFaceAndDuplicates) {
+  auto f = parse(R"({"dim":2,"spacing":0.05,"shape":{"type":"union","children":[
+      {"type":"box","min":[0,0],"max":[1,1]},{"type":"box","min":[1,0],"max":[2,1]}]}})");
+  const auto& d = *domain_of<2>(f);
+  const auto nodes = d.boundary_nodes(f.spacing, 1);
+  for (const auto& n : nodes) {
+    const bool inner_face = std::abs(n.pos[0] - 1) < 1e-12 && n.pos[1] > 1e-9 && n.pos[1] < 1 - 1e-9;
+    ASSERT_FALSE(inner_face) << n.pos.transpose();
+  }
+  EXPECT_EQ(nodes.size(), 120u);  // perimeter 6 at spacing 0.05
+  const auto r = nearest_over_h(nodes, f.spacing);
+  EXPECT_NEAR(*std::min_element(r.begin(), r.end()), 1.0, 1e-9);
+  expect_unit_outward_normals(d, nodes, f.spacing);
+}
+
+TEST(Boundary, Csg3DBoxMinusBallHasSharpJunctionArcs) {
+  auto f = parse(R"({"dim":3,"spacing":0.08,"shape":{"type":"difference","children":[
+      {"type":"box","min":[-1,-1,-1],"max":[1,1,1]},{"type":"sphere","center":[1,1,1],"radius":0.8}]}})");
+  const auto& d = *domain_of<3>(f);
+  const auto nodes = d.boundary_nodes(f.spacing, 1);
+  auto sd = [](const Vec<3>& p) {
+    const double box = std::max({-1 - p.minCoeff(), p.maxCoeff() - 1});
+    return std::max(box, 0.8 - (p - Vec<3>(1, 1, 1)).norm());
+  };
+  for (const auto& n : nodes) ASSERT_NEAR(sd(n.pos), 0.0, 1e-9) << n.pos.transpose();
+  expect_unit_outward_normals(d, nodes, f.spacing);
+  const auto r = nearest_over_h(nodes, f.spacing);
+  EXPECT_GE(*std::min_element(r.begin(), r.end()), 0.7);
+  // The junction arc on the face z = 1: (1 - 0.8 cos t, 1 - 0.8 sin t, 1). Every point of it has a node
+  // within h (junction nodes are found where front steps cross it, so they are not evenly spaced).
+  double worst = 0;
+  for (int k = 0; k <= 50; ++k) {
+    const double t = 0.5 * std::numbers::pi * k / 50;
+    const Vec<3> q(1 - 0.8 * std::cos(t), 1 - 0.8 * std::sin(t), 1);
+    double best = 1e9;
+    for (const auto& n : nodes) best = std::min(best, (n.pos - q).norm());
+    worst = std::max(worst, best);
+  }
+  EXPECT_LT(worst, 0.08);
+}
+
+TEST(Boundary, TransformedShapesKeepUnitOutwardNormals) {
+  auto f = parse(R"({"dim":3,"spacing":0.06,"shape":{"type":"rotate","axis":[1,2,3],"angle":33,"child":
+      {"type":"scale","factor":[1,0.5,2],"child":{"type":"sphere","center":[0,0,0],"radius":0.5}}}})");
+  const auto& d = *domain_of<3>(f);
+  const auto nodes = d.boundary_nodes(f.spacing, 1);
+  EXPECT_GT(nodes.size(), 300u);
+  expect_unit_outward_normals(d, nodes, f.spacing);
+  const auto r = nearest_over_h(nodes, f.spacing);
+  EXPECT_GE(*std::min_element(r.begin(), r.end()), 0.95);  // the fill measures the ellipsoid's own metric
+}
+
+TEST(Boundary, DeterministicForASeed) {
+  auto f = parse(R"({"dim":3,"spacing":0.1,"shape":{"type":"sphere","center":[0,0,0],"radius":1}})");
+  const auto& d = *domain_of<3>(f);
+  const auto a = d.boundary_nodes(f.spacing, 5), b = d.boundary_nodes(f.spacing, 5), c = d.boundary_nodes(f.spacing, 6);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i].pos, b[i].pos);
+  bool differs = a.size() != c.size();
+  for (std::size_t i = 0; !differs && i < a.size(); ++i) differs = a[i].pos != c[i].pos;
+  EXPECT_TRUE(differs);
+}
+
+}  // namespace
+}  // namespace nodegen
