@@ -100,8 +100,8 @@ def check_report_echoes_request(report, spec):
                         % (report["nodes"], report["boundary_nodes"], report["interior_nodes"]))
 
 
-def run_stats(nodegen, h5_path, timeout, log_path):
-    command = [nodegen, "stats", h5_path, "--json"]
+def run_stats(nodegen, h5_path, timeout, samples, log_path):
+    command = [nodegen, "stats", h5_path, "--json", "--samples", str(samples)]
     out_path = log_path + ".stats.json"
     with open(out_path, "w") as out, open(log_path, "a") as log:
         try:
@@ -120,7 +120,7 @@ def remove_outputs(h5_path):
             os.remove(path)
 
 
-def execute(nodegen, spec, run_dir, timeout, keep_outputs=False):
+def execute(nodegen, spec, run_dir, timeout, stats_samples, keep_outputs=False):
     """Runs one spec; returns a CSV row (dict over COLUMNS) with status "ok" or "failed" and the reason."""
     stem = os.path.splitext(os.path.basename(spec.domain))[0]
     name = "%s_%s_t%d_r%d" % (stem, spec.variant, spec.threads, spec.rep)
@@ -145,7 +145,7 @@ def execute(nodegen, spec, run_dir, timeout, keep_outputs=False):
         check_report_echoes_request(report, spec)
         if not os.path.exists(h5_path):
             raise RunFailed("no output file %s" % h5_path)
-        stats = run_stats(nodegen, h5_path, timeout, log_path)
+        stats = run_stats(nodegen, h5_path, timeout, stats_samples, log_path)
         for key in ("nodes", "boundary_nodes", "interior_nodes"):
             if stats[key] != report[key]:
                 raise RunFailed("stats %s=%d but report %s=%d" % (key, stats[key], key, report[key]))

@@ -10,6 +10,7 @@ Points are coloured by node type (interior, and one colour per boundary id) or b
 the interior nodes show and not only the outer shell.
 """
 import argparse
+import math
 import os
 import sys
 
@@ -23,7 +24,8 @@ def parse_args(argv):
     parser.add_argument("--color", choices=("type", "h"), default="type", help="point colouring (default: type)")
     parser.add_argument("--normals", action="store_true", help="draw boundary normals as arrows")
     parser.add_argument("--clip", choices=("auto", "none", "x", "y", "z"), default="auto",
-                        help="clip plane normal for 3D outputs (auto = x in 3D, none in 2D)")
+                        help="clip plane normal for 3D outputs (auto: across the thinnest side of the bounding box in 3D, "
+                             "none in 2D)")
     parser.add_argument("--size", default="800x800", help="image size WIDTHxHEIGHT in pixels (default 800x800)")
     parser.add_argument("--point-size", type=float, default=0.0,
                         help="point size in pixels (default: from the median spacing and the image size)")
@@ -86,7 +88,7 @@ def clipped(source, axis, bounds):
     clip.Invert = 1          # keep the half below the plane: the cut face looks along +normal
     clip.Crinkleclip = 1     # vertex cells are kept or dropped whole
     clip.UpdatePipeline()
-    return clip, normal
+    return clip
 
 
 def show_legend(display, view, lut, title):
@@ -94,9 +96,11 @@ def show_legend(display, view, lut, title):
     bar = pv.GetScalarBar(lut, view)
     bar.Title = title
     bar.ComponentTitle = ""
+    bar.HorizontalTitle = 1
     bar.TitleColor = bar.LabelColor = [0.0, 0.0, 0.0]   # the default white text vanishes on the white background
     bar.WindowLocation = "Any Location"
-    bar.Position = [0.86, 0.05]
+    bar.Position = [0.83, 0.05]
+    bar.RangeLabelFormat = "%.3g"
 
 
 def colour_by_type(display, view, type_range):
@@ -117,6 +121,9 @@ def colour_by_type(display, view, type_range):
     lut.Annotations = annotations
     lut.IndexedColors = colours
     show_legend(display, view, lut, "node type")
+    bar = pv.GetScalarBar(lut, view)
+    bar.TextPosition = "Ticks left/bottom, annotations right/top"   # names to the right, away from the nodes
+    bar.Position = [0.80, 0.05]
 
 
 def colour_by_h(display, view):
@@ -150,24 +157,50 @@ def add_normals(source, view, type_range, arrow_length, max_arrows):
     shown.AmbientColor = shown.DiffuseColor = [0.1, 0.1, 0.1]
 
 
-def place_camera(view, dim, clip_normal):
+# Where the 3D camera sits relative to the focal point, per clip axis: on the side of the cut face (the kept
+# half lies below the plane) and raised, so the cut face and one outer side both show; z is always up.
+VIEW_DIRECTIONS = {"x": (1.0, -0.45, 0.55), "y": (0.45, 1.0, 0.55), "z": (0.35, -0.9, 1.0), "none": (0.6, -1.0, 0.7)}
+
+
+def place_camera(view, dim, clip_axis, legend_room):
     view.ResetCamera()
     camera = view.GetActiveCamera()
     if dim == 2:
         view.CameraParallelProjection = 1
         camera.SetViewUp(0.0, 1.0, 0.0)
     else:
-        # Look at the cut face (along -normal) from slightly above and to the side.
-        n = clip_normal or [1.0, 0.0, 0.0]
         focal = camera.GetFocalPoint()
-        side = [n[1], n[2], n[0]]
-        up = [n[2], n[0], n[1]]
-        direction = [n[i] + 0.6 * side[i] + 0.5 * up[i] for i in range(3)]
+        direction = VIEW_DIRECTIONS[clip_axis]
         distance = camera.GetDistance()
         camera.SetPosition(*[focal[i] + distance * direction[i] for i in range(3)])
-        camera.SetViewUp(*up)
+        camera.SetViewUp(0.0, 0.0, 1.0)
     view.ResetCamera()
-    camera.Zoom(1.4 if dim == 2 else 1.15)
+    camera.Zoom(1.3 if dim == 2 else 1.1)
+    shift_view_left(view, camera, legend_room)   # so the legend at the right edge covers no nodes
+
+
+def shift_view_left(view, camera, fraction):
+    """Moves camera and focal point right by `fraction` of the visible width, so the scene moves left."""
+    position, focal, up = camera.GetPosition(), camera.GetFocalPoint(), camera.GetViewUp()
+    forward = [focal[i] - position[i] for i in range(3)]
+    right = [forward[1] * up[2] - forward[2] * up[1], forward[2] * up[0] - forward[0] * up[2],
+             forward[0] * up[1] - forward[1] * up[0]]
+    norm = sum(c * c for c in right) ** 0.5
+    if view.CameraParallelProjection:
+        visible_height = 2.0 * camera.GetParallelScale()
+    else:
+        visible_height = 2.0 * camera.GetDistance() * math.tan(math.radians(camera.GetViewAngle() / 2.0))
+    width, height = view.ViewSize
+    step = fraction * visible_height * width / height
+    offset = [step * c / norm for c in right]
+    camera.SetPosition(*[position[i] + offset[i] for i in range(3)])
+    camera.SetFocalPoint(*[focal[i] + offset[i] for i in range(3)])
+
+
+def smallest_extent_axis(bounds):
+    """The clip axis for 3D: across the thinnest side of the box (z on ties), e.g. through a torus' plane."""
+    sides = [bounds[2 * i + 1] - bounds[2 * i] for i in range(3)]
+    return min(("z", "y", "x"), key=lambda a: sides["xyz".index(a)] * (1.0 - 1e-9 * (a == "z")))
 
 
 def main(argv):
@@ -179,10 +212,10 @@ def main(argv):
     h_range = point_array_range(source, "h")
     type_range = point_array_range(source, "type")
 
-    shown_data, clip_normal = source, None
-    clip_axis = ("x" if dim == 3 else "none") if args.clip == "auto" else args.clip
+    shown_data = source
+    clip_axis = (smallest_extent_axis(bounds) if dim == 3 else "none") if args.clip == "auto" else args.clip
     if clip_axis != "none":
-        shown_data, clip_normal = clipped(source, clip_axis, bounds)
+        shown_data = clipped(source, clip_axis, bounds)
 
     view = pv.CreateView("RenderView")
     view.ViewSize = [width, height]
@@ -200,9 +233,10 @@ def main(argv):
     else:
         colour_by_h(display, view)
     if args.normals:
-        add_normals(shown_data, view, type_range, arrow_length=1.5 * h_range[1], max_arrows=3000)
+        add_normals(shown_data, view, type_range, arrow_length=2.0 * h_range[0] if dim == 2 else 1.5 * h_range[0],
+                    max_arrows=3000 if dim == 2 else 800)
 
-    place_camera(view, dim, clip_normal)
+    place_camera(view, dim, clip_axis, legend_room=0.08)
     pv.Render(view)
     pv.SaveScreenshot(args.output, view, ImageResolution=[width, height], TransparentBackground=0)
     print("render.py: wrote %s (%dD, %d points shown, colour by %s%s)"
