@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <list>
 #include <random>
 #include <vector>
 
 #include "nodegen/storage/locked_vector_store.hpp"
+#include "nodegen/storage/suballoc_allocator.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
 #include "nodegen/storage/thread_team.hpp"
 #include "nodegen/storage/vm_store.hpp"
@@ -145,6 +147,33 @@ TYPED_TEST(StorageConcurrent, ExhaustionThrowsStoreFullAndClaimsStayDisjoint) {
   }
   EXPECT_LE(claimed, kCapacity);
   EXPECT_THROW(store.claim(1), nodegen::StoreFull);
+}
+
+// The shared pool behind SuballocAllocator, from 8 threads at once: each thread builds and trims its own
+// list (nodes of one size, so all threads share one pool), contents stay intact, and once every list
+// is gone the pool holds nothing.
+TEST(SuballocAllocatorConcurrent, SharedPoolServesManyThreads) {
+  struct Payload {
+    std::uint64_t a, b, c;
+  };
+  using List = std::list<Payload, nodegen::SuballocAllocator<Payload>>;
+  nodegen::run_team(kThreads, [&](int tid, int) {
+    List list;
+    for (std::uint64_t round = 0; round < 3; ++round) {
+      for (std::uint64_t i = 0; i < 20000; ++i) list.push_back(Payload{std::uint64_t(tid), i, i ^ round});
+      std::uint64_t i = 0;
+      for (auto it = list.begin(); it != list.end(); ++i) {  // drop every other node
+        ASSERT_EQ(it->a, std::uint64_t(tid));
+        it = (i % 2) ? list.erase(it) : std::next(it);
+      }
+    }
+  });
+  // libstdc++'s node type of std::list<Payload>: the pool of its size must be empty again.
+  using Node = std::_List_node<Payload>;
+  auto& pool = nodegen::shared_suballocator<sizeof(Node), alignof(Node), std::mutex,
+                                            nodegen::HugePageChunks<nodegen::SuballocSlot<sizeof(Node), alignof(Node)>>>();
+  EXPECT_EQ(pool.locked([](auto& p) { return p.size(); }), 0u);
+  EXPECT_TRUE(pool.locked([](auto& p) { return p.invariants_hold(); }));
 }
 
 }  // namespace
