@@ -31,6 +31,7 @@ std::string type_name(const json& j) {
 }
 
 std::string num(double v) {
+  if (std::isnan(v)) return "nan";  // not "-nan": the sign of a NaN means nothing to a user
   std::ostringstream out;
   out.precision(6);
   out << v;

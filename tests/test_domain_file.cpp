@@ -1,0 +1,184 @@
+// Domain files: every shipped file in domains/ loads and discretizes its boundary; every kind of bad
+// input is refused with exactly one line "FILE: FIELD: REASON".
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include <unistd.h>
+
+#include "geometry_test_support.hpp"
+
+namespace nodegen {
+namespace {
+
+std::vector<std::filesystem::path> shipped_domains() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(test::source_dir() / "domains"))
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(DomainFile, EveryShippedDomainLoadsAndHasBoundaryNodes) {
+  const auto files = shipped_domains();
+  ASSERT_GE(files.size(), 10u);
+  std::set<std::string> names;
+  for (const auto& path : files) {
+    SCOPED_TRACE(path.string());
+    names.insert(path.filename().string());
+    const DomainFile f = load_domain_file(path);
+    EXPECT_FALSE(f.comment.empty()) << "each example says what it shows";
+    EXPECT_EQ(f.fill.candidates > 0, true);
+    auto check = [&](const auto& domain) {
+      const auto nodes = domain->boundary_nodes(f.spacing, f.fill.seed);
+      EXPECT_GT(nodes.size(), 100u);
+      EXPECT_GT(domain->measure(), 0.0);
+      for (const auto& n : nodes) ASSERT_NEAR(n.normal.norm(), 1.0, 1e-9);
+    };
+    if (f.dim == 2) check(std::get<0>(f.domain));
+    else check(std::get<1>(f.domain));
+  }
+  // Other tools and scripts refer to these by name.
+  for (const char* required : {"square.json", "disk.json", "l_shape.json", "plate_with_holes.json", "cube.json",
+                               "sphere.json", "box_minus_ball.json", "torus_mesh.json", "gear_mesh.json",
+                               "square_variable.json", "cube_variable.json"})
+    EXPECT_TRUE(names.count(required)) << required;
+}
+
+TEST(DomainFile, DefaultsAndExplicitFillParameters) {
+  auto f2 = test::parse(R"({"dim":2,"spacing":0.1,"shape":{"type":"box","min":[0,0],"max":[1,1]}})");
+  EXPECT_EQ(f2.fill.candidates, 15);
+  EXPECT_EQ(f2.fill.seed, 1u);
+  EXPECT_EQ(f2.fill.max_nodes, 100'000'000u);
+  auto f3 = test::parse(R"({"dim":3,"spacing":"0.1+0*z","comment":"c","fill":{"candidates":30,"seed":99,"max_nodes":5000},
+      "shape":{"type":"box","min":[0,0,0],"max":[1,1,1]}})");
+  EXPECT_EQ(f3.dim, 3);
+  EXPECT_EQ(f3.comment, "c");
+  EXPECT_EQ(f3.fill.candidates, 30);
+  EXPECT_EQ(f3.fill.seed, 99u);
+  EXPECT_EQ(f3.fill.max_nodes, 5000u);
+  EXPECT_EQ(f3.spacing.describe(), "0.1+0*z");
+}
+
+class BadInput : public ::testing::Test {
+ protected:
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("nodegen_bad_" + std::to_string(::getpid()));
+  void SetUp() override { std::filesystem::create_directories(dir); }
+
+  // Writes `text` as bad.json and returns the error line (or "no error").
+  std::string error_of(const std::string& text) {
+    std::ofstream(dir / "bad.json") << text;
+    try {
+      load_domain_file(dir / "bad.json");
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find('\n'), std::string::npos) << "one line: " << what;
+      EXPECT_EQ(what, e.file() + ": " + e.field() + ": " + e.reason());
+      return what;
+    }
+    return "no error";
+  }
+  std::string file() const { return (dir / "bad.json").string(); }
+};
+
+TEST_F(BadInput, MalformedJsonNamesTheLineAndColumn) {
+  // A missing comma after line 3: the parser stops at the end of the unexpected "shape" token.
+  EXPECT_EQ(error_of("{\n  \"dim\": 2,\n  \"spacing\": 0.1\n  \"shape\": {}\n}\n"),
+            file() + ": line 4, column 9: invalid JSON: syntax error while parsing object - unexpected string literal; "
+                     "expected '}'");
+}
+
+TEST_F(BadInput, UnknownShape) {
+  EXPECT_EQ(error_of(R"({"dim":3,"spacing":0.1,"shape":{"type":"union","children":[
+      {"type":"box","min":[0,0,0],"max":[1,1,1]},{"type":"cylinder","radius":1}]}})"),
+            file() + ": shape.children[1].type: unknown shape \"cylinder\" (known: box, ball, disk, sphere, polygon, "
+                     "mesh, union, intersection, difference, translate, scale, rotate)");
+}
+
+TEST_F(BadInput, MissingAndOpenMeshes) {
+  EXPECT_EQ(error_of(R"({"dim":3,"spacing":0.1,"shape":{"type":"mesh","file":"missing.stl"}})"),
+            file() + ": shape.file: file not found: " + (dir / "missing.stl").string());
+  // A tetrahedron with one face missing.
+  std::ofstream(dir / "open.off") << "OFF\n4 3 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n";
+  EXPECT_EQ(error_of(R"({"dim":3,"spacing":0.1,"shape":{"type":"mesh","file":"open.off"}})"),
+            file() + ": shape.file: mesh " + (dir / "open.off").string() +
+                " is not closed (3 border edges): the inside test needs a watertight surface");
+  std::ofstream(dir / "junk.ply") << "ply\nthis is not a ply file\n";
+  EXPECT_EQ(error_of(R"({"dim":3,"spacing":0.1,"shape":{"type":"mesh","file":"junk.ply"}})")
+                .rfind(file() + ": shape.file: cannot read mesh " + (dir / "junk.ply").string(), 0),
+            0u);
+}
+
+TEST_F(BadInput, NonPositiveOrNonFiniteSpacing) {
+  const std::string box = R"("shape":{"type":"box","min":[0,0],"max":[1,1]})";
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0,)" + box + "}"), file() + ": spacing: must be positive and finite, got 0");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":-0.5,)" + box + "}"),
+            file() + ": spacing: must be positive and finite, got -0.5");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":"x - 0.5",)" + box + "}"),
+            file() + ": spacing: h = -0.492188 at (0.0078125, 0.0078125) is not positive and finite (\"x - 0.5\", "
+                     "sampled over the bounding box)");
+  EXPECT_EQ(error_of(R"J({"dim":2,"spacing":"sqrt(x - 2)",)J" + box + "}"),
+            file() + ": spacing: h = nan at (0.0078125, 0.0078125) is not positive and finite (\"sqrt(x - 2)\", "
+                     "sampled over the bounding box)");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":"0.1 +",)" + box + "}").rfind(
+                file() + ": spacing: cannot parse expression \"0.1 +\": ", 0),
+            0u);
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":[0.1],)" + box + "}"),
+            file() + ": spacing: expected a number or an expression string in x, y, z, got an array");
+}
+
+TEST_F(BadInput, SpacingThatWouldExceedTheNodeCap) {
+  EXPECT_EQ(error_of(R"({"dim":3,"spacing":0.001,"fill":{"max_nodes":1000000},
+      "shape":{"type":"box","min":[0,0,0],"max":[1,1,1]}})"),
+            file() + ": spacing: would need about 1e+09 nodes (domain measure / h^3), far above fill.max_nodes = "
+                     "1000000; use a larger spacing or raise fill.max_nodes");
+}
+
+TEST_F(BadInput, ShapeOfTheWrongDimension) {
+  EXPECT_EQ(error_of(R"({"dim":3,"spacing":0.1,"shape":{"type":"difference","children":[
+      {"type":"box","min":[0,0,0],"max":[1,1,1]},{"type":"polygon","points":[[0,0],[1,0],[0,1]]}]}})"),
+            file() + ": shape.children[1].type: polygon is a 2D shape but the file has dim 3");
+  EXPECT_EQ(error_of(R"({"dim":3,"spacing":0.1,"shape":{"type":"disk","center":[0,0],"radius":1}})"),
+            file() + ": shape.type: disk is a 2D shape but the file has dim 3");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"mesh","file":"m.stl"}})"),
+            file() + ": shape.type: mesh is a 3D shape but the file has dim 2");
+  EXPECT_EQ(error_of(R"({"dim":3,"spacing":0.1,"shape":{"type":"box","min":[0,0],"max":[1,1]}})"),
+            file() + ": shape.min: expected an array of 3 numbers, got an array of 2");
+}
+
+TEST_F(BadInput, BadFieldTypesAndValues) {
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"union","children":[
+      {"type":"box","min":[0,0],"max":[1,1]},{"type":"disk","center":[0,0],"radius":"big"}]}})"),
+            file() + ": shape.children[1].radius: expected a number, got a string");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"disk","center":[0,0],"radius":-1}})"),
+            file() + ": shape.radius: must be positive, got -1");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"box","min":[0,0],"max":[1,"a"]}})"),
+            file() + ": shape.max[1]: expected a number, got a string");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"union","children":{"type":"box"}}})"),
+            file() + ": shape.children: expected an array of shapes, got an object");
+  EXPECT_EQ(error_of(R"({"dim":4,"spacing":0.1,"shape":{"type":"box","min":[0,0],"max":[1,1]}})"),
+            file() + ": dim: must be 2 or 3, got 4");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1})"), file() + ": shape: missing");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacng":0.1,"shape":{"type":"box","min":[0,0],"max":[1,1]}})"),
+            file() + ": spacng: unknown field (expected one of: comment, dim, fill, name, shape, spacing)");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"fill":{"seed":-3},"shape":{"type":"box","min":[0,0],"max":[1,1]}})"),
+            file() + ": fill.seed: expected a non-negative integer, got -3");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[1,0]]}})"),
+            file() + ": shape.points: a polygon ring needs at least 3 points, got 2");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"box","min":[1,0],"max":[0,1]}})"),
+            file() + ": shape.max: must exceed min in every coordinate");
+  EXPECT_EQ(error_of(R"([1, 2])"), file() + ": (top level): expected a JSON object, got an array");
+}
+
+TEST(DomainFileErrors, MissingFile) {
+  try {
+    load_domain_file("/nonexistent/nowhere.json");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/nowhere.json: (file): file not found");
+  }
+}
+
+}  // namespace
+}  // namespace nodegen
