@@ -171,6 +171,23 @@ INSTANTIATE_TEST_SUITE_P(EveryFormat, MeshFormats, ::testing::Values("stl-ascii"
                            return s;
                          });
 
+TEST(Mesh, VoxelCacheAnswersLikePlainCgal) {
+  const TriMesh m = icosphere(2);
+  const auto dir = temp_dir();
+  write_mesh(m, dir / "cache.off", "off");
+  std::ofstream(dir / "plain.json") << R"({"dim":3,"spacing":0.2,"shape":{"type":"mesh","file":"cache.off","accelerate":false}})";
+  std::ofstream(dir / "cached.json") << R"({"dim":3,"spacing":0.2,"shape":{"type":"mesh","file":"cache.off"}})";
+  const auto plain = domain_of<3>(load_domain_file(dir / "plain.json"));
+  const auto cached = domain_of<3>(load_domain_file(dir / "cached.json"));
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<double> u(-1.1, 1.1);
+  for (int k = 0; k < 100000; ++k) {
+    const Vec<3> p(u(rng), u(rng), u(rng));
+    ASSERT_EQ(plain->contains(p), cached->contains(p)) << p.transpose();
+  }
+  expect_inside_matches(*plain, m, 1e-12, 20000);
+}
+
 TEST(Mesh, InwardOrientedMeshIsReorientedAndFineMeshStaysExact) {
   TriMesh m = icosphere(5);  // 20480 triangles
   for (auto& f : m.f) std::swap(f[1], f[2]);

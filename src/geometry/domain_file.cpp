@@ -136,10 +136,15 @@ class Loader {
     if (type == "mesh") {
       if constexpr (D != 3) wrong_dim(3);
       else {
-        only(j, at, {"type", "file"});
+        only(j, at, {"type", "file", "accelerate"});
         const std::string file = resolve(string(require(j, at, "file"), at + ".file"));
+        bool accelerate = true;
+        if (j.contains("accelerate")) {
+          if (!j["accelerate"].is_boolean()) fail(at + ".accelerate", "expected true or false, got " + type_name(j["accelerate"]));
+          accelerate = j["accelerate"].get<bool>();
+        }
         try {
-          return make_mesh(file, label);
+          return make_mesh(file, label, accelerate);
         } catch (const std::exception& e) {
           fail(at + ".file", e.what());
         }

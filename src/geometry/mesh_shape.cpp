@@ -143,7 +143,7 @@ class VoxelCache {
 
 class MeshShape final : public Shape<3> {
  public:
-  MeshShape(const std::string& file, std::string label) : label_(std::move(label)) {
+  MeshShape(const std::string& file, std::string label, bool accelerate) : label_(std::move(label)) {
     if (!std::filesystem::exists(file)) throw std::runtime_error("file not found: " + file);
     {
       std::ifstream probe(file, std::ios::binary);
@@ -185,12 +185,12 @@ class MeshShape final : public Shape<3> {
     tree_ = std::make_unique<Tree>(faces(mesh_).first, faces(mesh_).second, mesh_);
     tree_->build();
     side_ = std::make_unique<Side>(*tree_);
-    cache_ = std::make_unique<VoxelCache>(triangles_, box_, *side_);
+    if (accelerate) cache_ = std::make_unique<VoxelCache>(triangles_, box_, *side_);
   }
 
   bool contains(const Vec<3>& p) const override {
     if (!box_.contains(p)) return false;
-    switch (cache_->at(p)) {
+    switch (cache_ ? cache_->at(p) : VoxelCache::surface) {
       case VoxelCache::inside: return true;
       case VoxelCache::outside: return false;
       default: return (*side_)(Point3(p[0], p[1], p[2])) != CGAL::ON_UNBOUNDED_SIDE;
@@ -225,8 +225,8 @@ class MeshShape final : public Shape<3> {
 
 }  // namespace
 
-ShapePtr<3> make_mesh(const std::string& file, std::string label) {
-  return std::make_shared<MeshShape>(file, std::move(label));
+ShapePtr<3> make_mesh(const std::string& file, std::string label, bool accelerate) {
+  return std::make_shared<MeshShape>(file, std::move(label), accelerate);
 }
 
 }  // namespace nodegen::geometry_detail

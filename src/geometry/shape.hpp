@@ -63,7 +63,8 @@ ShapePtr<D> make_box(const Vec<D>& lo, const Vec<D>& hi, std::string label);
 template <int D>
 ShapePtr<D> make_ball(const Vec<D>& center, double radius, std::string label);
 ShapePtr<2> make_polygon(std::vector<std::vector<Vec<2>>> rings, std::string label);  // rings[0] outer
-ShapePtr<3> make_mesh(const std::string& file, std::string label);  // throws std::runtime_error reasons
+// accelerate = false skips the voxel cache (every inside test goes to CGAL): for comparisons and checks.
+ShapePtr<3> make_mesh(const std::string& file, std::string label, bool accelerate = true);  // throws std::runtime_error
 
 enum class CsgOp { union_, intersection, difference };
 template <int D>

@@ -1,0 +1,95 @@
+// Domains are shared read-only by the fill's worker threads: contains() from 8 threads at once (more
+// threads than cores) must give the serial answers, with no lazy initialisation racing (the tsan preset
+// builds this suite); each thread uses its own spacing evaluator; boundary_nodes() is reentrant.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "geometry_test_support.hpp"
+
+namespace nodegen {
+namespace {
+
+constexpr int threads = 8;
+
+template <int D>
+void expect_concurrent_contains_matches_serial(const Domain<D>& d, int points_per_thread) {
+  const Box<D> box = d.bounding_box();
+  auto points_of = [&](int t) {
+    std::mt19937_64 rng(1000 + t);
+    std::vector<Vec<D>> pts(points_per_thread);
+    for (auto& p : pts)
+      for (int i = 0; i < D; ++i) p[i] = std::uniform_real_distribution<double>(box.lo[i], box.hi[i])(rng);
+    return pts;
+  };
+  std::vector<std::vector<char>> serial(threads), parallel(threads);
+  for (int t = 0; t < threads; ++t)
+    for (const auto& p : points_of(t)) serial[t].push_back(d.contains(p));
+  std::vector<std::thread> team;
+  for (int t = 0; t < threads; ++t)
+    team.emplace_back([&, t] {
+      for (const auto& p : points_of(t)) parallel[t].push_back(d.contains(p));
+    });
+  for (auto& th : team) th.join();
+  for (int t = 0; t < threads; ++t) EXPECT_EQ(serial[t], parallel[t]) << "thread " << t;
+}
+
+TEST(GeometryConcurrent, MeshContainsFromManyThreads) {
+  // The voxel cache answers most points; the rest go to CGAL's tree, built eagerly at load.
+  const DomainFile f = load_domain_file(test::source_dir() / "domains" / "torus_mesh.json");
+  expect_concurrent_contains_matches_serial(*test::domain_of<3>(f), 20000);
+}
+
+TEST(GeometryConcurrent, PlainCgalMeshContainsFromManyThreads) {
+  const auto dir = std::filesystem::temp_directory_path();
+  std::ofstream(dir / "nodegen_plain_torus.json")
+      << R"({"dim":3,"spacing":0.1,"shape":{"type":"mesh","file":")"
+      << (test::source_dir() / "domains" / "meshes" / "torus.stl").string() << R"(","accelerate":false}})";
+  const DomainFile f = load_domain_file(dir / "nodegen_plain_torus.json");
+  expect_concurrent_contains_matches_serial(*test::domain_of<3>(f), 5000);
+}
+
+TEST(GeometryConcurrent, CsgAndPolygonContainsFromManyThreads) {
+  const DomainFile f2 = load_domain_file(test::source_dir() / "domains" / "plate_with_holes.json");
+  expect_concurrent_contains_matches_serial(*test::domain_of<2>(f2), 50000);
+  const DomainFile f3 = load_domain_file(test::source_dir() / "domains" / "box_minus_ball.json");
+  expect_concurrent_contains_matches_serial(*test::domain_of<3>(f3), 50000);
+}
+
+TEST(GeometryConcurrent, OneSpacingEvaluatorPerThread) {
+  const Spacing s = Spacing::expression("0.002 + 0.02*sqrt((x-0.5)^2+y^2)");
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> team;
+  for (int t = 0; t < threads; ++t)
+    team.emplace_back([&, t] {
+      auto h = s.evaluator();
+      for (int k = 0; k < 20000; ++k) {
+        const double x = 0.001 * ((k * 7 + t) % 1000), y = 0.001 * ((k * 13 + 3 * t) % 1000);
+        const double expected = 0.002 + 0.02 * std::sqrt((x - 0.5) * (x - 0.5) + y * y);
+        if (std::abs(h(Vec<2>(x, y)) - expected) > 1e-15) wrong.fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+  for (auto& th : team) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(GeometryConcurrent, BoundaryNodesAreReentrant) {
+  const DomainFile f = load_domain_file(test::source_dir() / "domains" / "box_minus_ball.json");
+  const auto& d = *test::domain_of<3>(f);
+  const auto reference = d.boundary_nodes(f.spacing, 4);
+  std::vector<std::vector<BoundaryNode<3>>> results(4);
+  std::vector<std::thread> team;
+  for (int t = 0; t < 4; ++t) team.emplace_back([&, t] { results[t] = d.boundary_nodes(f.spacing, 4); });
+  for (auto& th : team) th.join();
+  for (const auto& r : results) {
+    ASSERT_EQ(r.size(), reference.size());
+    for (std::size_t i = 0; i < r.size(); ++i) ASSERT_EQ(r[i].pos, reference[i].pos);
+  }
+}
+
+}  // namespace
+}  // namespace nodegen
