@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <filesystem>
@@ -218,6 +219,22 @@ TEST_F(CliTest, FailedRunKeepsTheOlderOutput) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(slurp(dir_ / "keep.h5"), before);
   EXPECT_EQ(outputs().size(), 2u);  // keep.h5 and keep.xdmf, no temporaries
+}
+
+TEST_F(CliTest, TerminatedRunLeavesNoTemporaries) {
+  // A fill of ~1e7 nodes takes seconds: SIGTERM arrives once the temporaries exist, mid-fill.
+  write("big.json", R"({"dim": 2, "spacing": 0.0003, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  std::string script("cd ");
+  script.append(quote(dir_.string()))
+      .append(" && { ")
+      .append(quote(kCli.string()))
+      .append(" run big.json -o out.h5 --quiet & pid=$!; ")
+      .append("seen=0; for i in $(seq 400); do if ls -a | grep -q '^[.]out[.]h5[.]tmp-'; then seen=1; break; fi; sleep 0.025; done; ")
+      .append("kill -TERM $pid; wait $pid; status=$?; [ $seen = 1 ] || exit 99; exit $status; }");
+  const int raw = std::system(("sh -c " + quote(script)).c_str());
+  ASSERT_TRUE(WIFEXITED(raw));
+  EXPECT_EQ(WEXITSTATUS(raw), 128 + SIGTERM);
+  EXPECT_EQ(outputs(), std::vector<std::string>{});
 }
 
 TEST_F(CliTest, BadOptionsAndFiles) {

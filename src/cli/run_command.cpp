@@ -20,6 +20,7 @@
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/thread_team.hpp"
 #include "progress_bar.hpp"
+#include "remove_on_signal.hpp"
 #include "resource_usage.hpp"
 
 namespace nodegen::cli {
@@ -137,6 +138,7 @@ int run_command(const RunArgs& args) {
   CreatedDirectory made_here;
   if (!args.output) made_here = CreatedDirectory(output.parent_path());  // only the default folder is made
   io::OutputFiles files(output);
+  const RemoveOnSignal interrupted({files.h5_temp_path(), files.xdmf_temp_path()});
 
   std::atomic<std::size_t> placed{0};
   FillOptions options;

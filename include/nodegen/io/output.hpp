@@ -19,6 +19,9 @@ class OutputFiles {
 
   const std::filesystem::path& h5_path() const { return h5_.final_path(); }
   const std::filesystem::path& xdmf_path() const { return xdmf_.final_path(); }
+  // Where the files are written until they are complete (for a signal handler that removes them).
+  const std::filesystem::path& h5_temp_path() const { return h5_.temp_path(); }
+  const std::filesystem::path& xdmf_temp_path() const { return xdmf_.temp_path(); }
 
   // Writes both temporaries, then renames them into place (h5 first, so the sidecar never points
   // at a missing file). Call once.

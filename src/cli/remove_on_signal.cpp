@@ -1,0 +1,56 @@
+#include "remove_on_signal.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <csignal>
+#include <cstring>
+
+namespace nodegen::cli {
+
+namespace {
+
+constexpr int kMaxFiles = 4;
+constexpr std::size_t kMaxPath = 4096;
+constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+
+// Fixed storage: the handler may not allocate or touch std::filesystem objects.
+char g_paths[kMaxFiles][kMaxPath];
+std::atomic<int> g_count{0};
+struct sigaction g_previous[kSignals.size()];
+
+extern "C" void remove_and_reraise(int sig) {
+  const int n = g_count.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i) ::unlink(g_paths[i]);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+}  // namespace
+
+RemoveOnSignal::RemoveOnSignal(const std::vector<std::filesystem::path>& files) {
+  int n = 0;
+  for (const auto& f : files) {
+    const std::string s = f.string();
+    if (n == kMaxFiles || s.size() >= kMaxPath) continue;
+    std::memcpy(g_paths[n], s.c_str(), s.size() + 1);
+    ++n;
+  }
+  g_count.store(n, std::memory_order_release);
+  struct sigaction action {};
+  action.sa_handler = remove_and_reraise;
+  sigemptyset(&action.sa_mask);
+  for (std::size_t i = 0; i < kSignals.size(); ++i) {
+    // An ignored signal stays ignored (nohup, background jobs of a non-interactive shell).
+    sigaction(kSignals[i], nullptr, &g_previous[i]);
+    if (g_previous[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &action, nullptr);
+  }
+}
+
+RemoveOnSignal::~RemoveOnSignal() {
+  for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &g_previous[i], nullptr);
+  g_count.store(0, std::memory_order_release);
+}
+
+}  // namespace nodegen::cli
