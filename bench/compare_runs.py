@@ -27,9 +27,10 @@ REPORT_FIELDS = ("domain", "dim", "nodes", "boundary_nodes", "interior_nodes", "
 STATS_FIELDS = ("nodes", "boundary_nodes", "interior_nodes", "nn_over_h", "packing_density", "holes")
 
 # CSV columns, in order. Quality columns come from `nodegen stats`; child_* from wait4() on the process,
-# an independent check of the report's own getrusage() figures.
+# an independent check of the report's own getrusage() figures; load_1min (the machine's load average when
+# the run started) tells how much other work competed with it.
 COLUMNS = ("domain", "dim", "variant", "backend", "prefault", "huge_pages", "threads", "rep", "sequence",
-           "status", "error", "nodes", "boundary_nodes", "interior_nodes", "seconds", "fill_seconds",
+           "load_1min", "status", "error", "nodes", "boundary_nodes", "interior_nodes", "seconds", "fill_seconds",
            "nodes_per_second", "wall_seconds", "peak_rss_bytes", "bytes_per_node", "minor_faults",
            "faults_per_node", "child_maxrss_bytes", "child_minor_faults", "nn_over_h_min", "nn_over_h_mean",
            "nn_over_h_max", "packing_density", "holes_mean", "holes_p999", "holes_max")
@@ -134,7 +135,7 @@ def execute(nodegen, spec, run_dir, timeout, stats_samples, keep_outputs=False):
     row = dict.fromkeys(COLUMNS, "")
     row.update(domain=stem, variant=spec.variant, backend=flags[1], prefault=int("--prefault" in flags),
                huge_pages=int("--huge-pages" in flags), threads=spec.threads, rep=spec.rep,
-               sequence=spec.sequence, status="failed")
+               sequence=spec.sequence, load_1min=round(os.getloadavg()[0], 2), status="failed")
     command = [nodegen, "run", spec.domain, "-o", h5_path, *flags, "--threads", str(spec.threads),
                "--seed", str(spec.seed), "--quiet", "--report", report_path]
     try:

@@ -35,7 +35,7 @@ def median_of(rows, key, digits=3):
 
 
 def summary_markdown(rows, variants):
-    lines = ["| domain | threads | variant | ok | nodes | seconds | Mnodes/s median [min-max] | peak RSS MiB "
+    lines = ["| domain | threads | variant | ok | nodes | run s median [min-max] | fill Mnodes/s median [min-max] | peak RSS MiB "
              "| bytes/node | minor faults/node | nn/h min | packing |",
              "|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
     for (domain, threads, variant), members in cells(rows, variants).items():
