@@ -13,13 +13,13 @@
 // already accepted). h is evaluated once per expanded node.
 //
 // Parallel algorithm (docs/parallel-fill.md has the argument): the append-only node store is the work
-// queue. An atomic cursor hands out batches of claimed slots to expand; a slot is expanded once its
-// "written" flag is set (ReadyFlags). The neighbourhood query runs without locks (optimistic); an
-// expansion that wants to add nodes then takes the striped spatial locks of the cells its query ball
-// touches and re-runs the query under the locks only if some stripe was taken by anyone since just
-// before the optimistic query (versioned stripes). It then claims store slots, writes the nodes,
-// inserts them in the tree, unlocks, and flags the slots written. Termination: every claimed slot has
-// been expanded (finished == claimed).
+// queue. An atomic cursor hands out runs of written slots (QueueFlags: whole segments, at most
+// kMaxBatch); a thread expands its run and appends all the nodes the run placed as one new segment,
+// so each thread keeps to its own patch of the front. The neighbourhood query runs without locks
+// (optimistic); an expansion that wants to add nodes takes the striped spatial locks of the cells its
+// query ball touches, re-runs the query under the locks only if some stripe was taken by anyone since
+// just before the optimistic query (versioned stripes), inserts the surviving candidates in the tree
+// and unlocks. Termination: every claimed slot has been expanded (finished == claimed).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -34,7 +34,7 @@
 
 #include "nodegen/fill/candidates.hpp"
 #include "nodegen/fill/discretization.hpp"
-#include "nodegen/fill/ready_flags.hpp"
+#include "nodegen/fill/queue_flags.hpp"
 #include "nodegen/fill/spatial_locks.hpp"
 #include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/spatial/kdtree.hpp"
@@ -67,12 +67,37 @@ inline StoredPoint<D> to_stored(const Vec<D>& v) {
   return s;
 }
 
-// True when no point of `pts` lies strictly within sqrt(r2) of c.
+// Points as one array per coordinate, so the distance tests below vectorise.
 template <int D>
-inline bool clear_of(const Vec<D>& c, const std::vector<Vec<D>>& pts, double r2) {
-  for (const Vec<D>& q : pts)
-    if ((q - c).squaredNorm() < r2) return false;
-  return true;
+struct PointList {
+  std::array<std::vector<double>, D> x;
+  std::size_t size() const { return x[0].size(); }
+  void clear() {
+    for (auto& v : x) v.clear();
+  }
+  void reserve(std::size_t n) {
+    for (auto& v : x) v.reserve(n);
+  }
+  void push(const Vec<D>& p) {
+    for (int a = 0; a < D; ++a) x[static_cast<std::size_t>(a)].push_back(p[a]);
+  }
+};
+
+// True when no point of `pts` lies strictly within sqrt(r2) of c. No early exit: the branch-free loop
+// over the short list is faster than a data-dependent break.
+template <int D>
+inline bool clear_of(const Vec<D>& c, const PointList<D>& pts, double r2) {
+  const std::size_t n = pts.size();
+  const double* px = pts.x[0].data();
+  const double* py = pts.x[1].data();
+  const double* pz = pts.x[D - 1].data();
+  const double cx = c[0], cy = c[1], cz = c[D - 1];
+  int hits = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const double dx = px[j] - cx, dy = py[j] - cy, dz = D == 3 ? pz[j] - cz : 0.0;
+    hits += (dx * dx + dy * dy + dz * dz) < r2;
+  }
+  return hits == 0;
 }
 
 // The store options of a backend family, from the fill options (only the VM store has any).
@@ -109,8 +134,8 @@ class PnpFill {
       seed_boundary(boundary);
       if (threads_ > 1) {
         locks_ = std::make_unique<SpatialLocks<D>>(domain_.bounding_box().lo, lock_cell_size(boundary));
-        ready_ = std::make_unique<ReadyFlags>(params_.max_nodes);
-        for (std::size_t i = 0; i < boundary.size(); ++i) ready_->set(i);
+        flags_ = std::make_unique<QueueFlags>(params_.max_nodes);
+        if (!boundary.empty()) flags_->publish_segment(0, boundary.size());
         run_team(threads_, [&](int, int) { worker<true>(); });
       } else {
         worker<false>();
@@ -128,11 +153,14 @@ class PnpFill {
  private:
   static constexpr std::size_t kMaxBatch = 64;
   static constexpr std::size_t kProgressEvery = 4096;
+  static constexpr std::uint32_t kPendingId = 0xFFFF'FFFFu;
 
   // Per-thread scratch, reused by every expansion of that thread.
   struct Scratch {
     typename SpacingT::Evaluator h;
-    std::vector<Vec<D>> candidates, neighbours, accepted;
+    std::vector<Vec<D>> candidates, accepted;
+    std::vector<Vec<D>> pending;  // parallel: nodes placed by the current batch, appended at its end
+    PointList<D> neighbours;  // nodes near the expanded node, then also its accepted candidates
     typename SpatialLocks<D>::StripeSet stripes;
     std::size_t unreported = 0;  // nodes placed since the last progress update
   };
@@ -186,7 +214,7 @@ class PnpFill {
 
   template <bool Parallel>
   void worker() {
-    Scratch s{spacing_.evaluator(), {}, {}, {}, {}, 0};
+    Scratch s{spacing_.evaluator(), {}, {}, {}, {}, {}, 0};
     s.neighbours.reserve(256);
     s.accepted.reserve(dirs_.size());
     try {
@@ -200,32 +228,38 @@ class PnpFill {
 
   template <bool Parallel>
   void work_loop(Scratch& s) {
+    if constexpr (Parallel) {
+      parallel_loop(s);
+    } else {
+      // Breadth-first over the store: every node appended is expanded in turn.
+      for (std::size_t i = 0; i < claimed_.load(std::memory_order_relaxed); ++i) expand<false>(i, s);
+    }
+  }
+
+  // Takes runs of published slots (whole segments, cut at kMaxBatch) off the shared cursor, expands
+  // them, then appends everything the run placed as one new segment.
+  void parallel_loop(Scratch& s) {
     Backoff idle;
     for (;;) {
-      if (Parallel && failed_.load(std::memory_order_relaxed)) return;
+      if (failed_.load(std::memory_order_relaxed)) return;
       std::size_t first = cursor_.load(std::memory_order_relaxed);
       const std::size_t claimed = claimed_.load(std::memory_order_acquire);
-      if (first < claimed) {
-        std::size_t take = claimed - first;
-        if constexpr (Parallel) {
-          take = std::clamp<std::size_t>(take / (2 * static_cast<std::size_t>(threads_)), 1, kMaxBatch);
-          if (!cursor_.compare_exchange_weak(first, first + take, std::memory_order_relaxed)) continue;
-        } else {
-          cursor_.store(first + take, std::memory_order_relaxed);
+      if (first < claimed && flags_->state(first) != QueueFlags::kEmpty) {
+        const std::size_t take = flags_->run_length(first, claimed, kMaxBatch);
+        if (!cursor_.compare_exchange_weak(first, first + take, std::memory_order_relaxed)) continue;
+        s.pending.clear();
+        for (std::size_t i = first; i < first + take; ++i) expand<true>(i, s);
+        if (!s.pending.empty()) {
+          const std::size_t at = append(s.pending);
+          flags_->publish_segment(at, s.pending.size());
         }
-        for (std::size_t i = first; i < first + take; ++i) {
-          // A slot handed out may still be being written by its claimer (rare: the queue is long).
-          if (Parallel && !ready_->wait(i, failed_)) return;
-          expand<Parallel>(i, s);
-        }
-        if constexpr (Parallel) finished_.fetch_add(take, std::memory_order_release);
+        finished_.fetch_add(take, std::memory_order_release);
         idle = Backoff{};
         continue;
       }
-      if constexpr (!Parallel) return;  // nothing left to expand
       // Done when every claimed slot is expanded. finished is read first, claimed second: equality
-      // means that when finished was read no expansion was in progress (an expansion's node is claimed
-      // and not yet counted as finished), so no slot can ever be claimed again.
+      // means that when finished was read no batch was in progress (a batch's slots are claimed and
+      // not yet counted as finished), so no slot can ever be claimed again.
       const std::size_t finished = finished_.load(std::memory_order_acquire);
       if (finished == claimed_.load(std::memory_order_acquire)) return;
       idle.pause();
@@ -234,10 +268,12 @@ class PnpFill {
 
   void gather_neighbours(const Vec<D>& p, double radius, Scratch& s) const {
     s.neighbours.clear();
-    tree_->for_each_within(p, radius, [&](std::uint32_t, const Vec<D>& q) { s.neighbours.push_back(q); });
+    tree_->for_each_within(p, radius, [&](std::uint32_t, const Vec<D>& q) { s.neighbours.push(q); });
   }
 
-  // Expands node i: appends the candidates of i that are accepted.
+  // Expands node i. Sequential: appends the accepted candidates to the store at once. Parallel: makes
+  // them visible to the other threads through the tree (under the spatial locks) and keeps them in
+  // s.pending, to be appended to the store with the rest of the batch.
   template <bool Parallel>
   void expand(std::size_t i, Scratch& s) {
     const Vec<D> p = to_vec<D>(store_.get(i));
@@ -255,11 +291,12 @@ class PnpFill {
     gather_neighbours(p, radius, s);
     s.accepted.clear();
     for (const Vec<D>& c : s.candidates)
-      if (clear_of<D>(c, s.neighbours, rz2) && clear_of<D>(c, s.accepted, rz2) && domain_.contains(c))
+      if (clear_of<D>(c, s.neighbours, rz2) && domain_.contains(c)) {
         s.accepted.push_back(c);
+        s.neighbours.push(c);  // later candidates of p keep their distance from it too
+      }
     if (s.accepted.empty()) return;
 
-    std::size_t first = 0, count = 0;
     if constexpr (Parallel) {
       struct Unlock {  // releases the stripes on every path, exceptions included
         SpatialLocks<D>& locks;
@@ -276,42 +313,40 @@ class PnpFill {
         std::size_t kept = 0;
         for (std::size_t k = 0; k < s.accepted.size(); ++k) {
           const Vec<D> c = s.accepted[k];
-          bool ok = clear_of<D>(c, s.neighbours, rz2);
-          for (std::size_t j = 0; ok && j < kept; ++j) ok = (s.accepted[j] - c).squaredNorm() >= rz2;
-          if (ok) s.accepted[kept++] = c;
+          if (!clear_of<D>(c, s.neighbours, rz2)) continue;
+          s.accepted[kept++] = c;
+          s.neighbours.push(c);
         }
         s.accepted.resize(kept);
         if (kept == 0) return;
       }
-      count = s.accepted.size();
-      first = append(s.accepted);
+      // The tree is what other threads check against, so the nodes go in before the locks are
+      // released. Their store slots are not known yet (claimed per batch), and the fill never reads
+      // ids back from the tree, so they are inserted under a placeholder id.
+      for (const Vec<D>& c : s.accepted) tree_->insert(c, kPendingId);
       guard.inserted = true;
+      s.pending.insert(s.pending.end(), s.accepted.begin(), s.accepted.end());
     } else {
-      count = s.accepted.size();
-      first = append(s.accepted);
+      const std::size_t first = append(s.accepted);
+      for (std::size_t k = 0; k < s.accepted.size(); ++k)
+        tree_->insert(s.accepted[k], static_cast<std::uint32_t>(first + k));
     }
-
-    if constexpr (Parallel)
-      for (std::size_t k = 0; k < count; ++k) ready_->set(first + k);
-    s.unreported += count;
+    s.unreported += s.accepted.size();
     if (s.unreported >= kProgressEvery) {
       report_progress(s.unreported);
       s.unreported = 0;
     }
   }
 
-  // Claims slots for the accepted candidates, writes them, inserts them in the tree.
+  // Claims consecutive slots for `nodes` and writes them; raises claimed_ to cover them.
   std::size_t append(const std::vector<Vec<D>>& nodes) {
     const std::size_t first = store_.claim(nodes.size());
-    // claimed_ is the queue's end: raise it to cover this claim (claims of other threads may finish
-    // in any order, so it is a running maximum).
+    for (std::size_t k = 0; k < nodes.size(); ++k) store_.set(first + k, to_stored<D>(nodes[k]));
+    // claimed_ is the queue's end, a running maximum (claims may complete out of order).
     std::size_t seen = claimed_.load(std::memory_order_relaxed);
     while (seen < first + nodes.size() &&
-           !claimed_.compare_exchange_weak(seen, first + nodes.size(), std::memory_order_release, std::memory_order_relaxed)) {
-    }
-    for (std::size_t k = 0; k < nodes.size(); ++k) {
-      store_.set(first + k, to_stored<D>(nodes[k]));
-      tree_->insert(nodes[k], static_cast<std::uint32_t>(first + k));
+           !claimed_.compare_exchange_weak(seen, first + nodes.size(), std::memory_order_release,
+                                           std::memory_order_relaxed)) {
     }
     return first;
   }
@@ -321,7 +356,7 @@ class PnpFill {
   Discretization<D> collect(const std::vector<BoundaryNodeT>& boundary) {
     tree_.reset();
     locks_.reset();
-    ready_.reset();
+    flags_.reset();
     const std::size_t n = claimed_.load(std::memory_order_acquire);
     const std::size_t nb = boundary.size();
     Discretization<D> out;
@@ -350,7 +385,7 @@ class PnpFill {
   Store<Point> store_;
   std::unique_ptr<Tree> tree_;
   std::unique_ptr<SpatialLocks<D>> locks_;            // parallel runs only
-  std::unique_ptr<ReadyFlags> ready_;                  // parallel runs only
+  std::unique_ptr<QueueFlags> flags_;                  // parallel runs only
   alignas(64) std::atomic<std::size_t> cursor_{0};     // next node to hand out for expansion
   alignas(64) std::atomic<std::size_t> claimed_{0};    // slots [0, claimed_) are claimed (maybe not yet written)
   alignas(64) std::atomic<std::size_t> finished_{0};   // nodes whose expansion is complete

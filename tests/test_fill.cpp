@@ -1,0 +1,175 @@
+// Single-threaded PNP fill: spacing, coverage, placement inside, output conventions, determinism, cap.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "fill_test_support.hpp"
+#include "nodegen/fill/pnp_fill.hpp"
+#include "nodegen/storage/locked_vector_store.hpp"
+#include "nodegen/storage/vm_store.hpp"
+
+namespace nodegen {
+namespace {
+
+using testing::box_boundary;
+using testing::hole_ratios;
+using testing::min_pair_ratio;
+using testing::unit_box;
+
+FillParams params(int dim, std::uint64_t seed = 7) {
+  FillParams p = FillParams::defaults_for(dim);
+  p.seed = seed;
+  p.max_nodes = 10'000'000;
+  return p;
+}
+
+template <int D>
+Discretization<D> fill_unit_box(double h, std::uint64_t seed = 7) {
+  const auto domain = unit_box<D>();
+  const Spacing spacing = Spacing::constant(h);
+  return pnp_fill<D, VmStore>(domain, spacing, box_boundary<D>(domain.box, h), params(D, seed), FillOptions{});
+}
+
+TEST(Fill, SquareRespectsSpacing) {
+  const double h = 0.01;
+  const auto d = fill_unit_box<2>(h);
+  EXPECT_GT(d.positions.size(), 8000u);
+  EXPECT_GE(min_pair_ratio<2>(d, [&](const Vec<2>&) { return h; }, h), kZeta - 1e-12);
+}
+
+TEST(Fill, SquareHasNoHoles) {
+  const double h = 0.01;
+  const auto domain = unit_box<2>();
+  const auto d = fill_unit_box<2>(h);
+  const auto holes = hole_ratios<2>(d, domain, [&](const Vec<2>&) { return h; }, h, 100000, 3);
+  // PNP covers the domain: no point is farther than about h from a node (Medusa: p99.9 0.85 h).
+  EXPECT_LT(holes[holes.size() * 999 / 1000], 0.88);
+  EXPECT_LT(holes.back(), 1.1);
+}
+
+TEST(Fill, SquarePackingDensityLikeMedusa) {
+  // N * area of a disk of radius h/2 over the domain area: 0.69-0.70 for Medusa's GeneralFill.
+  const double h = 0.005;
+  const auto d = fill_unit_box<2>(h);
+  const double density = d.positions.size() * std::numbers::pi * 0.25 * h * h;
+  EXPECT_GT(density, 0.67);
+  EXPECT_LT(density, 0.73);
+}
+
+TEST(Fill, CubeRespectsSpacingAndCovers) {
+  const double h = 0.05;
+  const auto domain = unit_box<3>();
+  const auto d = fill_unit_box<3>(h);
+  EXPECT_GT(d.positions.size(), 5000u);
+  auto hf = [&](const Vec<3>&) { return h; };
+  EXPECT_GE(min_pair_ratio<3>(d, hf, h), kZeta - 1e-12);
+  const auto holes = hole_ratios<3>(d, domain, hf, h, 50000, 4);
+  EXPECT_LT(holes[holes.size() * 999 / 1000], 0.95);
+  EXPECT_LT(holes.back(), 1.1);
+}
+
+TEST(Fill, AllNodesInsideAndBoundaryFirst) {
+  const double h = 0.02;
+  const auto domain = unit_box<2>();
+  const auto boundary = box_boundary<2>(domain.box, h);
+  const auto d = fill_unit_box<2>(h);
+  ASSERT_EQ(d.boundary_count, boundary.size());
+  for (std::size_t i = 0; i < boundary.size(); ++i) {
+    EXPECT_EQ(d.positions[i], boundary[i].pos);
+    EXPECT_EQ(d.types[i], -boundary[i].boundary_id);
+    EXPECT_EQ(d.bmap[i], static_cast<std::int32_t>(i));
+    EXPECT_EQ(d.normals[i], boundary[i].normal);
+  }
+  ASSERT_EQ(d.types.size(), d.positions.size());
+  ASSERT_EQ(d.bmap.size(), d.positions.size());
+  ASSERT_EQ(d.normals.size(), d.boundary_count);
+  for (std::size_t i = d.boundary_count; i < d.positions.size(); ++i) {
+    ASSERT_TRUE(domain.contains(d.positions[i])) << "node " << i << " outside";
+    ASSERT_EQ(d.types[i], 1);
+    ASSERT_EQ(d.bmap[i], -1);
+  }
+}
+
+TEST(Fill, DeterministicForASeed) {
+  const auto a = fill_unit_box<2>(0.02, 11), b = fill_unit_box<2>(0.02, 11), c = fill_unit_box<2>(0.02, 12);
+  EXPECT_EQ(a.positions, b.positions);
+  EXPECT_NE(a.positions, c.positions);
+  const auto a3 = fill_unit_box<3>(0.1, 11), b3 = fill_unit_box<3>(0.1, 11);
+  EXPECT_EQ(a3.positions, b3.positions);
+}
+
+TEST(Fill, SameNodesOnEveryBackend) {
+  // The backend is only where nodes live: with one thread the node sequence is identical.
+  const double h = 0.02;
+  const auto domain = unit_box<2>();
+  const auto boundary = box_boundary<2>(domain.box, h);
+  const Spacing spacing = Spacing::constant(h);
+  const auto vm = pnp_fill<2, VmStore>(domain, spacing, boundary, params(2), FillOptions{});
+  const auto vec = pnp_fill<2, LockedVectorStore>(domain, spacing, boundary, params(2), FillOptions{});
+  EXPECT_EQ(vm.positions, vec.positions);
+}
+
+TEST(Fill, VariableSpacingOnDisk) {
+  // h grows from 0.01 at the centre to 0.04 on the rim; neighbours respect the local spacing.
+  const testing::DiskDomain disk;
+  const Spacing spacing = Spacing::expression("0.01 + 0.03 * sqrt(x*x + y*y)");
+  const auto boundary = testing::disk_boundary(disk, spacing);
+  const auto d = pnp_fill<2, VmStore>(disk, spacing, boundary, params(2), FillOptions{});
+  auto h = spacing.evaluator();
+  auto hf = [&](const Vec<2>& p) { return h(p); };
+  // Candidates are spaced by h at their parent, at most h away: with |grad h| = 0.03 the local h differs
+  // from the parent's by at most 3 %, so pairs stay above zeta * min(h) * 0.97.
+  EXPECT_GE(min_pair_ratio<2>(d, hf, 0.05), 0.97);
+  const auto holes = hole_ratios<2>(d, disk, hf, 0.05, 50000, 5);
+  EXPECT_LT(holes[holes.size() * 999 / 1000], 0.95);
+  for (std::size_t i = d.boundary_count; i < d.positions.size(); ++i) ASSERT_TRUE(disk.contains(d.positions[i]));
+}
+
+TEST(Fill, ProgressCountsEveryNode) {
+  std::atomic<std::size_t> progress{0};
+  FillOptions options;
+  options.progress = &progress;
+  const auto domain = unit_box<2>();
+  const auto d = pnp_fill<2, VmStore>(domain, Spacing::constant(0.01), box_boundary<2>(domain.box, 0.01), params(2),
+                                      options);
+  EXPECT_EQ(progress.load(), d.positions.size());
+  EXPECT_GT(d.fill_seconds, 0.0);
+}
+
+TEST(Fill, NodeCapThrowsStoreFullWithAClearMessage) {
+  const auto domain = unit_box<2>();
+  FillParams p = params(2);
+  p.max_nodes = 1000;  // the square at h = 0.01 needs ~9000
+  try {
+    pnp_fill<2, VmStore>(domain, Spacing::constant(0.01), box_boundary<2>(domain.box, 0.01), p, FillOptions{});
+    FAIL() << "expected StoreFull";
+  } catch (const StoreFull& e) {
+    EXPECT_NE(std::string(e.what()).find("node cap of 1000"), std::string::npos) << e.what();
+  }
+  p.max_nodes = 100;  // fewer than the boundary nodes alone
+  const auto boundary = box_boundary<2>(domain.box, 0.01);
+  EXPECT_THROW((pnp_fill<2, VmStore>(domain, Spacing::constant(0.01), boundary, p, FillOptions{})), StoreFull);
+}
+
+TEST(Fill, CandidateDirectionsAreUnitAndSpread) {
+  for (int n : {15, 65}) {
+    if (n == 15) {
+      const auto dirs = fill_detail::unit_candidates<2>(n);
+      for (const auto& u : dirs) EXPECT_NEAR(u.norm(), 1.0, 1e-12);
+    } else {
+      const auto dirs = fill_detail::unit_candidates<3>(n);
+      Vec<3> sum = Vec<3>::Zero();
+      double closest = INFINITY;
+      for (std::size_t i = 0; i < dirs.size(); ++i) {
+        EXPECT_NEAR(dirs[i].norm(), 1.0, 1e-12);
+        sum += dirs[i];
+        for (std::size_t j = 0; j < i; ++j) closest = std::min(closest, (dirs[i] - dirs[j]).norm());
+      }
+      EXPECT_LT(sum.norm(), 0.1 * n);  // spread evenly, not bunched on one side
+      EXPECT_GT(closest, 0.3);         // Fibonacci sphere of 65: nearest pairs ~0.43 apart
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nodegen
