@@ -87,8 +87,9 @@ int stats_command(const std::filesystem::path& file, bool json, int samples) {
   std::printf("nn / h      min %.4f  mean %.4f  max %.4f   (nearest other node / h at the node)\n", r.nn_over_h.min,
               r.nn_over_h.mean, r.nn_over_h.max);
   if (domain) {
-    std::printf("packing     %.4f   (balls of diameter h / %s %.6g; hexagonal lattice 0.907)\n", r.packing_density,
-                nodes.dim == 2 ? "area" : "volume", r.measure);
+    std::printf("packing     %.4f   (balls of diameter h / %s %.6g; densest possible %s)\n", r.packing_density,
+                nodes.dim == 2 ? "area" : "volume", r.measure,
+                nodes.dim == 2 ? "0.907, hexagonal" : "0.740, fcc");
     std::printf("holes / h   mean %.4f  p99.9 %.4f  max %.4f   (%zu random points of the domain to the nearest node)\n",
                 r.holes.mean, r.holes.p999, r.holes.max, r.holes.samples);
   }
