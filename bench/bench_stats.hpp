@@ -26,6 +26,15 @@ inline Summary summarize(std::vector<double> values) {
   return {median, values.front(), values.back()};
 }
 
+// CPU time (user + system) this process has used so far, all threads: on a machine shared with other
+// jobs, wall time includes time spent waiting for a core, CPU time does not.
+inline double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         1e-6 * double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+
 // Peak resident set of this process (or of waited-for children with RUSAGE_CHILDREN), in bytes.
 inline std::size_t peak_rss_bytes(int who = RUSAGE_SELF) {
   rusage usage{};

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Plots bench/collatz results in the layout of the VM-container paper's Figures 3 and 4.
 
-    /usr/bin/python3 bench/plot_collatz.py [output/collatz.csv] [-o output/collatz.png]
+    /usr/bin/python3 bench/plot_collatz.py [output/collatz.csv ...] [-o output/collatz.png]
+
+Several CSV files (e.g. the main grid and a run-once n = 1e8 file) are merged.
 
 One panel per thread count (the paper's Figure 3 is one thread, Figure 4 many). In each panel, a group
 of bars per n, one bar per container variant, each bar stacked from the median setup time (blue),
@@ -26,25 +28,26 @@ LABELS = {"vector_empty": "vector, empty", "vector_target": "vector, target size
           "vm": "VM store (THP)", "vm_4k": "VM store (4 KiB)"}
 
 
-def load(path):
+def load(paths):
     rows = defaultdict(lambda: defaultdict(list))  # (threads, n, variant) -> part -> values
     variants, ns, threads = [], set(), set()
-    with open(path) as f:
-        for r in csv.DictReader(f):
-            key = (int(r["threads"]), int(r["n"]), r["variant"])
-            for part, _, _ in PARTS:
-                rows[key][part].append(float(r[part]))
-            if r["variant"] not in variants:
-                variants.append(r["variant"])
-            ns.add(int(r["n"]))
-            threads.add(int(r["threads"]))
+    for path in paths:
+        with open(path) as f:
+            for r in csv.DictReader(f):
+                key = (int(r["threads"]), int(r["n"]), r["variant"])
+                for part, _, _ in PARTS:
+                    rows[key][part].append(float(r[part]))
+                if r["variant"] not in variants:
+                    variants.append(r["variant"])
+                ns.add(int(r["n"]))
+                threads.add(int(r["threads"]))
     order = [v for v in HATCHES if v in variants] + [v for v in variants if v not in HATCHES]
     return rows, order, sorted(ns), sorted(threads)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("csv", nargs="?", default="output/collatz.csv")
+    parser.add_argument("csv", nargs="*", default=["output/collatz.csv"])
     parser.add_argument("-o", "--output", default="output/collatz.png")
     args = parser.parse_args()
     rows, variants, ns, thread_counts = load(args.csv)
