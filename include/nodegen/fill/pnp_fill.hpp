@@ -271,6 +271,17 @@ class PnpFill {
     tree_->for_each_within(p, radius, [&](std::uint32_t, const Vec<D>& q) { s.neighbours.push(q); });
   }
 
+  // Keeps the candidates inside the domain with no node of s.neighbours, nor any candidate kept before
+  // them, within zeta*h (rz2 = its square), in order, in s.accepted.
+  void select_candidates(double rz2, Scratch& s) const {
+    s.accepted.clear();
+    for (const Vec<D>& c : s.candidates)
+      if (clear_of<D>(c, s.neighbours, rz2) && domain_.contains(c)) {
+        s.accepted.push_back(c);
+        s.neighbours.push(c);  // later candidates of p keep their distance from it too
+      }
+  }
+
   // Expands node i. Sequential: appends the accepted candidates to the store at once. Parallel: makes
   // them visible to the other threads through the tree (under the spatial locks) and keeps them in
   // s.pending, to be appended to the store with the rest of the batch.
@@ -289,12 +300,7 @@ class PnpFill {
       locks_->snapshot(s.stripes);  // before the query: see SpatialLocks::lock
     }
     gather_neighbours(p, radius, s);
-    s.accepted.clear();
-    for (const Vec<D>& c : s.candidates)
-      if (clear_of<D>(c, s.neighbours, rz2) && domain_.contains(c)) {
-        s.accepted.push_back(c);
-        s.neighbours.push(c);  // later candidates of p keep their distance from it too
-      }
+    select_candidates(rz2, s);
     if (s.accepted.empty()) return;
 
     if constexpr (Parallel) {
@@ -308,23 +314,17 @@ class PnpFill {
       Unlock guard{*locks_, s.stripes};
       if (!exact) {
         // Someone inserted near p since the snapshot: redo the query, now exact under the locks, and
-        // keep the accepted candidates that are still clear (in order, against each other too).
+        // the whole selection (a candidate may have been turned down only because of one accepted
+        // earlier in this expansion that is now rejected).
         gather_neighbours(p, radius, s);
-        std::size_t kept = 0;
-        for (std::size_t k = 0; k < s.accepted.size(); ++k) {
-          const Vec<D> c = s.accepted[k];
-          if (!clear_of<D>(c, s.neighbours, rz2)) continue;
-          s.accepted[kept++] = c;
-          s.neighbours.push(c);
-        }
-        s.accepted.resize(kept);
-        if (kept == 0) return;
+        select_candidates(rz2, s);
+        if (s.accepted.empty()) return;
       }
       // The tree is what other threads check against, so the nodes go in before the locks are
       // released. Their store slots are not known yet (claimed per batch), and the fill never reads
       // ids back from the tree, so they are inserted under a placeholder id.
+      guard.inserted = true;  // set first: a throwing insert may have inserted some already
       for (const Vec<D>& c : s.accepted) tree_->insert(c, kPendingId);
-      guard.inserted = true;
       s.pending.insert(s.pending.end(), s.accepted.begin(), s.accepted.end());
     } else {
       const std::size_t first = append(s.accepted);
