@@ -141,6 +141,22 @@ TEST_F(CliTest, RunWritesDefaultOutputSummaryAndReport) {
     EXPECT_NE(text.out.find(piece), std::string::npos) << piece << " in\n" << text.out;
 }
 
+TEST_F(CliTest, ProgressLineOnlyOnATerminal) {
+  // script(1) runs the command on a pseudo-terminal; its transcript is what a user would see.
+  std::string cmd("cd ");
+  cmd.append(quote(dir_.string()))
+      .append(" && script -qec ")
+      .append(quote(quote(kCli.string()) + " run " + quote(kSquare) + " -o tty.h5"))
+      .append(" /dev/null > tty.txt 2>&1");
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir_ / "tty.txt");
+  const std::string seen = slurp(dir_ / "tty.txt");
+  EXPECT_NE(seen.find("filling: "), std::string::npos) << seen;
+  EXPECT_NE(seen.find("nodes/s"), std::string::npos) << seen;
+  // The progress line is erased before the summary, which starts on a clean line.
+  EXPECT_NE(seen.find("\r\033[Knodegen: "), std::string::npos) << seen;
+  fs::remove(dir_ / "tty.txt");
+}
+
 TEST_F(CliTest, QuietPrintsNothingAndEveryBackendWorks) {
   for (const char* backend : {"vm", "vector", "suballoc"}) {
     const Result r = run({"run", kSquare, "-o", std::string(backend) + ".h5", "--backend", backend, "--threads", "3",

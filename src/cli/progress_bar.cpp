@@ -28,14 +28,16 @@ void ProgressBar::stop() {
 void ProgressBar::run() {
   using clock = std::chrono::steady_clock;
   const auto start = clock::now();
-  std::unique_lock lock(mutex_);
-  while (!wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stopping_; })) {
+  auto draw = [&] {
     const double elapsed = std::chrono::duration<double>(clock::now() - start).count();
     const auto placed = counter_.load(std::memory_order_relaxed);
     const double rate = elapsed > 0 ? static_cast<double>(placed) / elapsed : 0.0;
     std::fprintf(stderr, "\r\033[Kfilling: %zu nodes placed  %.3g nodes/s  %.1f s", placed, rate, elapsed);
     std::fflush(stderr);
-  }
+  };
+  std::unique_lock lock(mutex_);
+  draw();  // at once, so even a short run shows that it started
+  while (!wake_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stopping_; })) draw();
 }
 
 }  // namespace nodegen::cli
