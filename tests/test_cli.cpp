@@ -7,6 +7,7 @@
 #include <csignal>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "nodegen/io/hdf5_reader.hpp"
 
 namespace fs = std::filesystem;
 
@@ -199,6 +202,23 @@ TEST_F(CliTest, XdmfSidecarParsesAndDescribesTheH5File) {
   }
   H5Fclose(file);
   EXPECT_EQ(items, 5);  // connectivity, points, type, h, normal
+}
+
+TEST_F(CliTest, StoredSpacingAndMetadataMatchTheDomainFile) {
+  // square_variable.json: h = 0.002 + 0.02 * |p - (0.5, 0)|, evaluated by 3 threads while writing.
+  const std::string domain = (kSource / "domains" / "square_variable.json").string();
+  ASSERT_EQ(run({"run", domain, "-o", "v.h5", "--threads", "3", "--seed", "9", "--quiet"}).status, 0);
+  const auto stored = nodegen::io::read_hdf5(dir_ / "v.h5");
+  const auto& n = stored.nodes;
+  ASSERT_GT(n.node_count(), 1000u);
+  for (std::size_t i = 0; i < n.node_count(); ++i)
+    ASSERT_NEAR(n.h[i], 0.002 + 0.02 * std::hypot(n.coord(i, 0) - 0.5, n.coord(i, 1)), 1e-15) << "node " << i;
+  EXPECT_EQ(*nodegen::io::find_string(stored.metadata, "domain_file_text"), slurp(domain));
+  EXPECT_EQ(*nodegen::io::find_integer(stored.metadata, "seed"), 9);
+  EXPECT_EQ(*nodegen::io::find_integer(stored.metadata, "threads"), 3);
+  EXPECT_EQ(*nodegen::io::find_string(stored.metadata, "backend"), "vm");
+  EXPECT_EQ(*nodegen::io::find_string(stored.metadata, "nodegen_version"), NODEGEN_VERSION);
+  EXPECT_GT(*nodegen::io::find_double(stored.metadata, "fill_seconds"), 0.0);
 }
 
 TEST_F(CliTest, MalformedJson) {
