@@ -13,6 +13,7 @@
 #include <CGAL/Surface_mesh.h>
 #include <CGAL/boost/graph/helpers.h>
 
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -21,6 +22,7 @@
 
 #include "boundary_fill.hpp"
 #include "shape.hpp"
+#include "voxel_cache.hpp"
 
 namespace nodegen::geometry_detail {
 namespace {
@@ -33,113 +35,7 @@ using Primitive = CGAL::AABB_face_graph_triangle_primitive<Mesh>;
 using Tree = CGAL::AABB_tree<CGAL::AABB_traits<Kernel, Primitive>>;
 using Side = CGAL::Side_of_triangle_mesh<Mesh, Kernel>;
 
-struct Triangle {
-  Vec<3> a, b, c;
-};
-
 Vec<3> vec(const Point3& p) { return {p.x(), p.y(), p.z()}; }
-
-// Cells the surface may pass through, and the side of every other cell.
-class VoxelCache {
- public:
-  enum State : std::uint8_t { unknown = 0, outside = 1, inside = 2, surface = 3 };
-
-  VoxelCache(const std::vector<Triangle>& tris, const Box<3>& box, const Side& side) : box_(box) {
-    // Cells about the size of a triangle (a closed surface of T triangles spans ~sqrt(T) of them along
-    // its length), 48 to 320 along the longest side, at most 2^24 cells (16 MiB).
-    const Vec<3> size = box.size();
-    const double along = std::clamp(3.0 * std::sqrt(static_cast<double>(tris.size())), 48.0, 320.0);
-    double cell = size.maxCoeff() / along;
-    for (;;) {
-      for (int i = 0; i < 3; ++i) n_[i] = std::max(1, static_cast<int>(std::ceil(size[i] / cell)));
-      if (static_cast<double>(n_[0]) * n_[1] * n_[2] <= double(1 << 24)) break;
-      cell *= 1.25;
-    }
-    for (int i = 0; i < 3; ++i) inv_[i] = n_[i] / std::max(size[i], 1e-300);
-    cells_.assign(static_cast<std::size_t>(n_[0]) * n_[1] * n_[2], unknown);
-    mark_surface(tris);
-    classify_rest(side);
-  }
-
-  // The cached side of p's cell (p inside the box), or `surface` when CGAL must decide.
-  State at(const Vec<3>& p) const {
-    int c[3];
-    for (int i = 0; i < 3; ++i) c[i] = std::clamp(static_cast<int>((p[i] - box_.lo[i]) * inv_[i]), 0, n_[i] - 1);
-    return static_cast<State>(cells_[index(c[0], c[1], c[2])]);
-  }
-
-  double surface_fraction() const {
-    return static_cast<double>(std::count(cells_.begin(), cells_.end(), surface)) / static_cast<double>(cells_.size());
-  }
-
- private:
-  std::size_t index(int x, int y, int z) const {
-    return (static_cast<std::size_t>(z) * n_[1] + y) * n_[0] + x;
-  }
-  Vec<3> cell_lo(int x, int y, int z) const {
-    return box_.lo + Vec<3>(x / inv_[0], y / inv_[1], z / inv_[2]);
-  }
-
-  // A cell is marked when it overlaps the triangle's bounding box and the triangle's plane: a superset
-  // of the cells the triangle really touches, so unmarked cells are certainly free of the surface.
-  void mark_surface(const std::vector<Triangle>& tris) {
-    const Vec<3> half(0.5 / inv_[0], 0.5 / inv_[1], 0.5 / inv_[2]);
-    const double pad = 1e-9 * box_.size().norm();
-    for (const auto& t : tris) {
-      const Vec<3> lo = t.a.cwiseMin(t.b).cwiseMin(t.c).array() - pad;
-      const Vec<3> hi = t.a.cwiseMax(t.b).cwiseMax(t.c).array() + pad;
-      int c0[3], c1[3];
-      for (int i = 0; i < 3; ++i) {
-        c0[i] = std::clamp(static_cast<int>(std::floor((lo[i] - box_.lo[i]) * inv_[i])), 0, n_[i] - 1);
-        c1[i] = std::clamp(static_cast<int>(std::floor((hi[i] - box_.lo[i]) * inv_[i])), 0, n_[i] - 1);
-      }
-      const Vec<3> normal = (t.b - t.a).cross(t.c - t.a);
-      const double reach = normal.cwiseAbs().dot(half) + pad * normal.norm();
-      for (int z = c0[2]; z <= c1[2]; ++z)
-        for (int y = c0[1]; y <= c1[1]; ++y)
-          for (int x = c0[0]; x <= c1[0]; ++x) {
-            const Vec<3> centre = cell_lo(x, y, z) + half;
-            if (std::abs(normal.dot(centre - t.a)) <= reach) cells_[index(x, y, z)] = surface;
-          }
-    }
-  }
-
-  // Face-adjacent cells that the surface does not touch lie on the same side, so one CGAL query per
-  // connected group of free cells classifies all of them.
-  void classify_rest(const Side& side) {
-    std::vector<std::size_t> stack;
-    for (int z = 0; z < n_[2]; ++z)
-      for (int y = 0; y < n_[1]; ++y)
-        for (int x = 0; x < n_[0]; ++x) {
-          if (cells_[index(x, y, z)] != unknown) continue;
-          const Vec<3> c = cell_lo(x, y, z) + Vec<3>(0.5 / inv_[0], 0.5 / inv_[1], 0.5 / inv_[2]);
-          const State s = side(Point3(c[0], c[1], c[2])) == CGAL::ON_BOUNDED_SIDE ? inside : outside;
-          cells_[index(x, y, z)] = s;
-          stack.push_back(index(x, y, z));
-          while (!stack.empty()) {
-            const std::size_t k = stack.back();
-            stack.pop_back();
-            const int cx = static_cast<int>(k % n_[0]);
-            const int cy = static_cast<int>((k / n_[0]) % n_[1]);
-            const int cz = static_cast<int>(k / (static_cast<std::size_t>(n_[0]) * n_[1]));
-            const int nb[6][3] = {{cx - 1, cy, cz}, {cx + 1, cy, cz}, {cx, cy - 1, cz},
-                                  {cx, cy + 1, cz}, {cx, cy, cz - 1}, {cx, cy, cz + 1}};
-            for (const auto& q : nb) {
-              if (q[0] < 0 || q[1] < 0 || q[2] < 0 || q[0] >= n_[0] || q[1] >= n_[1] || q[2] >= n_[2]) continue;
-              const std::size_t j = index(q[0], q[1], q[2]);
-              if (cells_[j] != unknown) continue;
-              cells_[j] = s;
-              stack.push_back(j);
-            }
-          }
-        }
-  }
-
-  Box<3> box_;
-  int n_[3] = {1, 1, 1};
-  double inv_[3] = {1, 1, 1};
-  std::vector<std::uint8_t> cells_;
-};
 
 class MeshShape final : public Shape<3> {
  public:
@@ -168,6 +64,8 @@ class MeshShape final : public Shape<3> {
                                " border edges): the inside test needs a watertight surface");
     }
     if (!PMP::is_outward_oriented(mesh_)) PMP::reverse_face_orientations(mesh_);
+    // Face indices then run 0..n-1, so triangles_[face.idx()] is the face's triangle.
+    if (mesh_.has_garbage()) mesh_.collect_garbage();
 
     box_ = {Vec<3>::Constant(1e300), Vec<3>::Constant(-1e300)};
     for (auto v : mesh_.vertices()) {
@@ -185,16 +83,34 @@ class MeshShape final : public Shape<3> {
     tree_ = std::make_unique<Tree>(faces(mesh_).first, faces(mesh_).second, mesh_);
     tree_->build();
     side_ = std::make_unique<Side>(*tree_);
-    if (accelerate) cache_ = std::make_unique<VoxelCache>(triangles_, box_, *side_);
+    if (accelerate)
+      cache_ = std::make_unique<VoxelCache>(triangles_, box_, [this](const Vec<3>& p) {
+        return (*side_)(Point3(p[0], p[1], p[2])) == CGAL::ON_BOUNDED_SIDE;
+      });
   }
 
   bool contains(const Vec<3>& p) const override {
     if (!box_.contains(p)) return false;
-    switch (cache_ ? cache_->at(p) : VoxelCache::surface) {
-      case VoxelCache::inside: return true;
-      case VoxelCache::outside: return false;
-      default: return (*side_)(Point3(p[0], p[1], p[2])) != CGAL::ON_UNBOUNDED_SIDE;
+    if (cache_) {
+      switch (cache_->at(p)) {
+        case VoxelCache::Side::inside: return true;
+        case VoxelCache::Side::outside: return false;
+        default: break;
+      }
+      // In a cell the surface passes through: count the triangles crossed on the short way to the
+      // nearest cell of known side (CGAL's ray through the whole mesh costs ~20 us on meshes of long
+      // thin triangles); a way that grazes an edge or vertex is replaced by the next shortest.
+      thread_local std::vector<std::uint32_t> candidates;
+      for (int rank = 0; rank < 6; ++rank) {
+        Vec<3> q;
+        VoxelCache::Side q_side;
+        if (!cache_->escape(p, rank, q, q_side, candidates)) break;
+        int crossings = 0;
+        if (count_crossings(p, q, candidates, crossings))
+          return (q_side == VoxelCache::Side::inside) != (crossings % 2 == 1);
+      }
     }
+    return (*side_)(Point3(p[0], p[1], p[2])) != CGAL::ON_UNBOUNDED_SIDE;
   }
   Box<3> bounds() const override { return box_; }
   void register_parts(std::vector<std::string>& names) override {
@@ -213,13 +129,36 @@ class MeshShape final : public Shape<3> {
   }
 
  private:
+  // Number of `candidates` the segment pq crosses properly; false when it touches an edge, a vertex or
+  // a triangle's plane at an end point (exact predicates decide), so the caller tries another segment.
+  bool count_crossings(const Vec<3>& p, const Vec<3>& q, const std::vector<std::uint32_t>& candidates,
+                       int& crossings) const {
+    const Point3 P(p[0], p[1], p[2]), Q(q[0], q[1], q[2]);
+    crossings = 0;
+    for (const std::uint32_t id : candidates) {
+      const MeshTriangle& t = triangles_[id];
+      const Point3 A(t.a[0], t.a[1], t.a[2]), B(t.b[0], t.b[1], t.b[2]), C(t.c[0], t.c[1], t.c[2]);
+      const auto op = CGAL::orientation(A, B, C, P), oq = CGAL::orientation(A, B, C, Q);
+      if (op == oq && op != CGAL::COPLANAR) continue;  // both ends strictly on one side of the plane
+      if (op == CGAL::COPLANAR || oq == CGAL::COPLANAR) return false;
+      const auto s1 = CGAL::orientation(P, Q, A, B), s2 = CGAL::orientation(P, Q, B, C),
+                 s3 = CGAL::orientation(P, Q, C, A);
+      // A zero means the segment's line meets an edge's line: through an edge or vertex, or beside the
+      // triangle in line with an edge. Only the first is ambiguous; telling them apart is not worth it
+      // on a path this rare.
+      if (s1 == CGAL::COPLANAR || s2 == CGAL::COPLANAR || s3 == CGAL::COPLANAR) return false;
+      if (s1 == s2 && s2 == s3) ++crossings;
+    }
+    return true;
+  }
+
   std::string label_;
   Mesh mesh_;
   Box<3> box_;
-  std::vector<Triangle> triangles_;
+  std::vector<MeshTriangle> triangles_;
   std::unique_ptr<Tree> tree_;
   std::unique_ptr<Side> side_;
-  std::unique_ptr<VoxelCache> cache_;
+  std::unique_ptr<VoxelCache> cache_;  // null when not accelerated
   int id_ = 1;
 };
 

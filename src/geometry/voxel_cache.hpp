@@ -1,0 +1,72 @@
+#pragma once
+// A voxel grid over a closed triangle mesh that makes most inside tests a table lookup:
+//  - cells no triangle touches store their side (inside / outside), found with one exact query per
+//    connected group of such cells (face-adjacent free cells cannot be separated by the surface);
+//  - cells the surface touches store the triangles touching them (exact triangle-box overlap, padded),
+//    so a point there is decided by counting the triangles crossed by a short axis-parallel segment to
+//    the nearest cell of known side, looking only at the triangles of the cells the segment passes.
+// Built once at load; all queries are const and thread-safe.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <nodegen/geometry/box.hpp>
+#include <nodegen/spatial/point.hpp>
+
+namespace nodegen::geometry_detail {
+
+struct MeshTriangle {
+  Vec<3> a, b, c;
+};
+
+class VoxelCache {
+ public:
+  enum class Side : std::uint8_t { unknown, outside, inside, surface };
+
+  // inside(p): an exact inside test, called once per group of free cells.
+  VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>& box,
+             const std::function<bool(const Vec<3>&)>& inside);
+
+  // The side of p's cell (p must be within the box); `surface` when the cell touches the surface.
+  Side at(const Vec<3>& p) const {
+    const std::uint32_t v = cells_[index(cell_of(p))];
+    return v >= surface_base ? Side::surface : static_cast<Side>(v);
+  }
+
+  // The rank-th shortest (0..5) axis-parallel way out of p's cell to a cell of known side: the target
+  // point q (centre of that cell in the walking axis, p's coordinates in the others) with its side, and
+  // the triangles of every surface cell on the way (sorted, unique). False when rank is out of range.
+  bool escape(const Vec<3>& p, int rank, Vec<3>& q, Side& side, std::vector<std::uint32_t>& triangles) const;
+
+  double surface_fraction() const;
+  std::size_t cell_count() const { return cells_.size(); }
+
+ private:
+  static constexpr std::uint32_t surface_base = 3;  // cells_ value >= 3: surface cell, slot = value - 3
+
+  struct Cell {
+    int i[3];
+  };
+  Cell cell_of(const Vec<3>& p) const {
+    Cell c;
+    for (int k = 0; k < 3; ++k) {
+      const int v = static_cast<int>((p[k] - box_.lo[k]) * inv_[k]);
+      c.i[k] = v < 0 ? 0 : (v >= n_[k] ? n_[k] - 1 : v);
+    }
+    return c;
+  }
+  std::size_t index(const Cell& c) const {
+    return (static_cast<std::size_t>(c.i[2]) * n_[1] + c.i[1]) * n_[0] + c.i[0];
+  }
+  void mark_surface(const std::vector<MeshTriangle>& triangles);
+  void classify_rest(const std::function<bool(const Vec<3>&)>& inside);
+
+  Box<3> box_;
+  int n_[3] = {1, 1, 1};
+  double inv_[3] = {1, 1, 1};
+  std::vector<std::uint32_t> cells_;
+  std::vector<std::uint32_t> offsets_;    // per surface slot, into triangle_ids_ (size slots + 1)
+  std::vector<std::uint32_t> triangle_ids_;
+};
+
+}  // namespace nodegen::geometry_detail
