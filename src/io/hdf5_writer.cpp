@@ -37,7 +37,10 @@ class Writer {
   }
 
   H5Handle group(const char* name) {
-    H5Handle g(H5Gcreate2(file_.get(), name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    // Track attribute creation order, so readers list the run metadata in the order it was written.
+    H5Handle gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose);
+    check(H5Pset_attr_creation_order(gcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED), "group properties");
+    H5Handle g(H5Gcreate2(file_.get(), name, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), H5Gclose);
     if (!g) fail(std::string("cannot create group ") + name);
     return g;
   }
