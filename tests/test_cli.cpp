@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "nodegen/io/hdf5_reader.hpp"
+#include "nodegen/io/output.hpp"
 
 namespace fs = std::filesystem;
 
@@ -219,6 +220,29 @@ TEST_F(CliTest, StoredSpacingAndMetadataMatchTheDomainFile) {
   EXPECT_EQ(*nodegen::io::find_string(stored.metadata, "backend"), "vm");
   EXPECT_EQ(*nodegen::io::find_string(stored.metadata, "nodegen_version"), NODEGEN_VERSION);
   EXPECT_GT(*nodegen::io::find_double(stored.metadata, "fill_seconds"), 0.0);
+}
+
+TEST_F(CliTest, StatsWithoutTheDomainReportsWhatItCan) {
+  // A file with nodes and h but no domain file text (as another tool might write): counts and nn/h,
+  // packing and holes null, one warning line.
+  nodegen::io::NodeArrays nodes;
+  nodes.dim = 2;
+  for (int i = 0; i < 4; ++i) {
+    nodes.positions.insert(nodes.positions.end(), {0.1 * i, 0.0});
+    nodes.types.push_back(1);
+    nodes.bmap.push_back(-1);
+    nodes.h.push_back(0.1);
+  }
+  nodegen::io::write_output(dir_ / "bare.h5", nodes.view(), {});
+  const Result r = run({"stats", "bare.h5", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err_lines().size(), 1u) << r.err;
+  EXPECT_EQ(r.err.rfind("nodegen: warning: ", 0), 0u) << r.err;
+  const auto s = nlohmann::json::parse(r.out);
+  EXPECT_EQ(s["nodes"], 4);
+  EXPECT_NEAR(s["nn_over_h"]["mean"].get<double>(), 1.0, 1e-12);
+  EXPECT_TRUE(s["packing_density"].is_null());
+  EXPECT_TRUE(s["holes"]["p999"].is_null());
 }
 
 TEST_F(CliTest, MalformedJson) {
