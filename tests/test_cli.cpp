@@ -270,6 +270,8 @@ TEST_F(CliTest, UnwritableOutput) {
   expect_input_error({"run", kSquare, "-o", "no/such/dir/x.h5"}, {"no/such/dir/x.h5", "output", "does not exist"});
   write("plain.json", "");  // a file where a directory is expected (root ignores permission bits)
   expect_input_error({"run", kSquare, "-o", "plain.json/x.h5"}, {"plain.json/x.h5", "output"});
+  // An unwritable --report fails before the fill too, and takes the HDF5 output with it.
+  expect_input_error({"run", kSquare, "-o", "x.h5", "--report", "no/dir/r.json"}, {"no/dir/r.json", "does not exist"});
 }
 
 TEST_F(CliTest, FailedRunKeepsTheOlderOutput) {

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <type_traits>
@@ -70,13 +71,12 @@ io::NodeArraysView view_of(const Discretization<D>& disc, const Spacing& spacing
   return v;
 }
 
-void write_report(const fs::path& path, const nlohmann::json& report) {
-  io::PendingFile file(path);
+void write_report(io::PendingFile& file, const nlohmann::json& report) {
   {
     std::ofstream out(file.temp_path());
     out << report.dump(2) << '\n';
     out.close();
-    if (!out) throw InputError(path.string(), "report", "cannot write it");
+    if (!out) throw InputError(file.final_path().string(), "report", "cannot write it");
   }
   file.commit();
 }
@@ -138,7 +138,11 @@ int run_command(const RunArgs& args) {
   CreatedDirectory made_here;
   if (!args.output) made_here = CreatedDirectory(output.parent_path());  // only the default folder is made
   io::OutputFiles files(output);
-  const RemoveOnSignal interrupted({files.h5_temp_path(), files.xdmf_temp_path()});
+  std::optional<io::PendingFile> report_file;
+  if (args.report) report_file.emplace(*args.report);
+  std::vector<fs::path> temporaries = {files.h5_temp_path(), files.xdmf_temp_path()};
+  if (report_file) temporaries.push_back(report_file->temp_path());
+  const RemoveOnSignal interrupted(temporaries);
 
   std::atomic<std::size_t> placed{0};
   FillOptions options;
@@ -192,8 +196,8 @@ int run_command(const RunArgs& args) {
   made_here.keep();
   const double seconds = seconds_since(start);
   const ResourceUsage usage = current_resource_usage();
-  if (args.report) {
-    write_report(*args.report, {{"domain", args.domain.string()},
+  if (report_file) {
+    write_report(*report_file, {{"domain", args.domain.string()},
                                 {"dim", domain.dim},
                                 {"nodes", nodes},
                                 {"boundary_nodes", boundary},
