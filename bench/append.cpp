@@ -6,10 +6,14 @@
 // Each thread appends N / threads records of 24 bytes. Store variants claim one slot per record (c1)
 // or runs of 1024 (c1024), then write the record; nothing unwritten is ever read.
 //
-//   append [--n 1e8] [--reps 3] [--threads 1,2] [--variants a,b,...] [--csv output/append.csv]
+//   append [--n 1e8] [--reps 3] [--threads 1,2] [--variants a,b,...] [--cooldown 0] [--csv output/append.csv]
 //
-// Variant order rotates from one repetition to the next so drift hits every variant alike. Prints a
-// table of medians (min-max) in M appends/s and the same-run ratios the storage targets are stated in.
+// Variant order is shuffled anew for every repetition so drift, and what one variant leaves behind for
+// the next, hit every variant alike. --cooldown S sleeps S seconds before each variant: on a VM with
+// free page reporting (this project's machine) memory freed by the previous variant is only handed
+// back to the host after ~2 s, and re-using it before that is much cheaper than touching fresh memory,
+// so a cooldown measures every variant on fresh memory, as a new process would see it.
+// Prints a table of medians (min-max) in M appends/s and the same-run ratios of the storage targets.
 #include <sys/mman.h>
 #include <sys/resource.h>
 
@@ -22,6 +26,10 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <random>
+#include <thread>
+#include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -224,6 +232,7 @@ long minor_faults() {
 int main(int argc, char** argv) {
   std::size_t n = 100'000'000;
   int reps = 3;
+  double cooldown = 0;
   std::string threads_arg = "1,2", variants_arg, csv_path = "output/append.csv";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
@@ -232,6 +241,7 @@ int main(int argc, char** argv) {
     else if (key == "--threads") threads_arg = value;
     else if (key == "--variants") variants_arg = value;
     else if (key == "--csv") csv_path = value;
+    else if (key == "--cooldown") cooldown = std::stod(value);
     else {
       std::fprintf(stderr, "unknown option %s\n", key.c_str());
       return 2;
@@ -260,8 +270,11 @@ int main(int argc, char** argv) {
   std::map<std::pair<int, int>, std::map<std::string, std::pair<double, double>>> by_run;  // wall, cpu
   for (int rep = 0; rep < reps; ++rep) {
     for (int threads : thread_counts) {
-      for (std::size_t k = 0; k < names.size(); ++k) {
-        const std::string& name = names[(k + std::size_t(rep) * 3) % names.size()];
+      std::vector<std::string> order = names;
+      std::mt19937 shuffle_rng(static_cast<unsigned>(1000 * rep + threads));
+      std::shuffle(order.begin(), order.end(), shuffle_rng);
+      for (const std::string& name : order) {
+        if (cooldown > 0) std::this_thread::sleep_for(std::chrono::duration<double>(cooldown));
         const long faults0 = minor_faults();
         const double seconds = variants.at(name)(n, threads);
         const long faults = minor_faults() - faults0;
