@@ -63,19 +63,25 @@ def point_array_range(source, name):
 
 
 def geometry_of(source):
-    """Bounds, dimension (2 when the z extent is zero) and the longest side of the bounding box."""
+    """Bounds and dimension (2 when the z extent is zero)."""
     bounds = source.GetDataInformation().GetBounds()
     sides = [bounds[2 * i + 1] - bounds[2 * i] for i in range(3)]
     dim = 3 if sides[2] > 1e-12 * max(max(sides), 1e-300) else 2
-    return bounds, dim, max(sides)
+    return bounds, dim
 
 
-def default_point_size(h_range, extent, width, dim):
-    """About half the node spacing on screen, so neighbouring points stay apart (clamped to 1..12 px)."""
-    h_typical = 0.5 * (h_range[0] + h_range[1])
-    fraction_of_view = 0.8 if dim == 2 else 0.5   # the 3D view is perspective and oblique
-    pixels = 0.5 * h_typical / max(extent, 1e-300) * width * fraction_of_view
-    return max(1.0, min(12.0, pixels))
+def default_point_size(view, h_range, minimum):
+    """About half the node spacing on screen, so neighbouring points stay apart (clamped to
+    minimum..12 px).
+    h_typical is the geometric mean of the smallest and largest h: graded spacings span decades."""
+    camera = view.GetActiveCamera()
+    if view.CameraParallelProjection:
+        visible_height = 2.0 * camera.GetParallelScale()
+    else:   # at the focal point; the nearer half of a 3D view shows a little larger
+        visible_height = 2.0 * camera.GetDistance() * math.tan(math.radians(camera.GetViewAngle() / 2.0))
+    pixels_per_unit = view.ViewSize[1] / visible_height
+    h_typical = math.sqrt(max(h_range[0], 1e-300) * max(h_range[1], 1e-300))
+    return max(minimum, min(12.0, 0.5 * h_typical * pixels_per_unit))
 
 
 def clipped(source, axis, bounds):
@@ -99,7 +105,7 @@ def show_legend(display, view, lut, title):
     bar.HorizontalTitle = 1
     bar.TitleColor = bar.LabelColor = [0.0, 0.0, 0.0]   # the default white text vanishes on the white background
     bar.WindowLocation = "Any Location"
-    bar.Position = [0.83, 0.05]
+    bar.Position = [0.82, 0.05]
     bar.RangeLabelFormat = "%.3g"
 
 
@@ -120,10 +126,13 @@ def colour_by_type(display, view, type_range):
     lut.InterpretValuesAsCategories = 1
     lut.Annotations = annotations
     lut.IndexedColors = colours
+    if len(annotations) // 2 > view.ViewSize[1] // 40:   # about 40 px per legend entry
+        print("render.py: %d boundary ids: colours only, no legend (it would not fit)" % -lowest)
+        return
     show_legend(display, view, lut, "node type")
     bar = pv.GetScalarBar(lut, view)
     bar.TextPosition = "Ticks left/bottom, annotations right/top"   # names to the right, away from the nodes
-    bar.Position = [0.80, 0.05]
+    bar.Position = [0.78, 0.05]
 
 
 def colour_by_h(display, view):
@@ -162,12 +171,20 @@ def add_normals(source, view, type_range, arrow_length, max_arrows):
 VIEW_DIRECTIONS = {"x": (1.0, -0.45, 0.55), "y": (0.45, 1.0, 0.55), "z": (0.35, -0.9, 1.0), "none": (0.6, -1.0, 0.7)}
 
 
-def place_camera(view, dim, clip_axis, legend_room):
+def place_camera(view, dim, clip_axis, bounds, legend_room):
     view.ResetCamera()
     camera = view.GetActiveCamera()
     if dim == 2:
         view.CameraParallelProjection = 1
         camera.SetViewUp(0.0, 1.0, 0.0)
+        view.ResetCamera()
+        # Fit the box into the part of the picture left of the legend, whatever the aspect ratios.
+        width, height = view.ViewSize
+        usable_width = width * (1.0 - 2.0 * legend_room)
+        camera.SetParallelScale(1.06 * max(0.5 * (bounds[3] - bounds[2]),
+                                           0.5 * (bounds[1] - bounds[0]) * height / usable_width))
+        shift_view_left(view, camera, legend_room)
+        return
     else:
         focal = camera.GetFocalPoint()
         direction = VIEW_DIRECTIONS[clip_axis]
@@ -175,7 +192,7 @@ def place_camera(view, dim, clip_axis, legend_room):
         camera.SetPosition(*[focal[i] + distance * direction[i] for i in range(3)])
         camera.SetViewUp(0.0, 0.0, 1.0)
     view.ResetCamera()
-    camera.Zoom(1.3 if dim == 2 else 1.1)
+    camera.Zoom(0.9)
     shift_view_left(view, camera, legend_room)   # so the legend at the right edge covers no nodes
 
 
@@ -208,7 +225,7 @@ def main(argv):
     width, height = (int(v) for v in args.size.lower().split("x"))
     # Absolute: the Xdmf3 readers resolve the HDF5 file name against a relative XDMF path wrongly.
     source = open_nodes(os.path.abspath(xdmf_path_for(args.file)))
-    bounds, dim, extent = geometry_of(source)
+    bounds, dim = geometry_of(source)
     h_range = point_array_range(source, "h")
     type_range = point_array_range(source, "type")
 
@@ -226,8 +243,6 @@ def main(argv):
 
     display = pv.Show(shown_data, view)
     display.SetRepresentationType("Points")
-    display.PointSize = args.point_size or default_point_size(h_range, extent, width, dim)
-    display.RenderPointsAsSpheres = 1
     if args.color == "type":
         colour_by_type(display, view, type_range)
     else:
@@ -236,7 +251,11 @@ def main(argv):
         add_normals(shown_data, view, type_range, arrow_length=2.0 * h_range[0] if dim == 2 else 1.5 * h_range[0],
                     max_arrows=3000 if dim == 2 else 800)
 
-    place_camera(view, dim, clip_axis, legend_room=0.08)
+    pv.Render(view)   # the first Render() resets the camera: place it afterwards
+    place_camera(view, dim, clip_axis, bounds, legend_room=0.1)
+    display.PointSize = args.point_size or default_point_size(view, h_range, minimum=2.0 if dim == 2 else 1.5)
+    # Spheres give 3D depth; in 2D, points of a few pixels read better flat (tiny spheres look like specks).
+    display.RenderPointsAsSpheres = 1 if dim == 3 or display.PointSize >= 3 else 0
     pv.Render(view)
     pv.SaveScreenshot(args.output, view, ImageResolution=[width, height], TransparentBackground=0)
     print("render.py: wrote %s (%dD, %d points shown, colour by %s%s)"

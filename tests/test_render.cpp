@@ -1,4 +1,4 @@
-// bench/render.py (ParaView, offscreen) on small real nodegen outputs: the PNG must exist, have the size
+// bench/render (bench/render.py in ParaView's pvbatch, offscreen) on small real nodegen outputs: the PNG must exist, have the size
 // asked for and show something (many colours, a real share of non-background pixels). Skipped, with the
 // reason, where ParaView's pvbatch or xvfb-run is not installed (scripts/install-deps.sh --paraview adds them).
 #include <gtest/gtest.h>
@@ -30,9 +30,8 @@ std::string shell_quoted(const fs::path& p) {
   return s;
 }
 
-// xvfb-run -a picks the first free display from -n on; starting the search at a number derived from the
-// pid keeps test processes that ctest runs in parallel from racing for the same display.
-std::string xvfb_run() { return "xvfb-run -a -n " + std::to_string(100 + ::getpid() % 5000) + " "; }
+// bench/render runs bench/render.py under pvbatch and xvfb-run (with the Xvfb options that make it reliable).
+std::string render_command() { return shell_quoted(kSource / "bench/render") + " "; }
 
 bool have_command(const std::string& name) {
   return std::system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;
@@ -87,7 +86,7 @@ class RenderTest : public ::testing::Test {
   // Renders and returns the PNG's content summary from tests/png_content.py.
   static nlohmann::json render(const fs::path& input, const std::string& name, const std::string& options) {
     const fs::path png = dir_ / (name + ".png");
-    const auto [status, out] = run(xvfb_run() + "pvbatch " + shell_quoted(kSource / "bench/render.py") + " " + shell_quoted(input) +
+    const auto [status, out] = run(render_command() + shell_quoted(input) +
                                    " -o " + shell_quoted(png) + " --size 400x300 " + options + " 2>&1");
     EXPECT_EQ(status, 0) << out;
     return content_of(png);
@@ -141,8 +140,7 @@ TEST_F(RenderTest, BlankPictureIsRecognised) {
 }
 
 TEST_F(RenderTest, MissingInputFailsWithAMessage) {
-  const auto [status, out] = run(xvfb_run() + "pvbatch " + shell_quoted(kSource / "bench/render.py") + " " +
-                                 shell_quoted(dir_ / "absent.h5") + " -o " + shell_quoted(dir_ / "absent.png") + " 2>&1");
+  const auto [status, out] = run(render_command() + shell_quoted(dir_ / "absent.h5") + " -o " + shell_quoted(dir_ / "absent.png") + " 2>&1");
   EXPECT_NE(status, 0);
   EXPECT_NE(out.find("render.py: error:"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(dir_ / "absent.png"));
