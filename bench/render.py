@@ -1,13 +1,15 @@
 """Renders a nodegen output to a PNG with ParaView, offscreen.
 
-    xvfb-run -a pvbatch bench/render.py output/square.h5 -o square.png [--color type|h] [--normals]
-                                        [--clip auto|none|x|y|z] [--size 800x800] [--point-size PX]
+    bench/render output/square.h5 -o square.png [--color type|h] [--normals] [--clip auto|none|x|y|z]
+                                  [--size 800x800] [--point-size PX]
 
+bench/render runs this script as `xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" pvbatch bench/render.py ...`
+(without -noreset, Xvfb's reset after pvbatch's first connection sometimes breaks the render window).
 FILE may be the .h5 or its .xdmf sidecar (same stem): ParaView reads the nodes through the XDMF, the way
 a user opens them in the GUI, so this script also checks that the sidecar describes the HDF5 file.
 Points are coloured by node type (interior, and one colour per boundary id) or by the spacing h;
---normals adds the boundary normals as arrows. 3D outputs are clipped through the centre by default, so
-the interior nodes show and not only the outer shell.
+--normals adds the boundary normals as arrows. 3D outputs are clipped through the centre, across the
+thinnest side of the bounding box by default, so the interior nodes show and not only the outer shell.
 """
 import argparse
 import math
