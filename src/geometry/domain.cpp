@@ -59,9 +59,15 @@ std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, s
   using namespace geometry_detail;
   auto h = spacing.evaluator();
   const double diag = box_.size().norm();
-  double h_min = diag;
-  for_each_grid_point<D>(box_, 16, [&](const Vec<D>& p) { h_min = std::min(h_min, h(p)); });
-  const double cell = std::max(h_min, 1e-6 * diag);
+  // Cell size of the hash grids that check spacing: the geometric mean of the smallest and largest h,
+  // so graded spacings neither scan thousands of cells per query (cells of the smallest h) nor crowd
+  // hundreds of nodes into one cell (cells of the largest h).
+  double h_min = diag, h_max = 0.0;
+  for_each_grid_point<D>(box_, 16, [&](const Vec<D>& p) {
+    h_min = std::min(h_min, h(p));
+    h_max = std::max(h_max, h(p));
+  });
+  const double cell = std::max(std::sqrt(h_min * std::max(h_min, h_max)), 1e-6 * diag);
 
   // A node of some part is on the boundary of the whole domain when just inside it (against its outward
   // normal) is in the domain and just outside is not. Without CSG every node is.
