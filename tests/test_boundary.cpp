@@ -192,7 +192,7 @@ TEST(Boundary, Csg3DBoxMinusBallHasSharpJunctionArcs) {
   const auto r = nearest_over_h(nodes, f.spacing);
   EXPECT_GE(*std::min_element(r.begin(), r.end()), 0.7);
   // The junction arc on the face z = 1: (1 - 0.8 cos t, 1 - 0.8 sin t, 1). Every point of it has a node
-  // within h (junction nodes are found where front steps cross it, so they are not evenly spaced).
+  // within 0.75 h (junction nodes come from front steps crossing it, thinned to ~h; 0.63 h measured).
   double worst = 0;
   for (int k = 0; k <= 50; ++k) {
     const double t = 0.5 * std::numbers::pi * k / 50;
@@ -201,7 +201,7 @@ TEST(Boundary, Csg3DBoxMinusBallHasSharpJunctionArcs) {
     for (const auto& n : nodes) best = std::min(best, (n.pos - q).norm());
     worst = std::max(worst, best);
   }
-  EXPECT_LT(worst, 0.08);
+  EXPECT_LT(worst, 0.75 * 0.08) << "farthest arc point from a node: " << worst / 0.08 << " h";
 }
 
 TEST(Boundary, TransformedShapesKeepUnitOutwardNormals) {

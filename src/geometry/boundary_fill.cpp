@@ -200,15 +200,17 @@ void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<
         if (!inside(v)) continue;
         q = patch.point(v);
       }
-      if (occupied.any_within(q, 0.99 * h)) continue;
-      occupied.insert(q);
       const Vec<3> nq = patch.normal(v);
       const bool keep_v = sink.keep(q, nq);
-      if (keep_v) sink.emit(q, nq, patch.id, surface_priority);
+      // Every candidate step that crosses a junction curve yields a junction point, accepted or not:
+      // the many crossings around the curve let emit_junction() space junction nodes about h apart.
       if (keep_v != keep_u) {
         const Vec<2> w = bisect(u, v, keep_u, keep_at);
         sink.emit_junction(patch.point(w), patch.normal(w), patch.id);
       }
+      if (occupied.any_within(q, 0.99 * h)) continue;
+      occupied.insert(q);
+      if (keep_v) sink.emit(q, nq, patch.id, surface_priority);
       front.emplace_back(v, keep_v);
     }
   }
