@@ -165,6 +165,8 @@ def execute(nodegen, spec, run_dir, timeout, stats_samples, keep_outputs=False):
                    holes_max=stats["holes"]["max"], status="ok")
     except RunFailed as e:
         row["error"] = str(e)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as e:   # a field of the wrong shape or type
+        row["error"] = "malformed report or stats JSON: %s: %s" % (type(e).__name__, e)
     finally:
         if not keep_outputs:
             remove_outputs(h5_path)
