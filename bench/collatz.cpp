@@ -4,8 +4,9 @@
 //   vector_empty   std::vector starting empty, resized to hold each successor it meets
 //   vector_target  std::vector constructed with n elements, resized beyond that on demand
 //   vector_max     std::vector constructed with M elements (never resized)
-//   vm             VmStore of M elements (default options): nothing moves, pages commit on first touch
-//   vm_4k          the same on 4 KiB pages (huge_pages = false): sparse memo entries commit 4 KiB, not 2 MiB
+//   vm             VmStore of M elements (default options: 4 KiB pages): nothing moves, pages commit on
+//                  first touch, so sparse memo entries commit 4 KiB each
+//   vm_thp         the same with huge_pages = true: every memo entry touched commits its whole 2 MiB
 // With more than one thread the vectors sit under a readers-writer lock (std::shared_mutex): lookups
 // and memo writes under the shared lock, resizes under the exclusive one; the VM store takes no lock.
 // Memo entries are read and written with relaxed atomic_ref (two threads may store the same value).
@@ -13,7 +14,7 @@
 // separately; total = setup + compute + resize.
 //
 //   collatz [--n 1e5,1e6,1e7] [--threads 1,2,4] [--reps 3] [--max-bytes 1073741824]
-//           [--variants vector_empty,vector_target,vector_max,vm,vm_4k] [--csv output/collatz.csv]
+//           [--variants vector_empty,vector_target,vector_max,vm,vm_thp] [--csv output/collatz.csv]
 //           [--once-n 1e8 --once-threads 1,2]   (extra sizes run once, e.g. the largest n)
 //
 // Every run's checksum (sum of orbit lengths) must agree across variants; the program exits 1 otherwise.
@@ -177,8 +178,8 @@ Timing run_variant(std::uint64_t n, std::uint64_t max_elements, int threads, Arg
 
 Timing run(const std::string& variant, std::uint64_t n, std::uint64_t max_elements, int threads) {
   if (variant == "vm") return run_variant<VmMemo>(n, max_elements, threads, nodegen::VmStoreOptions{});
-  if (variant == "vm_4k")
-    return run_variant<VmMemo>(n, max_elements, threads, nodegen::VmStoreOptions{.huge_pages = false});
+  if (variant == "vm_thp")
+    return run_variant<VmMemo>(n, max_elements, threads, nodegen::VmStoreOptions{.huge_pages = true});
   auto vector_run = [&](auto start) {
     if (threads > 1) return run_variant<VectorMemo<true>>(n, max_elements, threads, VectorMemo<true>::Start(start));
     return run_variant<VectorMemo<false>>(n, max_elements, threads, VectorMemo<false>::Start(start));
@@ -200,7 +201,7 @@ std::vector<std::uint64_t> parse_sizes(const std::string& text) {
 
 int main(int argc, char** argv) {
   std::string n_arg = "1e5,1e6,1e7", threads_arg = "1,2,4", once_n_arg, once_threads_arg = "1,2";
-  std::string variants_arg = "vector_empty,vector_target,vector_max,vm,vm_4k", csv_path = "output/collatz.csv";
+  std::string variants_arg = "vector_empty,vector_target,vector_max,vm,vm_thp", csv_path = "output/collatz.csv";
   int reps = 3;
   std::uint64_t max_bytes = std::uint64_t{1} << 30;
   for (int i = 1; i + 1 < argc; i += 2) {

@@ -23,9 +23,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 PARTS = [("setup_s", "container setup", "tab:blue"),
          ("compute_s", "calculation", "tab:orange"),
          ("resize_s", "resizing", "tab:green")]
-HATCHES = {"vector_empty": "", "vector_target": "//", "vector_max": "..", "vm": "xx", "vm_4k": "\\\\"}
+HATCHES = {"vector_empty": "", "vector_target": "//", "vector_max": "..", "vm": "xx", "vm_thp": "\\\\"}
 LABELS = {"vector_empty": "vector, empty", "vector_target": "vector, target size", "vector_max": "vector, max size",
-          "vm": "VM store (THP)", "vm_4k": "VM store (4 KiB)"}
+          "vm": "VM store (default, 4 KiB)", "vm_thp": "VM store (THP)"}
 
 
 def load(paths):

@@ -10,18 +10,22 @@
 // Why MAP_NORESERVE + PROT_READ|PROT_WRITE instead of the paper's PROT_NONE + mprotect in 1 GiB chunks:
 // with vm.overcommit_memory = 0 a NORESERVE mapping is not charged to the commit limit, so it gives the
 // same "reserve far more than RAM" property without any slow path: no thread ever waits for another to
-// open the next chunk, and claim() stays one instruction plus a compare. The chunked variant costs an
-// mprotect per chunk (which also splits/merges VMAs and takes mmap_lock for writing, stalling every
-// concurrent page fault of the process) and a watermark that threads crossing a boundary must wait on.
-// It is only needed under strict accounting (mode 2), which this project does not target.
+// open the next chunk, and claim() stays one atomic add plus a compare. bench/append measures the chunked
+// design too (vm_mprotect_*): with 1 GiB chunks it is as fast as this one (an mprotect per GiB is noise),
+// with 8 MiB chunks slightly slower; so the choice rests on simplicity (no watermark, no opener lock, no
+// mmap_lock write-holds that stall concurrent faults). Chunks would only be needed under strict
+// accounting (mode 2), which this project does not target.
 //
-// Options (defaults chosen from bench/append measurements, see VmStoreOptions and bench/results/storage.md):
+// Options (see VmStoreOptions for the defaults and why):
 //   prefault:   the thread whose claim crosses into prefault window k populates window k+1
 //               (MADV_POPULATE_WRITE, Linux >= 5.14; falls back to touching each page on older kernels),
 //               so appenders mostly write into already-faulted memory. Each window is populated by
 //               exactly one thread (the one whose claim contains the window's first byte).
 //   huge_pages: MADV_HUGEPAGE on the whole reservation, so a first touch faults in 2 MiB at once
-//               (~500x fewer faults than 4 KiB pages when THP is in "madvise" mode).
+//               (512x fewer faults than 4 KiB pages when THP is in "madvise" mode).
+// Per-element claims: claim(1) is a locked RMW, a full barrier on x86 that drains the store buffer, so
+// appending element by element into fresh memory serialises the cache misses of the writes (measured
+// 5-17 M/s against 100-360 M/s for claim(1024)). Bulk appenders should claim runs.
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -39,13 +43,17 @@
 
 namespace nodegen {
 
-// Defaults measured by bench/append on the project machine (bench/results/storage.md): transparent huge
-// pages make first-touch appends ~4x faster (one fault per 2 MiB instead of per 4 KiB), so they are on;
-// prefault only moves the same zeroing work onto the appending thread that crosses a window (no spare
-// core to hide it on), measured no faster, so it is off.
+// Defaults measured by bench/append on the project machine (bench/results/storage.md), a Firecracker VM
+// whose guest hands free memory back to the host (free page reporting): there a first touch of FRESH
+// memory costs 3-5x more CPU on transparent huge pages than on 4 KiB pages (the 2 MiB clear runs into
+// host faults), while re-touching recently freed memory is 3-6x faster on huge pages. A new process sees
+// fresh memory, and the fill itself runs the same either way (+-5%), so huge pages are off by default;
+// turn them on where THP first touch is cheap (bare metal). Prefault batches the 4 KiB faults into one
+// MADV_POPULATE_WRITE per window: ~10% faster appends, at the price of up to one window of resident
+// memory ahead of the frontier per store; off by default because small jobs would pay that in RSS.
 struct VmStoreOptions {
   bool prefault = false;
-  bool huge_pages = true;
+  bool huge_pages = false;
   // Bytes populated at a time ahead of the append frontier when prefault is on (power of two, >= 2 MiB).
   std::size_t prefault_window_bytes = std::size_t{8} << 20;
 };
