@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <numbers>
 #include <random>
 
@@ -50,6 +51,43 @@ TEST(Boundary, UnitSquareHasExactSpacingFaceNormalsAndIds) {
   const auto r = nearest_over_h(nodes, f.spacing);
   EXPECT_NEAR(*std::min_element(r.begin(), r.end()), 1.0, 1e-9);
   EXPECT_NEAR(*std::max_element(r.begin(), r.end()), 1.0, 1e-9);
+  expect_unit_outward_normals(d, nodes, f.spacing);
+}
+
+TEST(Boundary, DenseSmoothPolygonIsSpacedByArcLengthNotByVertices) {
+  // An ellipse outline with 2000 vertices (much denser than h) and a triangle hole with sharp corners.
+  const auto dir = std::filesystem::temp_directory_path();
+  {
+    std::ofstream out(dir / "nodegen_test_ellipse.txt");
+    out.precision(17);
+    for (int i = 0; i < 2000; ++i) {
+      const double t = 2 * std::numbers::pi * i / 2000;
+      out << 2 * std::cos(t) << " " << std::sin(t) << "\n";
+    }
+  }
+  auto f = parse(R"({"dim":2,"spacing":0.05,"shape":{"type":"polygon","points":"nodegen_test_ellipse.txt",
+      "holes":[[[-0.5,-0.3],[0.5,-0.3],[0,0.4]]]}})");
+  const auto& d = *domain_of<2>(f);
+  const auto nodes = d.boundary_nodes(f.spacing, 1);
+  const auto r = nearest_over_h(nodes, f.spacing);
+  // 0.92 h at the triangle's 54.5 degree corners: the first nodes on the two edges are h from the
+  // corner and 2 h sin(27 deg) from each other.
+  EXPECT_GE(*std::min_element(r.begin(), r.end()), 0.9);
+  EXPECT_LE(*std::max_element(r.begin(), r.end()), 1.03);
+  int outer = 0;
+  for (const auto& n : nodes) {
+    if (n.boundary_id != 1) continue;
+    ++outer;
+    // The polyline's normal is within the polygon's turning angle of the ellipse's analytic normal.
+    const Vec<2> analytic = Vec<2>(n.pos[0] / 4, n.pos[1]).normalized();
+    ASSERT_GT(n.normal.dot(analytic), std::cos(0.01)) << n.pos.transpose();
+  }
+  EXPECT_NEAR(outer, 9.688448 / 0.05, 1.0);  // perimeter of the 2 x 1 ellipse over h
+  for (const Vec<2>& corner : {Vec<2>(-0.5, -0.3), Vec<2>(0.5, -0.3), Vec<2>(0, 0.4)}) {
+    double best = 1e9;
+    for (const auto& n : nodes) best = std::min(best, (n.pos - corner).norm());
+    EXPECT_LT(best, 1e-12) << "sharp corner " << corner.transpose();
+  }
   expect_unit_outward_normals(d, nodes, f.spacing);
 }
 

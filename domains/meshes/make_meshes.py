@@ -4,6 +4,7 @@
   torus.stl  binary STL of a torus (major radius 1, minor radius 0.35), a smooth closed surface with a hole
   gear.stl   binary STL of a spur gear: 20 involute-like teeth, a bore and a keyway, extruded 0.3 thick;
              a real-world-looking part with sharp edges and a non-convex outline
+  naca0012.txt  2D point file (one "x y" per line) of a NACA 0012 airfoil with chord 1, for polygon shapes
 
 Both are watertight and outward oriented. Only numpy is needed.
 """
@@ -93,6 +94,25 @@ def gear(teeth=20, samples_per_tooth=40, thickness=0.3):
     return verts, tris
 
 
+def naca0012(n=120):
+    """Closed NACA 0012 outline (closed trailing edge), cosine spacing, counter-clockwise from the trailing edge."""
+    xs = [0.5 * (1 - math.cos(math.pi * i / n)) for i in range(n + 1)]  # 0 .. 1, dense at both ends
+    def half_thickness(x):
+        return 5 * 0.12 * (0.2969 * math.sqrt(x) - 0.1260 * x - 0.3516 * x**2 + 0.2843 * x**3 - 0.1036 * x**4)
+    upper = [(x, half_thickness(x)) for x in reversed(xs)]  # trailing edge -> leading edge over the top
+    lower = [(x, -half_thickness(x)) for x in xs[1:-1]]     # leading edge -> trailing edge underneath
+    return upper + lower
+
+
+def write_points(path, points, comment):
+    with open(path, "w") as f:
+        f.write(f"# {comment}\n")
+        for x, y in points:
+            f.write(f"{x:.9f} {y:.9f}\n")
+    print(f"{path.name}: {len(points)} points")
+
+
 if __name__ == "__main__":
     write_binary_stl(HERE / "torus.stl", *torus(), "nodegen torus R=1 r=0.35")
     write_binary_stl(HERE / "gear.stl", *gear(), "nodegen spur gear, 20 teeth, keyed bore")
+    write_points(HERE / "naca0012.txt", naca0012(), "NACA 0012 airfoil, chord 1, closed trailing edge (x y per line)")

@@ -167,6 +167,9 @@ class PolygonShape final : public Shape<2> {
     for (std::size_t h = 1; h < rings_.size(); ++h) names.push_back(label_ + ":hole" + std::to_string(h));
   }
 
+  // Each ring is walked as one polyline: nodes go at spacing h along its arc length, with a corner node
+  // at every sharp vertex (turning more than 30 degrees). Dense outlines (an airfoil read from a file)
+  // are thus spaced by h, not by their vertices, while real corners stay exact.
   void emit_boundary(const Placement<2>& where, BoundarySink<2>& sink) const override {
     PointGrid<2> occupied(sink.cell());
     for (std::size_t r = 0; r < rings_.size(); ++r) {
@@ -176,23 +179,63 @@ class PolygonShape final : public Shape<2> {
       // into the hole for a hole.
       const double sign = (signed_area(ring) > 0 ? 1.0 : -1.0) * (r == 0 ? 1.0 : -1.0);
       const std::size_t n = ring.size();
-      auto edge_normal = [&](std::size_t i) {
+      std::vector<Vec<2>> edge_normal(n), vertex_normal(n);
+      std::vector<char> sharp(n);
+      std::vector<double> arc(n + 1, 0.0);  // arc length at each vertex
+      for (std::size_t i = 0; i < n; ++i) {
         const Vec<2> d = ring[(i + 1) % n] - ring[i];
-        return Vec<2>(sign * Vec<2>(d[1], -d[0]).normalized());
-      };
-      for (std::size_t i = 0; i < n; ++i) {
-        const Vec<2> bisector = (edge_normal((i + n - 1) % n) + edge_normal(i)).normalized();
-        place_corner<2>(where.point(ring[i]), where.normal(bisector.allFinite() ? bisector : edge_normal(i)), id, sink,
-                        &occupied);
+        edge_normal[i] = sign * Vec<2>(d[1], -d[0]).normalized();
+        arc[i + 1] = arc[i] + d.norm();
       }
+      const double length = arc[n];
       for (std::size_t i = 0; i < n; ++i) {
-        const Vec<2> a = ring[i], b = ring[(i + 1) % n];
-        const Vec<2> wn = where.normal(edge_normal(i));
-        Curve<2> edge;
-        edge.point = [=](double t) { return where.point(Vec<2>(a + t * (b - a))); };
-        edge.normal = [wn](double) { return wn; };
-        edge.id = id;
-        place_curve(edge, sink, &occupied);
+        const Vec<2>& before = edge_normal[(i + n - 1) % n];
+        const Vec<2>& after = edge_normal[i];
+        sharp[i] = before.dot(after) < std::cos(std::numbers::pi / 6);
+        const Vec<2> bisector = (before + after).normalized();
+        vertex_normal[i] = bisector.allFinite() ? bisector : after;
+      }
+      auto edge_at = [&](double t) {  // t in [0, length)
+        const auto it = std::upper_bound(arc.begin(), arc.end(), t);
+        return static_cast<std::size_t>(std::clamp<long>(it - arc.begin() - 1, 0, static_cast<long>(n) - 1));
+      };
+      auto wrap = [length](double t) { return t >= length ? t - length : t; };
+      auto local_point = [&](double t) {
+        t = wrap(t);
+        const std::size_t i = edge_at(t);
+        const double w = (t - arc[i]) / std::max(arc[i + 1] - arc[i], 1e-300);
+        return Vec<2>(ring[i] + w * (ring[(i + 1) % n] - ring[i]));
+      };
+      // Normals blend the vertex normals along an edge (a smooth outline gets smooth normals), except
+      // that an edge keeps its own normal at a sharp vertex.
+      auto local_normal = [&](double t) {
+        t = wrap(t);
+        const std::size_t i = edge_at(t), j = (i + 1) % n;
+        const double w = (t - arc[i]) / std::max(arc[i + 1] - arc[i], 1e-300);
+        const Vec<2> a = sharp[i] ? edge_normal[i] : vertex_normal[i];
+        const Vec<2> b = sharp[j] ? edge_normal[i] : vertex_normal[j];
+        const Vec<2> m = ((1 - w) * a + w * b).normalized();
+        return m.allFinite() ? m : edge_normal[i];
+      };
+      Curve<2> walk;
+      walk.point = [&](double t) { return where.point(local_point(t)); };
+      walk.normal = [&](double t) { return where.normal(local_normal(t)); };
+      walk.id = id;
+      std::vector<std::size_t> corners;
+      for (std::size_t i = 0; i < n; ++i)
+        if (sharp[i]) corners.push_back(i);
+      if (corners.empty()) {
+        walk.t0 = 0.0;
+        walk.t1 = length;
+        walk.closed = true;
+        place_curve(walk, sink, &occupied);
+        continue;
+      }
+      for (std::size_t i : corners) place_corner<2>(where.point(ring[i]), where.normal(vertex_normal[i]), id, sink, &occupied);
+      for (std::size_t k = 0; k < corners.size(); ++k) {
+        walk.t0 = arc[corners[k]];
+        walk.t1 = k + 1 < corners.size() ? arc[corners[k + 1]] : arc[corners.front()] + length;
+        place_curve(walk, sink, &occupied);
       }
     }
   }
