@@ -178,26 +178,42 @@ TEST(SpatialLocks, VersionsDetectInsertionsInBetween) {
   locks.unlock(mine, false);
 }
 
-// Many threads hammering overlapping stripe sets: mutual exclusion (a plain counter per stripe would
-// be torn otherwise; tsan sees the protected non-atomic accesses) and no deadlock.
+// Many threads hammering overlapping stripe sets, some with balls so large that they take every stripe:
+// mutual exclusion (plain counters per stripe, incremented under the locks, must add up exactly; tsan
+// also sees the protected non-atomic accesses) and no deadlock.
 TEST(SpatialLocks, MutualExclusionUnderContention) {
-  fill_detail::SpatialLocks<2> locks(Vec<2>::Zero(), 1.0, 3);
-  std::vector<long> counters(8, 0);  // guarded by the stripes with the same index
+  fill_detail::SpatialLocks<2> locks(Vec<2>::Zero(), 1.0, 3);  // 8 stripes
+  std::vector<long> counters(8, 0);                           // counters[k] guarded by stripe k
+  std::vector<std::vector<long>> expected(kThreads, std::vector<long>(8, 0));
+  // Read, dawdle, write: a wide window, so a lock that fails to exclude loses updates in any build.
+  auto bump = [](long& counter) {
+    const long v = counter;
+    for (int w = 0; w < 50; ++w) std::atomic_signal_fence(std::memory_order_seq_cst);  // not optimised away
+    counter = v + 1;
+  };
   run_team(kThreads, [&](int tid, int) {
     std::mt19937_64 rng(static_cast<std::uint64_t>(tid));
     std::uniform_real_distribution<double> pos(0.0, 4.0);
     fill_detail::SpatialLocks<2>::StripeSet set;
-    for (int i = 0; i < 3000; ++i) {
-      locks.stripes_of_ball(Vec<2>(pos(rng), pos(rng)), 0.9, set);
+    auto& mine = expected[static_cast<std::size_t>(tid)];
+    for (int i = 0; i < 10000; ++i) {
+      const double radius = i % 10 == 0 ? 20.0 : 0.9;  // every 10th: the "all stripes" path
+      locks.stripes_of_ball(Vec<2>(pos(rng), pos(rng)), radius, set);
       locks.snapshot(set);
       locks.lock(set);
-      for (int k = 0; k < set.count; ++k) ++counters[set.stripe[k]];
+      if (set.all) {
+        for (std::size_t k = 0; k < 8; ++k) bump(counters[k]), ++mine[k];
+      } else {
+        for (int k = 0; k < set.count; ++k) bump(counters[set.stripe[k]]), ++mine[set.stripe[k]];
+      }
       locks.unlock(set, true);
     }
   });
-  long total = 0;
-  for (long c : counters) total += c;
-  EXPECT_GE(total, kThreads * 3000L);
+  for (std::size_t k = 0; k < 8; ++k) {
+    long sum = 0;
+    for (const auto& e : expected) sum += e[k];
+    EXPECT_EQ(counters[k], sum) << "stripe " << k;
+  }
 }
 
 }  // namespace
