@@ -7,7 +7,10 @@
 //  * Index i lives in block i >> 12 (blocks of kBlockElements = 4096 elements), at offset i & 4095.
 //  * Blocks are elements of a private SynchronizedSuballocator whose element is one block: its pool
 //    grows in chunks of 1, 2, 4, ... blocks (stable, each one upstream allocation), so a store of N
-//    elements makes O(log N) upstream allocations, not N / 4096.
+//    elements makes O(log N) upstream allocations, not N / 4096. Chunks of 2 MiB and more come from
+//    the suballocator's default upstream, HugePageChunks (transparent huge pages): good for random
+//    reads, but on the project VM fresh huge pages are dear to first touch, so appends run at about a
+//    third of VmStore's default (bench/results/storage.md).
 //  * Directory: a top array of ceil(capacity / 2^24) page pointers, made at construction (2 KiB for
 //    2^32 elements), and pages of up to 4096 block pointers (32 KiB) made on demand. So construction
 //    stays cheap for huge capacities and the directory grows with use, not with the cap.

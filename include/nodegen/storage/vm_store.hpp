@@ -45,11 +45,11 @@ namespace nodegen {
 
 // Defaults measured by bench/append on the project machine (bench/results/storage.md), a Firecracker VM
 // whose guest hands free memory back to the host (free page reporting): there a first touch of FRESH
-// memory costs 3-5x more CPU on transparent huge pages than on 4 KiB pages (the 2 MiB clear runs into
-// host faults), while re-touching recently freed memory is 3-6x faster on huge pages. A new process sees
+// memory costs 3-5x more CPU on transparent huge pages than on 4 KiB pages (apparently the 2 MiB clear
+// runs into host faults), while re-touching recently freed memory is 3-6x faster on huge pages. A new process sees
 // fresh memory, and the fill itself runs the same either way (+-5%), so huge pages are off by default;
 // turn them on where THP first touch is cheap (bare metal). Prefault batches the 4 KiB faults into one
-// MADV_POPULATE_WRITE per window: ~10% faster appends, at the price of up to one window of resident
+// MADV_POPULATE_WRITE per window: 0-16% faster appends, at the price of up to one window of resident
 // memory ahead of the frontier per store; off by default because small jobs would pay that in RSS.
 struct VmStoreOptions {
   bool prefault = false;
