@@ -9,20 +9,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "nodegen/fill/splitmix.hpp"
 #include "nodegen/spatial/point.hpp"
 
 namespace nodegen::fill_detail {
-
-// SplitMix64 finaliser: a good 64-bit mix, enough to turn (seed, index) into independent uniforms.
-constexpr std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// Uniform in [0, 1) from the top 53 bits.
-inline double unit_uniform(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
 template <int D>
 std::vector<Vec<D>> unit_candidates(int count) {

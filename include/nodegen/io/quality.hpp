@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "nodegen/fill/splitmix.hpp"
 #include "nodegen/geometry/box.hpp"
 #include "nodegen/io/node_arrays.hpp"
 #include "nodegen/spatial/kdtree.hpp"
@@ -69,16 +70,6 @@ struct QualityOptions {
 };
 
 namespace quality_detail {
-
-// splitmix64: sample i of a run is a pure function of (seed, i).
-inline std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-inline double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
 template <int D>
 Vec<D> node_position(const NodeArrays& nodes, std::size_t i) {
@@ -156,7 +147,7 @@ QualityReport quality_report(const NodeArrays& nodes, const QualityDomain<D>* do
     for (std::size_t s = begin; s < end; ++s) {
       Vec<D> p;
       for (int k = 0; k < D; ++k)
-        p[k] = domain->box.lo[k] + size[k] * qd::unit(qd::mix(options.seed * 0x100000001B3ull + s * D + static_cast<std::size_t>(k)));
+        p[k] = domain->box.lo[k] + size[k] * unit_uniform(mix64(options.seed * 0x100000001B3ull + s * D + static_cast<std::size_t>(k)));
       if (!domain->contains(p)) continue;
       const auto nearest = tree.nearest(p);
       hole[s] = nearest->second / nodes.h[nearest->first];
