@@ -19,29 +19,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <thread>
 
 #include "nodegen/spatial/point.hpp"
+#include "nodegen/storage/backoff.hpp"
 
 namespace nodegen::fill_detail {
-
-// Busy-waits briefly, then gives the core away: with more threads than cores the holder may be
-// descheduled, and spinning would only delay it.
-class Backoff {
- public:
-  void pause() {
-    if (++spins_ < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-    } else {
-      std::this_thread::yield();
-    }
-  }
-
- private:
-  int spins_ = 0;
-};
 
 template <int D>
 class SpatialLocks {

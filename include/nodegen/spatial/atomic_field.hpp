@@ -5,11 +5,8 @@
 // for relaxed and acquire/release orders but keeps the program free of data races (and ThreadSanitizer
 // quiet, since it sees the accesses as atomic).
 #include <atomic>
-#include <thread>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
+#include "nodegen/storage/backoff.hpp"
 
 namespace nodegen::spatial_detail {
 
@@ -29,24 +26,5 @@ template <class T>
 inline void store_release(T& field, T value) {
   std::atomic_ref<T>(field).store(value, std::memory_order_release);
 }
-
-// Waiting for another thread that holds a leaf for a few hundred nanoseconds: spin briefly, then
-// yield, because with more threads than cores the holder may be descheduled and pure spinning would
-// burn its time slice.
-class Backoff {
- public:
-  void pause() {
-    if (++spins_ < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-      _mm_pause();
-#endif
-    } else {
-      std::this_thread::yield();
-    }
-  }
-
- private:
-  int spins_ = 0;
-};
 
 }  // namespace nodegen::spatial_detail

@@ -315,7 +315,7 @@ class KdTree {
   }
 
   void lock_bucket(std::uint32_t b) {
-    spatial_detail::Backoff backoff;
+    Backoff backoff;
     for (;;) {
       bool locked = false;
       buckets_.with(b, [&](Bucket& bucket) {
