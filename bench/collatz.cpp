@@ -7,6 +7,12 @@
 //   vm             VmStore of M elements (default options: 4 KiB pages): nothing moves, pages commit on
 //                  first touch, so sparse memo entries commit 4 KiB each
 //   vm_thp         the same with huge_pages = true: every memo entry touched commits its whole 2 MiB
+//   vm_sparse      VmSparseArray of M elements: the same reservation, plus a bitmap of written pages so a
+//                  lookup of a never-written page answers "not computed" without touching it. A plain
+//                  VM memo reads before it writes: the read maps the shared zero page, the write then
+//                  copies it, and that PTE replacement flushes the TLB of every other CPU running the
+//                  process (an IPI per page; with 2 threads most of the run, see vm_sparse_array.hpp)
+//   vm_sparse_thp  the same with huge pages
 // With more than one thread the vectors sit under a readers-writer lock (std::shared_mutex): lookups
 // and memo writes under the shared lock, resizes under the exclusive one; the VM store takes no lock.
 // Memo entries are read and written with relaxed atomic_ref (two threads may store the same value).
@@ -14,7 +20,7 @@
 // separately; total = setup + compute + resize.
 //
 //   collatz [--n 1e5,1e6,1e7] [--threads 1,2,4] [--reps 3] [--max-bytes 1073741824]
-//           [--variants vector_empty,vector_target,vector_max,vm,vm_thp] [--csv output/collatz.csv]
+//           [--variants vector_empty,vector_target,vector_max,vm,vm_thp,vm_sparse,vm_sparse_thp] [--csv output/collatz.csv]
 //           [--once-n 1e8 --once-threads 1,2]   (extra sizes run once, e.g. the largest n)
 //
 // Every run's checksum (sum of orbit lengths) must agree across variants; the program exits 1 otherwise.
@@ -32,6 +38,7 @@
 
 #include "bench_stats.hpp"
 #include "nodegen/storage/thread_team.hpp"
+#include "nodegen/storage/vm_sparse_array.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
 namespace {
@@ -56,6 +63,20 @@ class VmMemo {
 
  private:
   nodegen::VmStore<Orbit> store_;
+};
+
+class VmSparseMemo {
+ public:
+  VmSparseMemo(std::size_t max_elements, std::size_t /*n*/, nodegen::VmSparseArrayOptions options)
+      : values_(max_elements, options) {}
+  static constexpr bool kResizes = false;
+  void ensure(std::uint64_t) {}
+  Orbit read(std::uint64_t x) { return values_.get(x); }
+  void write(std::uint64_t x, Orbit v) { values_.set(x, v); }
+  double resize_seconds() const { return 0; }
+
+ private:
+  nodegen::VmSparseArray<Orbit> values_;
 };
 
 template <bool Locked>
@@ -180,6 +201,10 @@ Timing run(const std::string& variant, std::uint64_t n, std::uint64_t max_elemen
   if (variant == "vm") return run_variant<VmMemo>(n, max_elements, threads, nodegen::VmStoreOptions{});
   if (variant == "vm_thp")
     return run_variant<VmMemo>(n, max_elements, threads, nodegen::VmStoreOptions{.huge_pages = true});
+  if (variant == "vm_sparse")
+    return run_variant<VmSparseMemo>(n, max_elements, threads, nodegen::VmSparseArrayOptions{});
+  if (variant == "vm_sparse_thp")
+    return run_variant<VmSparseMemo>(n, max_elements, threads, nodegen::VmSparseArrayOptions{.huge_pages = true});
   auto vector_run = [&](auto start) {
     if (threads > 1) return run_variant<VectorMemo<true>>(n, max_elements, threads, VectorMemo<true>::Start(start));
     return run_variant<VectorMemo<false>>(n, max_elements, threads, VectorMemo<false>::Start(start));
@@ -201,7 +226,7 @@ std::vector<std::uint64_t> parse_sizes(const std::string& text) {
 
 int main(int argc, char** argv) {
   std::string n_arg = "1e5,1e6,1e7", threads_arg = "1,2,4", once_n_arg, once_threads_arg = "1,2";
-  std::string variants_arg = "vector_empty,vector_target,vector_max,vm,vm_thp", csv_path = "output/collatz.csv";
+  std::string variants_arg = "vector_empty,vector_target,vector_max,vm,vm_thp,vm_sparse,vm_sparse_thp", csv_path = "output/collatz.csv";
   int reps = 3;
   std::uint64_t max_bytes = std::uint64_t{1} << 30;
   for (int i = 1; i + 1 < argc; i += 2) {

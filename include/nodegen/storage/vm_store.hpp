@@ -35,7 +35,6 @@
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/vm_populate.hpp"
@@ -135,15 +134,7 @@ class VmStore {
 
   // Committed bytes as the kernel reports them (mincore over the touched extent): exact, but costs a
   // system call and one byte per 4 KiB page; for tests and benchmarks.
-  std::size_t bytes_resident_measured() const {
-    const std::size_t extent = bytes_resident();
-    if (extent == 0) return 0;
-    std::vector<unsigned char> pages(extent / kSmallPageBytes);
-    if (::mincore(region_.data(), extent, pages.data()) != 0) return extent;
-    std::size_t resident = 0;
-    for (unsigned char p : pages) resident += (p & 1u);
-    return resident * kSmallPageBytes;
-  }
+  std::size_t bytes_resident_measured() const { return region_.resident_bytes(bytes_resident()); }
 
  private:
   static constexpr std::size_t region_limit() { return (std::size_t{1} << 47) - kHugePageBytes; }
