@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 #include "nodegen/fill/backend.hpp"
@@ -28,17 +29,19 @@ constexpr int dimension_of(const Domain<D>*) {
 }
 }  // namespace fill_detail
 
-// Runs pnp_fill<D, Store> for the backend named by `backend`.
-template <int D, class DomainT, class SpacingT, class BoundaryNodeT>
+// Runs pnp_fill<D, Store> for the backend named by `backend`. `boundary` is a std::vector of boundary
+// nodes: read if an lvalue, consumed (cut down to what the output needs once seeded) if an rvalue.
+template <int D, class DomainT, class SpacingT, class BoundaryVector>
 Discretization<D> pnp_fill_on(Backend backend, const DomainT& domain, const SpacingT& spacing,
-                              const std::vector<BoundaryNodeT>& boundary, const FillParams& params,
-                              const FillOptions& options) {
+                              BoundaryVector&& boundary, const FillParams& params, const FillOptions& options) {
   switch (backend) {
-    case Backend::vector: return pnp_fill<D, LockedVectorStore>(domain, spacing, boundary, params, options);
-    case Backend::suballoc: return pnp_fill<D, SuballocStore>(domain, spacing, boundary, params, options);
+    case Backend::vector:
+      return pnp_fill<D, LockedVectorStore>(domain, spacing, std::forward<BoundaryVector>(boundary), params, options);
+    case Backend::suballoc:
+      return pnp_fill<D, SuballocStore>(domain, spacing, std::forward<BoundaryVector>(boundary), params, options);
     case Backend::vm: break;
   }
-  return pnp_fill<D, VmStore>(domain, spacing, boundary, params, options);
+  return pnp_fill<D, VmStore>(domain, spacing, std::forward<BoundaryVector>(boundary), params, options);
 }
 
 // fill_seconds covers boundary placement and the interior fill (not the output copy's caller).
@@ -48,11 +51,12 @@ inline AnyDiscretization fill_domain(const DomainFile& file, const FillOptions& 
         const auto& domain = *domain_ptr;
         constexpr int D = fill_detail::dimension_of(static_cast<decltype(&domain)>(nullptr));
         const auto start = std::chrono::steady_clock::now();
-        const auto boundary = domain.boundary_nodes(file.spacing, file.fill.seed);
+        auto boundary = domain.boundary_nodes(file.spacing, file.fill.seed);
         // The boundary placement's scratch is freed but stays resident unless trimmed, and the fill
         // never reuses it (its store and tree are mmap'd): 7 B/node of peak RSS on a 1e6-node cube.
         release_free_heap();
-        auto out = pnp_fill_on<D>(options.backend, domain, file.spacing, boundary, file.fill, options);
+        // Moved in: the fill keeps only the boundary's normals and ids once the nodes are seeded.
+        auto out = pnp_fill_on<D>(options.backend, domain, file.spacing, std::move(boundary), file.fill, options);
         out.fill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return out;
       },

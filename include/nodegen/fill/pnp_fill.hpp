@@ -27,11 +27,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "nodegen/fill/boundary_rows.hpp"
 #include "nodegen/fill/candidates.hpp"
 #include "nodegen/fill/discretization.hpp"
 #include "nodegen/fill/queue_flags.hpp"
@@ -129,13 +131,30 @@ class PnpFill {
 
   template <class BoundaryNodeT>
   Discretization<D> run(const std::vector<BoundaryNodeT>& boundary) {
+    return run_impl<BoundaryNodeT>(boundary, nullptr);
+  }
+
+  // The same for a boundary the fill may consume: once its nodes are seeded (their positions are then
+  // in the store), it is cut down to the normals and ids the output needs (boundary_rows.hpp).
+  template <class BoundaryNodeT>
+  Discretization<D> run(std::vector<BoundaryNodeT>&& boundary) {
+    return run_impl(boundary, &boundary);
+  }
+
+ private:
+  // `owned`: &boundary when the fill may consume it, else null.
+  template <class BoundaryNodeT>
+  Discretization<D> run_impl(const std::vector<BoundaryNodeT>& boundary, std::vector<BoundaryNodeT>* owned) {
     const auto start = std::chrono::steady_clock::now();
+    const std::size_t nb = boundary.size();
+    std::optional<BoundaryRows<D>> rows;
     try {
       seed_boundary(boundary);
+      if (owned) rows = take_boundary_rows<D>(std::move(*owned));  // `boundary` is empty from here on
       if (threads_ > 1) {
-        locks_ = std::make_unique<SpatialLocks<D>>(domain_.bounding_box().lo, lock_cell_size(boundary));
+        locks_ = std::make_unique<SpatialLocks<D>>(domain_.bounding_box().lo, lock_cell_size(nb));
         flags_ = std::make_unique<QueueFlags>(params_.max_nodes);
-        if (!boundary.empty()) flags_->publish_segment(0, boundary.size());
+        if (nb > 0) flags_->publish_segment(0, nb);
         run_team(threads_, [&](int, int) { worker<true>(); });
       } else {
         worker<false>();
@@ -145,12 +164,11 @@ class PnpFill {
                       " nodes reached before the domain was full (raise max_nodes / --max-nodes, or check "
                       "that the spacing is not far smaller than intended) [" + e.what() + "]");
     }
-    Discretization<D> out = collect(boundary);
+    Discretization<D> out = rows ? collect(std::move(*rows)) : collect(boundary);
     out.fill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
   }
 
- private:
   static constexpr std::size_t kMaxBatch = 64;
   static constexpr std::size_t kProgressEvery = 4096;
   static constexpr std::uint32_t kPendingId = 0xFFFF'FFFFu;
@@ -181,10 +199,10 @@ class PnpFill {
   }
 
   // Cell edge of the lock grid: at least the diameter of the largest query ball, so a ball touches at
-  // most 2 cells per axis. h is sampled on a grid over the bounding box and at the boundary nodes; if
-  // the sample misses a larger h somewhere, balls there touch more cells, which SpatialLocks handles.
-  template <class BoundaryNodeT>
-  double lock_cell_size(const std::vector<BoundaryNodeT>& boundary) const {
+  // most 2 cells per axis. h is sampled on a grid over the bounding box and at the nb boundary nodes
+  // (the first nb slots of the store); if the sample misses a larger h somewhere, balls there touch
+  // more cells, which SpatialLocks handles.
+  double lock_cell_size(std::size_t nb) const {
     auto h = spacing_.evaluator();
     const auto& box = domain_.bounding_box();
     constexpr int kSamples = D == 2 ? 64 : 24;
@@ -199,7 +217,7 @@ class PnpFill {
       if (a == D) break;
       ++idx[static_cast<std::size_t>(a)];
     }
-    for (const auto& b : boundary) hmax = std::max(hmax, h(b.pos));
+    for (std::size_t i = 0; i < nb; ++i) hmax = std::max(hmax, h(to_vec<D>(store_.get(i))));
     const double extent = (box.hi - box.lo).maxCoeff();
     if (!(hmax > 0.0) || !std::isfinite(hmax)) hmax = extent > 0 ? extent : 1.0;
     return 2.0 * reach(hmax) * 1.001;
@@ -351,26 +369,40 @@ class PnpFill {
     return first;
   }
 
-  // Frees the tree, then copies the store into exactly-sized output arrays.
+  // The output, with the boundary's normals and ids from the caller's vector...
   template <class BoundaryNodeT>
   Discretization<D> collect(const std::vector<BoundaryNodeT>& boundary) {
+    const std::size_t nb = boundary.size();
+    Discretization<D> out = collect_nodes(nb);
+    out.normals.resize(nb);
+    for (std::size_t i = 0; i < nb; ++i) {
+      out.types[i] = -static_cast<std::int32_t>(boundary[i].boundary_id);
+      out.normals[i] = boundary[i].normal;
+    }
+    return out;
+  }
+  // ... or from the rows kept when the fill owned the boundary (the normals are moved, not copied).
+  Discretization<D> collect(BoundaryRows<D>&& rows) {
+    Discretization<D> out = collect_nodes(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) out.types[i] = -rows.ids[i];
+    out.normals = std::move(rows.normals);
+    return out;
+  }
+
+  // Frees the tree, then copies the store into exactly-sized output arrays: positions, bmap, and the
+  // interior nodes' types (the nb boundary types and the normals are the caller's).
+  Discretization<D> collect_nodes(std::size_t nb) {
     tree_.reset();
     locks_.reset();
     flags_.reset();
     const std::size_t n = claimed_.load(std::memory_order_acquire);
-    const std::size_t nb = boundary.size();
     Discretization<D> out;
     out.boundary_count = nb;
     out.positions.resize(n);
     out.types.resize(n);
     out.bmap.resize(n);
-    out.normals.resize(nb);
     for (std::size_t i = 0; i < n; ++i) out.positions[i] = to_vec<D>(store_.get(i));
-    for (std::size_t i = 0; i < nb; ++i) {
-      out.types[i] = -static_cast<std::int32_t>(boundary[i].boundary_id);
-      out.bmap[i] = static_cast<std::int32_t>(i);
-      out.normals[i] = boundary[i].normal;
-    }
+    for (std::size_t i = 0; i < nb; ++i) out.bmap[i] = static_cast<std::int32_t>(i);
     std::fill(out.types.begin() + static_cast<std::ptrdiff_t>(nb), out.types.end(), 1);
     std::fill(out.bmap.begin() + static_cast<std::ptrdiff_t>(nb), out.bmap.end(), -1);
     return out;
@@ -402,6 +434,15 @@ Discretization<D> pnp_fill(const DomainT& domain, const SpacingT& spacing, const
                            const FillParams& params, const FillOptions& options) {
   fill_detail::PnpFill<D, Store, DomainT, SpacingT> fill(domain, spacing, params, options);
   return fill.run(boundary);
+}
+
+// The same, consuming `boundary`: after seeding, only the normals and ids the output needs are kept
+// for the rest of the fill (fill_domain passes the geometry's boundary this way).
+template <int D, template <class> class Store, class DomainT, class SpacingT, class BoundaryNodeT>
+Discretization<D> pnp_fill(const DomainT& domain, const SpacingT& spacing, std::vector<BoundaryNodeT>&& boundary,
+                           const FillParams& params, const FillOptions& options) {
+  fill_detail::PnpFill<D, Store, DomainT, SpacingT> fill(domain, spacing, params, options);
+  return fill.run(std::move(boundary));
 }
 
 }  // namespace nodegen
