@@ -23,9 +23,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 PARTS = [("setup_s", "container setup", "tab:blue"),
          ("compute_s", "calculation", "tab:orange"),
          ("resize_s", "resizing", "tab:green")]
-HATCHES = {"vector_empty": "", "vector_target": "//", "vector_max": "..", "vm": "xx", "vm_thp": "\\\\"}
+HATCHES = {"vector_empty": "", "vector_target": "//", "vector_max": "..", "vm": "xx", "vm_thp": "\\\\",
+           "vm_sparse": "++", "vm_sparse_thp": "oo"}
 LABELS = {"vector_empty": "vector, empty", "vector_target": "vector, target size", "vector_max": "vector, max size",
-          "vm": "VM store (default, 4 KiB)", "vm_thp": "VM store (THP)"}
+          "vm": "VM store (default, 4 KiB)", "vm_thp": "VM store (THP)",
+          "vm_sparse": "VM sparse array (4 KiB)", "vm_sparse_thp": "VM sparse array (THP)"}
 
 
 def load(paths):
