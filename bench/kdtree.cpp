@@ -9,8 +9,11 @@
 // consecutive steps), and nanoflann's KDTreeSingleIndexDynamicAdaptor (single thread; its adaptor
 // reports the current count, so its constructor inserts nothing and addPoints(i, i) adds one point).
 //
-// Usage: kdtree [--quick] [--repeats R] [--sizes 1e6,1e7] [--dims 2,3]
+// Usage: kdtree [--quick] [--repeats R] [--sizes 1e6,1e7] [--dims 2,3] [--orders random,front]
+//              [--variants WORD,...]
 //   --quick: n = 1e6 only, one repeat. Default: 1e6 with 3 repeats and 1e7 with 1 repeat (~6 min).
+//   --variants: only the variants whose "name tN" contains one of the words, e.g. "vm t" (our tree on
+//   the VM store, 1 and 2 threads) or "nanoflann,vm t1".
 // Output: one markdown table (median steps/s with min-max over repeats, speed-up over nanoflann,
 // bytes per point, tree depth).
 #include <malloc.h>
@@ -222,6 +225,22 @@ struct Variant {
   std::function<Result(const void*)> run;  // takes a const Workload<D>*
 };
 
+// Keeps the variants whose "name tN" (e.g. "KdTree vm t2") contains one of the filter words (all when
+// the filter is empty).
+std::vector<Variant> select(std::vector<Variant> all, const std::vector<std::string>& filter) {
+  if (filter.empty()) return all;
+  std::vector<Variant> kept;
+  for (auto& v : all) {
+    const std::string label = v.name + " t" + std::to_string(v.threads);
+    for (const auto& word : filter)
+      if (label.find(word) != std::string::npos) {
+        kept.push_back(std::move(v));
+        break;
+      }
+  }
+  return kept;
+}
+
 template <int D>
 std::vector<Variant> variants() {
   auto wl = [](const void* w) -> const Workload<D>& { return *static_cast<const Workload<D>*>(w); };
@@ -246,9 +265,10 @@ double median(std::vector<double> v) {
 }
 
 template <int D>
-void run_case(std::size_t n, bool front, int repeats) {
+void run_case(std::size_t n, bool front, int repeats, const std::vector<std::string>& filter) {
+  const auto vs = select(variants<D>(), filter);
+  if (vs.empty()) return;
   const Workload<D> w = make_workload<D>(n, front, 42 + n + (front ? 1 : 0));
-  const auto vs = variants<D>();
   std::vector<std::vector<Result>> results(vs.size());
   for (int rep = 0; rep < repeats; ++rep) {
     // Alternate the order of variants between repeats so drift in machine noise spreads evenly.
@@ -290,12 +310,12 @@ void run_case(std::size_t n, bool front, int repeats) {
   }
 }
 
-std::vector<double> parse_list(const char* s) {
-  std::vector<double> out;
+std::vector<std::string> split_list(const char* s) {
+  std::vector<std::string> out;
   std::string item;
   for (const char* c = s;; ++c) {
     if (*c == ',' || *c == '\0') {
-      if (!item.empty()) out.push_back(std::atof(item.c_str()));
+      if (!item.empty()) out.push_back(item);
       item.clear();
       if (*c == '\0') break;
     } else {
@@ -305,20 +325,30 @@ std::vector<double> parse_list(const char* s) {
   return out;
 }
 
+std::vector<double> parse_list(const char* s) {
+  std::vector<double> out;
+  for (const auto& item : split_list(s)) out.push_back(std::atof(item.c_str()));
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false;
   int repeats = -1;
   std::vector<double> sizes, dims{2, 3};
+  std::vector<std::string> filter, orders{"random", "front"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--repeats" && i + 1 < argc) repeats = std::atoi(argv[++i]);
     else if (a == "--sizes" && i + 1 < argc) sizes = parse_list(argv[++i]);
     else if (a == "--dims" && i + 1 < argc) dims = parse_list(argv[++i]);
+    else if (a == "--orders" && i + 1 < argc) orders = split_list(argv[++i]);
+    else if (a == "--variants" && i + 1 < argc) filter = split_list(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: kdtree [--quick] [--repeats R] [--sizes 1e6,1e7] [--dims 2,3]\n");
+      std::fprintf(stderr, "usage: kdtree [--quick] [--repeats R] [--sizes 1e6,1e7] [--dims 2,3] "
+                           "[--orders random,front] [--variants WORD,...]\n");
       return 2;
     }
   }
@@ -333,9 +363,10 @@ int main(int argc, char** argv) {
     const auto n = static_cast<std::size_t>(size);
     const int reps = repeats > 0 ? repeats : (quick ? 1 : (n >= 5'000'000 ? 1 : 3));
     for (double dim : dims) {
-      for (bool front : {false, true}) {
-        if (dim == 2) run_case<2>(n, front, reps);
-        else run_case<3>(n, front, reps);
+      for (const auto& order : orders) {
+        const bool front = order == "front";
+        if (dim == 2) run_case<2>(n, front, reps, filter);
+        else run_case<3>(n, front, reps, filter);
       }
     }
   }

@@ -41,10 +41,10 @@
 
 #include "nodegen/spatial/arena.hpp"
 #include "nodegen/spatial/atomic_field.hpp"
+#include "nodegen/spatial/claim_batches.hpp"
 #include "nodegen/spatial/kdtree_layout.hpp"
 #include "nodegen/spatial/kdtree_split.hpp"
 #include "nodegen/spatial/point.hpp"
-#include "nodegen/spatial/striped_counter.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
@@ -72,7 +72,10 @@ class KdTree {
   // as LockedVectorStore<T>::Options, the Options of any element type is accepted).
   template <class StoreOptions = Options>
   explicit KdTree(std::size_t max_points, const StoreOptions& options = {})
-      : buckets_(bucket_capacity(max_points), options), nodes_(node_capacity(max_points), options) {
+      : buckets_(bucket_capacity(max_points), options),
+        nodes_(node_capacity(max_points), options),
+        bucket_claims_(buckets_, kBucketBatch),
+        node_claims_(nodes_, kNodeBatch) {
     auto first = std::make_unique<RootRecord>();
     first->link = spatial_detail::leaf_link(new_bucket());
     first->bounded = false;
@@ -98,9 +101,8 @@ class KdTree {
         grow_root(p);
         continue;
       }
-      if (insert_below(*root, p, id)) break;
+      if (insert_below(*root, p, id)) return;
     }
-    size_.add(1);
   }
 
   // Is there a point p with |p - q| < r? Stops at the first one found.
@@ -212,8 +214,22 @@ class KdTree {
     for (auto& e : out) e.second = std::sqrt(e.second);
   }
 
-  // Points inserted so far (exact once the inserting threads are done).
-  std::size_t size() const { return size_.sum(); }
+  // Points in the tree: every insert that completed before the call is counted, none twice (it reads
+  // the leaves like a query does). Walks every leaf, O(size / LeafSize): a diagnostic, not for hot
+  // loops. (A counter bumped by every insert was a locked add per insert, which on x86 waits for the
+  // insert's stores to reach the cache: with two threads appending to the same leaves that wait was
+  // ~3 % of the 2-thread time, bench/results/kdtree.md.)
+  std::size_t size() const {
+    std::size_t total = 0;
+    std::uint32_t in_leaf = 0;
+    search_leaves([](int, double) { return std::pair<int, bool>{0, true}; },
+                  [&](Bucket&, std::uint32_t n, bool& stop) {
+                    stop = false;
+                    in_leaf = n;
+                  },
+                  [&] { total += in_leaf; });
+    return total;
+  }
 
   // Internal nodes on the longest root-to-leaf path (0 while the root is a single leaf). Walks the
   // tree: a diagnostic for tests and benchmarks, not for hot loops.
@@ -235,7 +251,9 @@ class KdTree {
     return deepest;
   }
 
-  // Bytes of claimed arena slots (nodes and buckets, including empty bucket slots).
+  // Bytes of claimed arena slots (nodes and buckets, including empty bucket slots and the slots
+  // claimed in per-thread batches but not yet handed out: at most kBucketBatch buckets and kNodeBatch
+  // nodes per inserting thread).
   std::size_t bytes_used() const {
     return buckets_.size() * sizeof(Bucket) + nodes_.size() * sizeof(Node);
   }
@@ -255,15 +273,21 @@ class KdTree {
 
   static constexpr int kStackCapacity = kMaxSplitDepth + kMaxRootGrowth + 8;
   static constexpr std::uint32_t kNoBucket = 0xFFFF'FFFFu;
+  // Slots a thread takes from an arena at a time (claim_batches.hpp): about 16 KiB of buckets, one
+  // 4 KiB page of nodes.
+  static constexpr std::size_t kBucketBatch = 16;
+  static constexpr std::size_t kNodeBatch = 4096 / sizeof(Node);
 
   static std::size_t bucket_capacity(std::size_t max_points) {
     // Every bucket in the tree holds at least one point, so max_points buckets always suffice.
-    return static_cast<std::size_t>(
-        std::min<std::uint64_t>(spatial_detail::kMaxBuckets, std::uint64_t{max_points} + 64));
+    return static_cast<std::size_t>(std::min<std::uint64_t>(
+        spatial_detail::kMaxBuckets,
+        std::uint64_t{max_points} + 64 + BucketClaims::spare_capacity(kBucketBatch)));
   }
   static std::size_t node_capacity(std::size_t max_points) {
     return static_cast<std::size_t>(std::min<std::uint64_t>(
-        spatial_detail::kMaxNodes, 2 * std::uint64_t{max_points} + 4 * kStackCapacity));
+        spatial_detail::kMaxNodes, 2 * std::uint64_t{max_points} + 4 * kStackCapacity +
+                                       NodeClaims::spare_capacity(kNodeBatch)));
   }
 
   static double distance2(Bucket& bucket, std::uint32_t i, const double* q) {
@@ -285,7 +309,7 @@ class KdTree {
   }
 
   std::uint32_t claim_nodes(int n) {
-    const std::size_t first = nodes_.claim(static_cast<std::size_t>(n));
+    const std::size_t first = node_claims_.claim(static_cast<std::size_t>(n));
     if (first + static_cast<std::size_t>(n) > spatial_detail::kMaxNodes)
       throw StoreFull("KdTree: node index space (2^29) exhausted");
     return static_cast<std::uint32_t>(first);
@@ -297,7 +321,7 @@ class KdTree {
     if (spare_bucket_.load(std::memory_order_relaxed) != kNoBucket)
       b = spare_bucket_.exchange(kNoBucket, std::memory_order_acq_rel);
     if (b == kNoBucket) {
-      const std::size_t slot = buckets_.claim(1);
+      const std::size_t slot = bucket_claims_.claim(1);
       if (slot >= spatial_detail::kMaxBuckets) throw StoreFull("KdTree: bucket index space exhausted");
       b = static_cast<std::uint32_t>(slot);
     }
@@ -314,18 +338,23 @@ class KdTree {
     spare_bucket_.store(b, std::memory_order_release);  // at worst overwrites another spare: one bucket leaked
   }
 
+  // The first attempt is a bare CAS: a leaf is rarely held, but often last written by another core,
+  // and a plain load first would fetch its line shared and then pay a second transfer to upgrade it
+  // for the CAS. Only after a failure does it spin on loads (which leave the holder's line alone).
   void lock_bucket(std::uint32_t b) {
     Backoff backoff;
+    bool first = true;
     for (;;) {
       bool locked = false;
       buckets_.with(b, [&](Bucket& bucket) {
         std::atomic_ref<std::uint32_t> lock(bucket.lock);
         std::uint32_t expected = 0;
-        locked = lock.load(std::memory_order_relaxed) == 0 &&
+        locked = (first || lock.load(std::memory_order_relaxed) == 0) &&
                  lock.compare_exchange_strong(expected, 1u, std::memory_order_acquire,
                                               std::memory_order_relaxed);
       });
       if (locked) return;
+      first = false;
       backoff.pause();
     }
   }
@@ -585,6 +614,22 @@ class KdTree {
   // stop) examines one leaf; after a validated scan, on_leaf() runs; the search ends when stop is set.
   template <class Scan, class OnLeaf>
   bool range_search(const double* q, double r2, Scan&& scan, OnLeaf&& on_leaf) const {
+    return search_leaves(
+        [&](int d, double split) {
+          const double diff = q[d] - split;
+          return std::pair<int, bool>{diff < 0 ? 0 : 1, diff * diff < r2};
+        },
+        scan, on_leaf);
+  }
+  template <class Scan>
+  bool range_search(const double* q, double r2, Scan&& scan) const {
+    return range_search(q, r2, scan, [] {});
+  }
+
+  // The depth-first walk behind range_search and size(): at an internal node splitting dimension d at
+  // `split`, sides(d, split) returns {the side to descend first, whether to visit the other one}.
+  template <class Sides, class Scan, class OnLeaf>
+  bool search_leaves(Sides&& sides, Scan&& scan, OnLeaf&& on_leaf) const {
     using namespace spatial_detail;
     Slot stack[kStackCapacity];
     int top = 0;
@@ -597,9 +642,8 @@ class KdTree {
           const std::uint32_t n = node_of(link);
           const int d = dim_of(link);
           nodes_.with(n, [&](Node& node) {
-            const double diff = q[d] - node.split;
-            const int near = diff < 0 ? 0 : 1;
-            if (diff * diff < r2) stack[top++] = child_slot(n, 1 - near);
+            const auto [near, visit_far] = sides(d, node.split);
+            if (visit_far) stack[top++] = child_slot(n, 1 - near);
             slot = child_slot(n, near);
             link = load_acquire(node.child[near]);
           });
@@ -617,10 +661,6 @@ class KdTree {
       }
     }
     return false;
-  }
-  template <class Scan>
-  bool range_search(const double* q, double r2, Scan&& scan) const {
-    return range_search(q, r2, scan, [] {});
   }
 
   // Best-first-ish search (near child first, far children pruned by their plane distance) feeding
@@ -683,13 +723,19 @@ class KdTree {
     }
   }
 
-  mutable spatial_detail::Arena<Store<Bucket>> buckets_;
-  mutable spatial_detail::Arena<Store<Node>> nodes_;
+  using BucketArena = spatial_detail::Arena<Store<Bucket>>;
+  using NodeArena = spatial_detail::Arena<Store<Node>>;
+  using BucketClaims = spatial_detail::ClaimBatches<BucketArena>;
+  using NodeClaims = spatial_detail::ClaimBatches<NodeArena>;
+
+  mutable BucketArena buckets_;
+  mutable NodeArena nodes_;
+  BucketClaims bucket_claims_;
+  NodeClaims node_claims_;
   std::atomic<const RootRecord*> root_{nullptr};
   std::mutex root_mutex_;
   std::vector<std::unique_ptr<RootRecord>> root_records_;  // guarded by root_mutex_
   alignas(64) std::atomic<std::uint32_t> spare_bucket_{kNoBucket};
-  spatial_detail::StripedCounter size_;
 };
 
 }  // namespace nodegen
