@@ -9,7 +9,16 @@
 // consecutive steps), and nanoflann's KDTreeSingleIndexDynamicAdaptor (single thread; its adaptor
 // reports the current count, so its constructor inserts nothing and addPoints(i, i) adds one point).
 //
-// Usage: kdtree [--quick] [--repeats R] [--sizes 1e6,1e7] [--dims 2,3] [--orders random,front]
+// A third order, "front-patches" (not in the default run; --orders front-patches), models how the
+// parallel fill shares the front between threads (docs/parallel-fill.md): the fill's threads take runs
+// of up to 64 queued nodes and place their children, so each thread grows a compact patch of the front
+// and two threads meet only where their patches touch. Here the points are sorted into layers one
+// lattice spacing thick (by distance from the corner), each layer in Morton order, and threads take
+// chunks of 64 consecutive steps: neighbouring patches of the same layer. With "front" (chunks of 4096
+// steps of a distance-sorted sequence) the two threads instead work along the whole front at once, a
+// few lattice rows apart, and append to the same leaves all the time.
+//
+// Usage: kdtree [--quick] [--repeats R] [--sizes 1e6,1e7] [--dims 2,3] [--orders random,front,...]
 //              [--variants WORD,...]
 //   --quick: n = 1e6 only, one repeat. Default: 1e6 with 3 repeats and 1e7 with 1 repeat (~6 min).
 //   --variants: only the variants whose "name tN" contains one of the words, e.g. "vm t" (our tree on
@@ -52,15 +61,34 @@ namespace {
 using nodegen::Vec;
 using Clock = std::chrono::steady_clock;
 
+enum class Order { random, front, front_patches };
+
+const char* order_name(Order o) {
+  return o == Order::random ? "random" : o == Order::front ? "front" : "front-patches";
+}
+
 template <int D>
 struct Workload {
   std::vector<Vec<D>> points;   // insertion order
   std::vector<Vec<D>> queries;  // candidate of step i
   double radius = 0;
+  std::size_t chunk = 4096;  // consecutive steps a thread takes at a time
 };
 
+// Bits of the cell coordinates interleaved (Morton order): cells close in space get close keys.
 template <int D>
-Workload<D> make_workload(std::size_t n, bool front, std::uint64_t seed) {
+std::uint64_t morton_key(const Vec<D>& p, double h) {
+  std::uint64_t key = 0;
+  for (int bit = 0; bit < 64 / D; ++bit)
+    for (int d = 0; d < D; ++d) {
+      const auto cell = static_cast<std::uint64_t>(std::max(0.0, p[d] / h));
+      key |= ((cell >> bit) & 1u) << (bit * D + d);
+    }
+  return key;
+}
+
+template <int D>
+Workload<D> make_workload(std::size_t n, Order order, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const int side = static_cast<int>(std::ceil(std::pow(static_cast<double>(n), 1.0 / D)));
@@ -77,9 +105,18 @@ Workload<D> make_workload(std::size_t n, bool front, std::uint64_t seed) {
       index[d] = 0;
     }
   }
-  if (front) {
+  if (order == Order::front) {
     std::sort(w.points.begin(), w.points.end(),
               [](const Vec<D>& a, const Vec<D>& b) { return a.squaredNorm() < b.squaredNorm(); });
+  } else if (order == Order::front_patches) {
+    std::vector<std::pair<std::pair<long, std::uint64_t>, std::size_t>> keyed(n);
+    for (std::size_t i = 0; i < n; ++i)
+      keyed[i] = {{static_cast<long>(w.points[i].norm() / h), morton_key<D>(w.points[i], h)}, i};
+    std::sort(keyed.begin(), keyed.end());
+    std::vector<Vec<D>> sorted(n);
+    for (std::size_t i = 0; i < n; ++i) sorted[i] = w.points[keyed[i].second];
+    w.points = std::move(sorted);
+    w.chunk = 64;
   } else {
     std::shuffle(w.points.begin(), w.points.end(), rng);
   }
@@ -123,8 +160,6 @@ struct Result {
   std::size_t hits = 0;
 };
 
-constexpr std::size_t kChunk = 4096;
-
 template <int D, template <class> class Store>
 Result run_ours(const Workload<D>& w, int threads) {
   const std::size_t n = w.points.size();
@@ -138,9 +173,9 @@ Result run_ours(const Workload<D>& w, int threads) {
   nodegen::run_team(threads, [&](int, int) {
     std::size_t local_hits = 0;
     for (;;) {
-      const std::size_t begin = next.fetch_add(kChunk, std::memory_order_relaxed);
+      const std::size_t begin = next.fetch_add(w.chunk, std::memory_order_relaxed);
       if (begin >= n) break;
-      const std::size_t end = std::min(n, begin + kChunk);
+      const std::size_t end = std::min(n, begin + w.chunk);
       for (std::size_t i = begin; i < end; ++i) {
         tree.insert(w.points[i], static_cast<std::uint32_t>(i));
         local_hits += tree.exists_within(w.queries[i], w.radius) ? 1 : 0;
@@ -265,10 +300,10 @@ double median(std::vector<double> v) {
 }
 
 template <int D>
-void run_case(std::size_t n, bool front, int repeats, const std::vector<std::string>& filter) {
+void run_case(std::size_t n, Order order, int repeats, const std::vector<std::string>& filter) {
   const auto vs = select(variants<D>(), filter);
   if (vs.empty()) return;
-  const Workload<D> w = make_workload<D>(n, front, 42 + n + (front ? 1 : 0));
+  const Workload<D> w = make_workload<D>(n, order, 42 + n + (order == Order::random ? 0 : 1));
   std::vector<std::vector<Result>> results(vs.size());
   for (int rep = 0; rep < repeats; ++rep) {
     // Alternate the order of variants between repeats so drift in machine noise spreads evenly.
@@ -276,7 +311,7 @@ void run_case(std::size_t n, bool front, int repeats, const std::vector<std::str
       const std::size_t v = rep % 2 == 0 ? k : vs.size() - 1 - k;
       results[v].push_back(vs[v].run(&w));
       std::fprintf(stderr, "  %dD n=%zu %s %s t=%d: %.3g steps/s (cpu share %.0f%%)\n", D, n,
-                   front ? "front" : "random", vs[v].name.c_str(), vs[v].threads,
+                   order_name(order), vs[v].name.c_str(), vs[v].threads,
                    results[v].back().steps_per_second, 100 * results[v].back().cpu_share);
     }
   }
@@ -303,7 +338,7 @@ void run_case(std::size_t n, bool front, int repeats, const std::vector<std::str
     char depth[16] = "-";
     if (results[v].front().depth >= 0) std::snprintf(depth, sizeof depth, "%d", results[v].front().depth);
     std::printf("| %dD | %.0e | %s | %s | %d | %.3g | %.3g-%.3g | %s | %s | %.1f | %.1f | %.1f | %s | %.0f%% |\n",
-                D, static_cast<double>(n), front ? "front" : "random", vs[v].name.c_str(), vs[v].threads, med,
+                D, static_cast<double>(n), order_name(order), vs[v].name.c_str(), vs[v].threads, med,
                 *std::min_element(rate.begin(), rate.end()), *std::max_element(rate.begin(), rate.end()),
                 speedup, scaling, median(bytes), overhead, median(rss), depth, 100 * median(share));
     std::fflush(stdout);
@@ -344,11 +379,18 @@ int main(int argc, char** argv) {
     else if (a == "--repeats" && i + 1 < argc) repeats = std::atoi(argv[++i]);
     else if (a == "--sizes" && i + 1 < argc) sizes = parse_list(argv[++i]);
     else if (a == "--dims" && i + 1 < argc) dims = parse_list(argv[++i]);
-    else if (a == "--orders" && i + 1 < argc) orders = split_list(argv[++i]);
+    else if (a == "--orders" && i + 1 < argc) {
+      orders = split_list(argv[++i]);
+      for (const auto& o : orders)
+        if (o != "random" && o != "front" && o != "front-patches") {
+          std::fprintf(stderr, "kdtree: unknown order %s\n", o.c_str());
+          return 2;
+        }
+    }
     else if (a == "--variants" && i + 1 < argc) filter = split_list(argv[++i]);
     else {
       std::fprintf(stderr, "usage: kdtree [--quick] [--repeats R] [--sizes 1e6,1e7] [--dims 2,3] "
-                           "[--orders random,front] [--variants WORD,...]\n");
+                           "[--orders random,front,front-patches] [--variants WORD,...]\n");
       return 2;
     }
   }
@@ -364,9 +406,11 @@ int main(int argc, char** argv) {
     const int reps = repeats > 0 ? repeats : (quick ? 1 : (n >= 5'000'000 ? 1 : 3));
     for (double dim : dims) {
       for (const auto& order : orders) {
-        const bool front = order == "front";
-        if (dim == 2) run_case<2>(n, front, reps, filter);
-        else run_case<3>(n, front, reps, filter);
+        const Order o = order == "front" ? Order::front
+                        : order == "front-patches" ? Order::front_patches
+                                                    : Order::random;
+        if (dim == 2) run_case<2>(n, o, reps, filter);
+        else run_case<3>(n, o, reps, filter);
       }
     }
   }
