@@ -198,8 +198,13 @@ class PnpFill {
     report_progress(n);
   }
 
-  // Cell edge of the lock grid: at least the diameter of the largest query ball, so a ball touches at
-  // most 2 cells per axis. h is sampled on a grid over the bounding box and at the nb boundary nodes
+  // Cell edge of the lock grid: twice the diameter of the largest query ball. At least one diameter
+  // keeps a ball within 2 cells per axis; at exactly one, a ball almost always straddles a cell edge on
+  // every axis and locks 4 stripes (8 in 3D); at two it locks 2.25 (3.4 in 3D) on average, and every
+  // stripe is an atomic RMW to take and a store to release. Larger cells make unrelated expansions of
+  // the two threads collide more often (a collision costs a repeated query): measured with bench/fill at
+  // 2 threads, 1e6 nodes, 5 alternated runs (bench/results/fill.md), 2 diameters gave 2D +7% and 3D -1%
+  // (noise) over 1 diameter; 4 diameters 2D +7%, 3D -5%. h is sampled on a grid over the bounding box and at the nb boundary nodes
   // (the first nb slots of the store); if the sample misses a larger h somewhere, balls there touch
   // more cells, which SpatialLocks handles.
   double lock_cell_size(std::size_t nb) const {
@@ -220,7 +225,8 @@ class PnpFill {
     for (std::size_t i = 0; i < nb; ++i) hmax = std::max(hmax, h(to_vec<D>(store_.get(i))));
     const double extent = (box.hi - box.lo).maxCoeff();
     if (!(hmax > 0.0) || !std::isfinite(hmax)) hmax = extent > 0 ? extent : 1.0;
-    return 2.0 * reach(hmax) * 1.001;
+    constexpr double kBallDiametersPerCell = 2.0;
+    return kBallDiametersPerCell * 2.0 * reach(hmax) * 1.001;
   }
 
   // Radius of the ball around p that holds every node able to reject a candidate of p.
