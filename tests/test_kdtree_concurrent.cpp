@@ -16,6 +16,8 @@
 
 #include "kdtree_test_checks.hpp"
 #include "kdtree_test_points.hpp"
+#include "nodegen/spatial/arena.hpp"
+#include "nodegen/spatial/claim_batches.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
@@ -140,6 +142,40 @@ TEST(KdTreeConcurrent, FrontOrder2DLockedVectorStore) {
   run_concurrent<2, LockedVectorStore>(PointOrder::front, 2000);
 }
 TEST(KdTreeConcurrent, FrontOrder3DSuballocStore) { run_concurrent<3, SuballocStore>(PointOrder::front, 2000); }
+
+// The tree's per-thread claim batches with more threads than stripes (so stripes are shared): every
+// slot is handed out at most once, claims of every size (small ones from the batch, large ones
+// straight from the arena) are all served, and at most one batch per stripe is left unused.
+TEST(KdTreeConcurrent, ClaimBatchesHandOutEachSlotOnce) {
+  using Arena = spatial_detail::Arena<VmStore<std::uint32_t>>;
+  constexpr int kTeam = 24;
+  constexpr std::size_t kBatch = 64;
+  constexpr std::size_t kSizes[] = {1, 2, 3, 1, 16, 1, 17, 40};  // 17 and 40 exceed a quarter batch
+  constexpr int kClaimsPerThread = 2000;
+  Arena arena(std::size_t{1} << 22, VmStoreOptions{});
+  spatial_detail::ClaimBatches<Arena> batches(arena, kBatch);
+  std::atomic<std::size_t> handed_out{0};
+  run_team(kTeam, [&](int tid, int) {
+    std::size_t mine = 0;
+    for (int k = 0; k < kClaimsPerThread; ++k) {
+      const std::size_t n = kSizes[static_cast<std::size_t>(k + tid) % std::size(kSizes)];
+      const std::size_t first = batches.claim(n);
+      for (std::size_t i = first; i < first + n; ++i)
+        arena.with(i, [](std::uint32_t& slot) { std::atomic_ref<std::uint32_t>(slot).fetch_add(1); });
+      mine += n;
+    }
+    handed_out.fetch_add(mine);
+  });
+  std::size_t once = 0, more = 0;
+  for (std::size_t i = 0; i < arena.size(); ++i)
+    arena.with(i, [&](std::uint32_t& slot) {
+      once += slot == 1 ? 1 : 0;
+      more += slot > 1 ? 1 : 0;
+    });
+  EXPECT_EQ(more, 0u);
+  EXPECT_EQ(once, handed_out.load());
+  EXPECT_LE(arena.size() - once, spatial_detail::kClaimStripes * kBatch);
+}
 
 }  // namespace
 }  // namespace nodegen
