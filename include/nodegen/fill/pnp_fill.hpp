@@ -35,6 +35,7 @@
 
 #include "nodegen/fill/boundary_rows.hpp"
 #include "nodegen/fill/candidates.hpp"
+#include "nodegen/fill/discard_pages.hpp"
 #include "nodegen/fill/discretization.hpp"
 #include "nodegen/fill/queue_flags.hpp"
 #include "nodegen/fill/spatial_locks.hpp"
@@ -407,11 +408,26 @@ class PnpFill {
     out.positions.resize(n);
     out.types.resize(n);
     out.bmap.resize(n);
-    for (std::size_t i = 0; i < n; ++i) out.positions[i] = to_vec<D>(store_.get(i));
+    copy_positions(out.positions);
     for (std::size_t i = 0; i < nb; ++i) out.bmap[i] = static_cast<std::int32_t>(i);
     std::fill(out.types.begin() + static_cast<std::ptrdiff_t>(nb), out.types.end(), 1);
     std::fill(out.bmap.begin() + static_cast<std::ptrdiff_t>(nb), out.bmap.end(), -1);
     return out;
+  }
+
+  // Copies the store into `positions` (sized). With the VM store, each copied block of the store goes
+  // back to the kernel at once (nothing reads the store after this), so the store and the positions are
+  // not both resident: the collect phase peaks near max(store, positions) + types/bmap instead of their
+  // sum (-23 MB on a 1e6-node cube). The positions' fresh pages are first touched here, block by block.
+  void copy_positions(std::vector<Vec<D>>& positions) {
+    constexpr std::size_t kBlock = (std::size_t{2} << 20) / sizeof(Point);  // 2 MiB of store
+    const std::size_t n = positions.size();
+    for (std::size_t first = 0; first < n; first += kBlock) {
+      const std::size_t end = std::min(n, first + kBlock);
+      for (std::size_t i = first; i < end; ++i) positions[i] = to_vec<D>(store_.get(i));
+      if constexpr (std::is_same_v<Store<Point>, VmStore<Point>>)
+        discard_pages(store_.data() + first, store_.data() + end);
+    }
   }
 
   const DomainT& domain_;

@@ -1,0 +1,99 @@
+// discard_pages(): whole pages of a range go back to the kernel (resident memory drops, they read as
+// zeros), partial pages at the end are kept; and the fill's collect, which discards the VM store block
+// by block while copying it out, gives exactly the nodes of a store that is only read.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <unistd.h>
+
+#include "fill_test_support.hpp"
+#include "nodegen/fill/discard_pages.hpp"
+#include "nodegen/fill/pnp_fill.hpp"
+#include "nodegen/storage/locked_vector_store.hpp"
+#include "nodegen/storage/vm_store.hpp"
+
+namespace nodegen {
+namespace {
+
+using Point = std::array<double, 3>;
+const std::size_t kPage = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+
+// A VM store holding n points, every one written (so every page is resident).
+VmStore<Point> filled_store(std::size_t n) {
+  VmStore<Point> store(4 * n);
+  const std::size_t first = store.claim(n);
+  for (std::size_t i = 0; i < n; ++i) store.set(first + i, Point{double(i), double(i) + 0.5, -double(i)});
+  return store;
+}
+
+bool intact(const VmStore<Point>& store, std::size_t i) {
+  const Point p = store.get(i);
+  return p[0] == double(i) && p[1] == double(i) + 0.5 && p[2] == -double(i);
+}
+
+TEST(DiscardPages, ReleasesWholePagesAndKeepsThePageHoldingTheEnd) {
+  constexpr std::size_t n = 300'000;  // 7.2 MB
+  VmStore<Point> store = filled_store(n);
+  const std::size_t before = store.bytes_resident_measured();
+  ASSERT_GE(before, n * sizeof(Point));
+
+  const std::size_t cut = 200'001;  // not on a page boundary
+  ASSERT_TRUE(discard_pages(store.data(), store.data() + cut));
+  const std::size_t released = before - store.bytes_resident_measured();
+  const std::size_t whole_pages = (cut * sizeof(Point)) / kPage * kPage;
+  EXPECT_EQ(released, whole_pages);
+
+  // Points on discarded pages read as zeros; the page holding the cut and everything after are intact.
+  const std::size_t first_kept = whole_pages / sizeof(Point);
+  EXPECT_EQ(store.get(0)[1], 0.0);
+  EXPECT_EQ(store.get(first_kept - 1)[1], 0.0);
+  for (std::size_t i = first_kept + 1; i < n; ++i) ASSERT_TRUE(intact(store, i)) << i;
+}
+
+TEST(DiscardPages, ConsecutiveRangesLeaveNoGap) {
+  constexpr std::size_t n = 250'000;
+  VmStore<Point> store = filled_store(n);
+  const std::size_t cuts[] = {0, 12'345, 100'003, 170'000, n};
+  for (std::size_t k = 0; k + 1 < std::size(cuts); ++k) {
+    for (std::size_t i = cuts[k]; i < cuts[k + 1]; ++i) ASSERT_TRUE(intact(store, i)) << i;  // not yet discarded
+    ASSERT_TRUE(discard_pages(store.data() + cuts[k], store.data() + cuts[k + 1]));
+  }
+  // Only the page holding the end of the last range can still be resident.
+  EXPECT_LE(store.bytes_resident_measured(), kPage);
+}
+
+TEST(DiscardPages, RangeInsideOnePageChangesNothing) {
+  VmStore<Point> store = filled_store(1000);
+  const std::size_t before = store.bytes_resident_measured();
+  const std::size_t per_page = kPage / sizeof(Point);
+  EXPECT_TRUE(discard_pages(store.data() + 1, store.data() + per_page - 1));
+  EXPECT_EQ(store.bytes_resident_measured(), before);
+  for (std::size_t i = 0; i < 1000; ++i) ASSERT_TRUE(intact(store, i)) << i;
+}
+
+// The fill's collect discards the VM store in 2 MiB blocks as it copies; these fills span several
+// blocks (2D: 131 072 nodes per block, 3D: 87 381), and the locked-vector store, never discarded,
+// gives the reference (one thread: every backend places the same nodes).
+template <int D>
+void expect_same_nodes_as_vector_store(double h) {
+  const auto domain = testing::unit_box<D>();
+  const Spacing spacing = Spacing::constant(h);
+  const auto boundary = testing::box_boundary<D>(domain.box, h);
+  FillParams params = FillParams::defaults_for(D);
+  params.max_nodes = 2'000'000;
+  const auto vm = pnp_fill<D, VmStore>(domain, spacing, boundary, params, FillOptions{});
+  const auto vec = pnp_fill<D, LockedVectorStore>(domain, spacing, boundary, params, FillOptions{});
+  ASSERT_GT(vm.positions.size(), 2 * (std::size_t{2} << 20) / (D * sizeof(double)));
+  ASSERT_EQ(vm.positions.size(), vec.positions.size());
+  for (std::size_t i = 0; i < vm.positions.size(); ++i) ASSERT_EQ(vm.positions[i], vec.positions[i]) << i;
+  EXPECT_EQ(vm.types, vec.types);
+  EXPECT_EQ(vm.bmap, vec.bmap);
+}
+
+TEST(CollectDiscardingTheStore, SameNodesAsAStoreThatIsOnlyRead2D) { expect_same_nodes_as_vector_store<2>(0.0015); }
+TEST(CollectDiscardingTheStore, SameNodesAsAStoreThatIsOnlyRead3D) { expect_same_nodes_as_vector_store<3>(0.015); }
+
+}  // namespace
+}  // namespace nodegen
