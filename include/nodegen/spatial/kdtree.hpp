@@ -338,23 +338,18 @@ class KdTree {
     spare_bucket_.store(b, std::memory_order_release);  // at worst overwrites another spare: one bucket leaked
   }
 
-  // The first attempt is a bare CAS: a leaf is rarely held, but often last written by another core,
-  // and a plain load first would fetch its line shared and then pay a second transfer to upgrade it
-  // for the CAS. Only after a failure does it spin on loads (which leave the holder's line alone).
   void lock_bucket(std::uint32_t b) {
     Backoff backoff;
-    bool first = true;
     for (;;) {
       bool locked = false;
       buckets_.with(b, [&](Bucket& bucket) {
         std::atomic_ref<std::uint32_t> lock(bucket.lock);
         std::uint32_t expected = 0;
-        locked = (first || lock.load(std::memory_order_relaxed) == 0) &&
+        locked = lock.load(std::memory_order_relaxed) == 0 &&
                  lock.compare_exchange_strong(expected, 1u, std::memory_order_acquire,
                                               std::memory_order_relaxed);
       });
       if (locked) return;
-      first = false;
       backoff.pause();
     }
   }
