@@ -4,7 +4,8 @@
 //
 // Layout (kdtree_layout.hpp): internal nodes (16 bytes) and leaf buckets (up to LeafSize points,
 // coordinates stored per dimension) live in two arenas from the storage layer, claimed by the store's
-// atomic fetch_add; links between them are 32-bit indices.
+// atomic fetch_add in per-thread batches (claim_batches.hpp); links between them are 32-bit indices.
+// Nothing shared is written on the insert path but the leaf itself (no global counter: size() walks).
 //
 // Balance (kdtree_split.hpp): a full leaf splits at the midpoint of its cell, so the tree does not
 // depend on insertion order and advancing-front order stays O(log n) deep. The root cell is set when
