@@ -272,6 +272,8 @@ class PnpFill {
       if (first < claimed && flags_->state(first) != QueueFlags::kEmpty) {
         const std::size_t take = flags_->run_length(first, claimed, kMaxBatch);
         if (!cursor_.compare_exchange_weak(first, first + take, std::memory_order_relaxed)) continue;
+        // Every 64 Ki slots the cursor passes, the flags behind it go back to the kernel.
+        if (((first + take) >> 16) != (first >> 16)) flags_->discard_before(first);
         s.pending.clear();
         for (std::size_t i = first; i < first + take; ++i) expand<true>(i, s);
         if (!s.pending.empty()) {

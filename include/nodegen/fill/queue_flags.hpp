@@ -15,11 +15,12 @@
 // over the same cache lines and locks.
 //
 // The bytes live in an untouched MAP_NORESERVE reservation of `capacity` bytes, committed page by
-// page as the fill advances: about 1 byte per node in the end.
+// page as the fill advances, and handed back behind the cursor (discard_before): a few pages at a time.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
+#include "nodegen/fill/discard_pages.hpp"
 #include "nodegen/storage/vm_region.hpp"
 
 namespace nodegen::fill_detail {
@@ -39,6 +40,18 @@ class QueueFlags {
 
   std::uint8_t state(std::size_t i) const { return flag(i).load(std::memory_order_acquire); }
 
+  // Hands the pages wholly below slot i back to the kernel: the flags of slots the cursor has passed
+  // are never written again and only read by a taker whose cursor CAS is then bound to fail (such a
+  // read sees 0, kEmpty, which makes it retry anyway). Saves the ~1 byte per node the flags would
+  // otherwise keep resident to the end of the fill.
+  // Each call discards only what the previous ones did not (so the cost stays proportional to the pages).
+  void discard_before(std::size_t i) {
+    std::size_t from = discarded_.load(std::memory_order_relaxed);
+    while (from < i && !discarded_.compare_exchange_weak(from, i, std::memory_order_relaxed)) {
+    }
+    if (from < i) discard_pages(region_.data() + from, region_.data() + i);
+  }
+
   // Length of the run of slots to hand out from `first` (a segment start, or the rest of a segment
   // that was cut): up to `limit` slots, stopping before the next segment and before `end`.
   std::size_t run_length(std::size_t first, std::size_t end, std::size_t limit) const {
@@ -53,6 +66,7 @@ class QueueFlags {
   }
 
   VmRegion region_;
+  std::atomic<std::size_t> discarded_{0};  // flags below this slot have been discarded
 };
 
 }  // namespace nodegen::fill_detail
