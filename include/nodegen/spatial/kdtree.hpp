@@ -217,9 +217,9 @@ class KdTree {
 
   // Points in the tree: every insert that completed before the call is counted, none twice (it reads
   // the leaves like a query does). Walks every leaf, O(size / LeafSize): a diagnostic, not for hot
-  // loops. (A counter bumped by every insert was a locked add per insert, which on x86 waits for the
-  // insert's stores to reach the cache: with two threads appending to the same leaves that wait was
-  // ~3 % of the 2-thread time, bench/results/kdtree.md.)
+  // loops. (A counter bumped by every insert was a locked add per insert, which on x86 also waits for
+  // the insert's stores to reach the cache, i.e. for the leaf's lines to come back from another core
+  // that appended to it: bench/results/kdtree.md.)
   std::size_t size() const {
     std::size_t total = 0;
     std::uint32_t in_leaf = 0;
