@@ -3,6 +3,8 @@
 // Checked by brute force (hash grid) on every run. Also the striped spatial locks on their own.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <random>
 #include <set>
@@ -151,6 +153,30 @@ TEST(SpatialLocks, ConflictingBallsShareAStripe) {
   }
   locks.stripes_of_ball(Vec<2>(0.5, 0.5), 10.0, a);  // far larger than a cell: every stripe
   EXPECT_TRUE(a.all);
+}
+
+// 3D stripe sets of 1 to 27 cells: strictly ascending (the lock order), and holding the stripe of the
+// cell of every corner of the ball's bounding box.
+TEST(SpatialLocks, StripeSetsIn3DAreSortedAndCoverTheBall) {
+  fill_detail::SpatialLocks<3> locks(Vec<3>::Zero(), 0.1, 6);
+  std::mt19937_64 rng(2);
+  std::uniform_real_distribution<double> pos(-1.0, 2.0), rad(0.001, 0.1);
+  fill_detail::SpatialLocks<3>::StripeSet big, corner;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const Vec<3> c(pos(rng), pos(rng), pos(rng));
+    const double r = rad(rng);
+    locks.stripes_of_ball(c, r, big);
+    ASSERT_FALSE(big.all);
+    ASSERT_LE(big.count, 27);
+    for (int i = 1; i < big.count; ++i) ASSERT_LT(big.stripe[i - 1], big.stripe[i]) << "trial " << trial;
+    for (int k = 0; k < 8; ++k) {
+      const Vec<3> q = c + r * 0.999 * Vec<3>(k & 1 ? 1 : -1, k & 2 ? 1 : -1, k & 4 ? 1 : -1);
+      locks.stripes_of_ball(q, 1e-9, corner);
+      ASSERT_EQ(corner.count, 1);
+      ASSERT_TRUE(std::binary_search(big.stripe.begin(), big.stripe.begin() + big.count, corner.stripe[0]))
+          << "trial " << trial << " corner " << k;
+    }
+  }
 }
 
 // The versions: a snapshot taken before another thread's insertion under a stripe is reported stale;
