@@ -12,9 +12,24 @@
 #include "nodegen/fill/discretization.hpp"
 #include "nodegen/geometry/box.hpp"
 #include "nodegen/geometry/domain.hpp"
+#include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/geometry/spacing.hpp"
 
 namespace nodegen::testing {
+
+// The dimension's default fill parameters with a test's seed and node cap.
+inline FillParams fill_params(int dim, std::uint64_t seed, std::size_t max_nodes = 1'000'000) {
+  FillParams p = FillParams::defaults_for(dim);
+  p.seed = seed;
+  p.max_nodes = max_nodes;
+  return p;
+}
+
+inline FillOptions threads(int n) {
+  FillOptions o;
+  o.threads = n;
+  return o;
+}
 
 template <int D>
 struct BoxDomain {

@@ -16,12 +16,7 @@ using testing::hole_ratios;
 using testing::min_pair_ratio;
 using testing::unit_box;
 
-FillParams params(int dim, std::uint64_t seed = 7) {
-  FillParams p = FillParams::defaults_for(dim);
-  p.seed = seed;
-  p.max_nodes = 10'000'000;
-  return p;
-}
+FillParams params(int dim, std::uint64_t seed = 7) { return testing::fill_params(dim, seed, 10'000'000); }
 
 template <int D>
 Discretization<D> fill_unit_box(double h, std::uint64_t seed = 7) {

@@ -20,18 +20,9 @@ using testing::box_boundary;
 using testing::min_pair_ratio;
 using testing::unit_box;
 
-FillParams params(int dim) {
-  FillParams p = FillParams::defaults_for(dim);
-  p.seed = 11;
-  p.max_nodes = 1'000'000;
-  return p;
-}
+using testing::threads;
 
-FillOptions threads(int n) {
-  FillOptions o;
-  o.threads = n;
-  return o;
-}
+FillParams params(int dim) { return testing::fill_params(dim, 11); }
 
 template <int D>
 void expect_same(const Discretization<D>& a, const Discretization<D>& b) {

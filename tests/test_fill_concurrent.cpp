@@ -27,18 +27,9 @@ using testing::unit_box;
 
 constexpr int kThreads = 8;  // more threads than the machine's 2 cores: preemption mid-protocol happens
 
-FillParams params(int dim, std::uint64_t seed) {
-  FillParams p = FillParams::defaults_for(dim);
-  p.seed = seed;
-  p.max_nodes = 1'000'000;
-  return p;
-}
+using testing::threads;
 
-FillOptions threads(int n) {
-  FillOptions o;
-  o.threads = n;
-  return o;
-}
+FillParams params(int dim, std::uint64_t seed) { return testing::fill_params(dim, seed); }
 
 template <template <class> class Store>
 void check_square(std::uint64_t seed) {
