@@ -24,6 +24,9 @@ namespace nodegen {
 
 inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;  // x86-64 PMD-level page
 inline constexpr std::size_t kSmallPageBytes = 4096;
+// The largest reservation a store asks for: rounded up to 2 MiB it stays within 128 TiB (47 bits), the
+// user address space of x86-64 with 4-level page tables.
+inline constexpr std::size_t kMaxReservationBytes = (std::size_t{1} << 47) - kHugePageBytes;
 
 constexpr std::size_t round_up(std::size_t value, std::size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;

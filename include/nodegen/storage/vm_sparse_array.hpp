@@ -49,12 +49,12 @@ class VmSparseArray {
   using Options = VmSparseArrayOptions;
 
   explicit VmSparseArray(std::size_t size, Options options = {}) : size_(size) {
-    if (size_ > ((std::size_t{1} << 47) - kHugePageBytes) / sizeof(T))
+    if (size_ > kMaxReservationBytes / sizeof(T))
       throw std::length_error("VmSparseArray: " + std::to_string(size) + " elements exceed the address space");
     region_ = VmRegion(size_ * sizeof(T));
     data_ = reinterpret_cast<T*>(region_.data());
     if (options.huge_pages && region_.advise_huge_pages()) unit_shift_ = std::countr_zero(kHugePageBytes);
-    const std::size_t units = (region_.bytes() >> unit_shift_) + 1;
+    const std::size_t units = region_.bytes() >> unit_shift_;  // the region is whole 2 MiB units
     words_ = (units + 63) / 64;
     written_ = std::make_unique<std::atomic<std::uint64_t>[]>(words_);  // value-initialised: all zero
   }

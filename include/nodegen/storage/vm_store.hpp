@@ -69,7 +69,7 @@ class VmStore {
   // Reserves address space for `capacity` elements; commits nothing (cheap even for 2^32 elements).
   explicit VmStore(std::size_t capacity, Options options = {})
       : capacity_(capacity), options_(options) {
-    if (capacity_ > region_limit() / sizeof(T))
+    if (capacity_ > kMaxReservationBytes / sizeof(T))
       throw std::length_error("VmStore: capacity of " + std::to_string(capacity) +
                               " elements exceeds the address space");
     region_ = VmRegion(capacity_ * sizeof(T));
@@ -137,8 +137,6 @@ class VmStore {
   std::size_t bytes_resident_measured() const { return region_.resident_bytes(bytes_resident()); }
 
  private:
-  static constexpr std::size_t region_limit() { return (std::size_t{1} << 47) - kHugePageBytes; }
-
   [[noreturn]] void throw_full(std::size_t n) const {
     throw StoreFull("VmStore: capacity of " + std::to_string(capacity_) +
                     " elements exhausted (claim of " + std::to_string(n) + ")");
