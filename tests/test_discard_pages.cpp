@@ -1,6 +1,7 @@
 // discard_pages(): whole pages of a range go back to the kernel (resident memory drops, they read as
-// zeros), partial pages at the end are kept; and the fill's collect, which discards the VM store block
-// by block while copying it out, gives exactly the nodes of a store that is only read.
+// zeros), partial pages at the end are kept; discard_pages_within() also keeps the partial page at the
+// start; and the fill's collect, which discards the VM store block by block while copying it out (on
+// one thread or several), gives exactly the nodes of a store that is only read.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -73,6 +74,24 @@ TEST(DiscardPages, RangeInsideOnePageChangesNothing) {
   for (std::size_t i = 0; i < 1000; ++i) ASSERT_TRUE(intact(store, i)) << i;
 }
 
+TEST(DiscardPages, WithinKeepsThePagesSharedWithTheNeighbours) {
+  constexpr std::size_t n = 100'000;
+  VmStore<Point> store = filled_store(n);
+  const std::size_t before = store.bytes_resident_measured();
+  const std::size_t from = 10'001, to = 60'001;  // neither on a page boundary
+  ASSERT_TRUE(discard_pages_within(store.data() + from, store.data() + to));
+  const std::size_t first_page = (from * sizeof(Point) + kPage - 1) / kPage, end_page = to * sizeof(Point) / kPage;
+  EXPECT_EQ(before - store.bytes_resident_measured(), (end_page - first_page) * kPage);
+  // Every point with no byte on the discarded pages is intact, those on the two shared pages included.
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool touched = i * sizeof(Point) < end_page * kPage && (i + 1) * sizeof(Point) > first_page * kPage;
+    if (!touched) {
+      ASSERT_TRUE(intact(store, i)) << i;
+    }
+  }
+  EXPECT_EQ(store.get(first_page * kPage / sizeof(Point) + 1)[1], 0.0);
+}
+
 // The fill's collect discards the VM store in 2 MiB blocks as it copies; these fills span several
 // blocks (2D: 131 072 nodes per block, 3D: 87 381), and the locked-vector store, never discarded,
 // gives the reference (one thread: every backend places the same nodes).
@@ -94,6 +113,25 @@ void expect_same_nodes_as_vector_store(double h) {
 
 TEST(CollectDiscardingTheStore, SameNodesAsAStoreThatIsOnlyRead2D) { expect_same_nodes_as_vector_store<2>(0.0015); }
 TEST(CollectDiscardingTheStore, SameNodesAsAStoreThatIsOnlyRead3D) { expect_same_nodes_as_vector_store<3>(0.015); }
+
+// With several threads the blocks are shared among them, each discarding only the pages wholly inside
+// its own block (3D points are 24 bytes, so block boundaries cut pages that a neighbour still reads). A
+// fill of several blocks at 2 and 3 threads must give every interior node strictly inside the domain
+// (a zeroed node sits on the cube's corner, outside the open box) and no two nodes closer than zeta h.
+TEST(CollectDiscardingTheStore, ParallelBlockCopyKeepsEveryNode) {
+  const double h = 0.0135;  // ~3.5e5 nodes: 4 blocks of 87 381 points
+  const auto domain = testing::unit_box<3>();
+  const Spacing spacing = Spacing::constant(h);
+  const FillParams params = testing::fill_params(3, 1, 2'000'000);
+  for (int threads : {2, 3}) {
+    const auto d = pnp_fill<3, VmStore>(domain, spacing, testing::box_boundary<3>(domain.box, h), params,
+                                        testing::threads(threads));
+    ASSERT_GT(d.positions.size(), 4u * ((std::size_t{2} << 20) / 24));
+    for (std::size_t i = d.boundary_count; i < d.positions.size(); ++i)
+      ASSERT_TRUE(domain.contains(d.positions[i])) << "node " << i << " at " << d.positions[i].transpose();
+    EXPECT_GE(testing::min_pair_ratio<3>(d, [&](const Vec<3>&) { return h; }, h), kZeta - 1e-12);
+  }
+}
 
 }  // namespace
 }  // namespace nodegen

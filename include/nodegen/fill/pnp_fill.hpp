@@ -204,10 +204,10 @@ class PnpFill {
   // every axis and locks 4 stripes (8 in 3D); at two it locks 2.25 (3.4 in 3D) on average, and every
   // stripe is an atomic RMW to take and a store to release. Larger cells make unrelated expansions of
   // the two threads collide more often (a collision costs a repeated query): measured with bench/fill at
-  // 2 threads, 1e6 nodes, 5 alternated runs (bench/results/fill.md), 2 diameters gave 2D +7% and 3D -1%
-  // (noise) over 1 diameter; 4 diameters 2D +7%, 3D -5%. h is sampled on a grid over the bounding box and at the nb boundary nodes
-  // (the first nb slots of the store); if the sample misses a larger h somewhere, balls there touch
-  // more cells, which SpatialLocks handles.
+  // 2 threads, 1e6 nodes, 5 alternated runs (bench/RESULTS.md, second session), 2 diameters gave 2D +7%
+  // and 3D -1% (noise) over 1 diameter; 4 diameters 2D +7%, 3D -5%. h is sampled on a grid over the
+  // bounding box and at the nb boundary nodes (the first nb slots of the store); if the sample misses a
+  // larger h somewhere, balls there touch more cells, which SpatialLocks handles.
   double lock_cell_size(std::size_t nb) const {
     auto h = spacing_.evaluator();
     const auto& box = domain_.bounding_box();
@@ -435,12 +435,8 @@ class PnpFill {
       for (std::size_t b = static_cast<std::size_t>(tid); b < blocks; b += static_cast<std::size_t>(nt)) {
         const std::size_t first = b * kBlock, end = std::min(n, first + kBlock);
         for (std::size_t i = first; i < end; ++i) positions[i] = to_vec<D>(store_.get(i));
-        if constexpr (std::is_same_v<Store<Point>, VmStore<Point>>) {
-          // discard_pages rounds both ends down; rounding `begin` up first keeps the shared page.
-          constexpr std::uintptr_t kPage = kSmallPageBytes;
-          const auto begin = (reinterpret_cast<std::uintptr_t>(store_.data() + first) + kPage - 1) & ~(kPage - 1);
-          discard_pages(reinterpret_cast<const void*>(begin), store_.data() + end);
-        }
+        if constexpr (std::is_same_v<Store<Point>, VmStore<Point>>)
+          discard_pages_within(store_.data() + first, store_.data() + end);
       }
     };
     if (team > 1) run_team(team, copy_blocks);

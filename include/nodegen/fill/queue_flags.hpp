@@ -43,8 +43,8 @@ class QueueFlags {
   // Hands the pages wholly below slot i back to the kernel: the flags of slots the cursor has passed
   // are never written again and only read by a taker whose cursor CAS is then bound to fail (such a
   // read sees 0, kEmpty, which makes it retry anyway). Saves the ~1 byte per node the flags would
-  // otherwise keep resident to the end of the fill.
-  // Each call discards only what the previous ones did not (so the cost stays proportional to the pages).
+  // otherwise keep resident to the end of the fill. Each call discards only what earlier calls did not,
+  // so the total cost stays proportional to the pages.
   void discard_before(std::size_t i) {
     std::size_t from = discarded_.load(std::memory_order_relaxed);
     while (from < i && !discarded_.compare_exchange_weak(from, i, std::memory_order_relaxed)) {
