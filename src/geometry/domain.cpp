@@ -64,8 +64,9 @@ std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, s
   // hundreds of nodes into one cell (cells of the largest h).
   double h_min = diag, h_max = 0.0;
   for_each_grid_point<D>(box_, 16, [&](const Vec<D>& p) {
-    h_min = std::min(h_min, h(p));
-    h_max = std::max(h_max, h(p));
+    const double hp = h(p);
+    h_min = std::min(h_min, hp);
+    h_max = std::max(h_max, hp);
   });
   const double cell = std::max(std::sqrt(h_min * std::max(h_min, h_max)), 1e-6 * diag);
 

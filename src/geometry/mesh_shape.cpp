@@ -13,7 +13,6 @@
 #include <CGAL/Surface_mesh.h>
 #include <CGAL/boost/graph/helpers.h>
 
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
