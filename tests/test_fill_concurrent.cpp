@@ -170,29 +170,16 @@ TEST(SpatialLocks, StripeSetsIn3DAreSortedAndCoverTheBall) {
   }
 }
 
-// The versions: a snapshot taken before another thread's insertion under a stripe is reported stale;
-// one taken after it, or with only non-inserting lock holders in between, is not.
-TEST(SpatialLocks, VersionsDetectInsertionsInBetween) {
-  fill_detail::SpatialLocks<2> locks(Vec<2>::Zero(), 1.0, 4);
-  fill_detail::SpatialLocks<2>::StripeSet mine, other;
-  locks.stripes_of_ball(Vec<2>(0.5, 0.5), 0.2, mine);
-  locks.stripes_of_ball(Vec<2>(0.6, 0.6), 0.2, other);
-  locks.snapshot(mine);
-  locks.lock(other);
-  locks.unlock(other, /*inserted=*/false);
-  EXPECT_TRUE(locks.lock(mine));
-  locks.unlock(mine, false);
-  locks.snapshot(mine);
-  run_team(2, [&](int tid, int) {
-    if (tid == 1) {
-      fill_detail::SpatialLocks<2>::StripeSet set;
-      locks.stripes_of_ball(Vec<2>(0.6, 0.6), 0.2, set);
-      locks.lock(set);
-      locks.unlock(set, /*inserted=*/true);
-    }
-  });
-  EXPECT_FALSE(locks.lock(mine));
-  locks.unlock(mine, false);
+// A box over more cells than a stripe set holds is "every stripe", and says so (the fill then splits
+// its group); a box over exactly kMaxStripes cells is not.
+TEST(SpatialLocks, LargeBoxesTakeEveryStripe) {
+  fill_detail::SpatialLocks<2> locks(Vec<2>::Zero(), 1.0, 10);
+  fill_detail::SpatialLocks<2>::StripeSet set;
+  EXPECT_TRUE(locks.stripes_of_box(Vec<2>(0.5, 0.5), Vec<2>(7.5, 7.5), set));  // 8 x 8 cells
+  EXPECT_FALSE(set.all);
+  EXPECT_EQ(set.count, 64);  // 1024 stripes: no collisions among these 64 cells with this hash
+  EXPECT_FALSE(locks.stripes_of_box(Vec<2>(0.5, 0.5), Vec<2>(8.5, 7.5), set));  // 9 x 8
+  EXPECT_TRUE(set.all);
 }
 
 // Many threads hammering overlapping stripe sets, some with balls so large that they take every stripe:
@@ -216,14 +203,13 @@ TEST(SpatialLocks, MutualExclusionUnderContention) {
     for (int i = 0; i < 10000; ++i) {
       const double radius = i % 10 == 0 ? 20.0 : 0.9;  // every 10th: the "all stripes" path
       locks.stripes_of_ball(Vec<2>(pos(rng), pos(rng)), radius, set);
-      locks.snapshot(set);
       locks.lock(set);
       if (set.all) {
         for (std::size_t k = 0; k < 8; ++k) bump(counters[k]), ++mine[k];
       } else {
         for (int k = 0; k < set.count; ++k) bump(counters[set.stripe[k]]), ++mine[set.stripe[k]];
       }
-      locks.unlock(set, true);
+      locks.unlock(set);
     }
   });
   for (std::size_t k = 0; k < 8; ++k) {

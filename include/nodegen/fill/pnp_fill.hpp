@@ -12,14 +12,14 @@
 // ball and the 15-65 candidates are checked against the short list (and against the candidates of p
 // already accepted). h is evaluated once per expanded node.
 //
-// Parallel algorithm (docs/parallel-fill.md has the argument): the append-only node store is the work
-// queue. An atomic cursor hands out runs of written slots (QueueFlags: whole segments, at most
-// kMaxBatch); a thread expands its run and appends all the nodes the run placed as one new segment,
-// so each thread keeps to its own patch of the front. The neighbourhood query runs without locks
-// (optimistic); an expansion that wants to add nodes takes the striped spatial locks of the cells its
-// query ball touches, re-runs the query under the locks only if some stripe was taken by anyone since
-// just before the optimistic query (versioned stripes), inserts the surviving candidates in the tree
-// and unlocks. Termination: every claimed slot has been expanded (finished == claimed).
+// Parallel algorithm (docs/parallel-fill.md has the argument): the append-only node store holds the
+// work. Each thread has a lane of segments (WorkLanes): it takes runs of at most kMaxBatch slots from
+// the front of its own lane, expands them, and appends all the nodes a run placed as one new segment
+// at the back of its own lane, so each thread keeps advancing its own stretch of the front; an idle
+// thread steals half of the fullest lane. A run is expanded in groups of kLockGroup nodes; a group is
+// expanded while its thread holds the striped spatial locks of every cell the group's query balls
+// touch, so expansions that could conflict never overlap in time. Termination: every claimed slot has
+// been expanded (finished == claimed).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -37,8 +37,8 @@
 #include "nodegen/fill/candidates.hpp"
 #include "nodegen/fill/discard_pages.hpp"
 #include "nodegen/fill/discretization.hpp"
-#include "nodegen/fill/queue_flags.hpp"
 #include "nodegen/fill/spatial_locks.hpp"
+#include "nodegen/fill/work_lanes.hpp"
 #include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/spatial/point.hpp"
@@ -154,11 +154,11 @@ class PnpFill {
       if (owned) rows = take_boundary_rows<D>(std::move(*owned));  // `boundary` is empty from here on
       if (threads_ > 1) {
         locks_ = std::make_unique<SpatialLocks<D>>(domain_.bounding_box().lo, lock_cell_size(nb));
-        flags_ = std::make_unique<QueueFlags>(params_.max_nodes);
-        if (nb > 0) flags_->publish_segment(0, nb);
-        run_team(threads_, [&](int, int) { worker<true>(); });
+        lanes_ = std::make_unique<WorkLanes>(threads_);
+        lanes_->push(0, {0, nb});  // the other threads take their stretches of the boundary by stealing
+        run_team(threads_, [&](int tid, int) { worker<true>(tid); });
       } else {
-        worker<false>();
+        worker<false>(0);
       }
     } catch (const StoreFull& e) {
       throw StoreFull("node cap of " + std::to_string(params_.max_nodes) +
@@ -171,6 +171,12 @@ class PnpFill {
   }
 
   static constexpr std::size_t kMaxBatch = 64;
+  // Expansions done under one taking of the stripe locks. Smaller groups lock smaller boxes for shorter
+  // times, so the other thread waits less often and less long where the two meet; larger ones take the
+  // locks less often. bench/fill, 2 threads, 1e6 nodes, 5-6 alternated runs (bench/RESULTS.md, third
+  // session): 3D median 5.72e5 / 5.66e5 / 5.57e5 / 5.53e5 nodes/s for groups of 8 / 16 / 32 / 64, 2D
+  // 2.54e6 for 8, 16 and 64 alike.
+  static constexpr std::size_t kLockGroup = 16;
   static constexpr std::size_t kProgressEvery = 4096;
   static constexpr std::uint32_t kPendingId = 0xFFFF'FFFFu;
 
@@ -178,9 +184,11 @@ class PnpFill {
   struct Scratch {
     typename SpacingT::Evaluator h;
     std::vector<Vec<D>> candidates, accepted;
-    std::vector<Vec<D>> pending;  // parallel: nodes placed by the current batch, appended at its end
+    std::vector<Vec<D>> pending;  // parallel: nodes placed by the current run, appended at its end
     PointList<D> neighbours;  // nodes near the expanded node, then also its accepted candidates
     typename SpatialLocks<D>::StripeSet stripes;
+    std::array<Vec<D>, kMaxBatch> run_pos;  // parallel: positions and h of the nodes of the current run
+    std::array<double, kMaxBatch> run_h;
     std::size_t unreported = 0;  // nodes placed since the last progress update
   };
 
@@ -199,15 +207,13 @@ class PnpFill {
     report_progress(n);
   }
 
-  // Cell edge of the lock grid: twice the diameter of the largest query ball. At least one diameter
-  // keeps a ball within 2 cells per axis; at exactly one, a ball almost always straddles a cell edge on
-  // every axis and locks 4 stripes (8 in 3D); at two it locks 2.25 (3.4 in 3D) on average, and every
-  // stripe is an atomic RMW to take and a store to release. Larger cells make unrelated expansions of
-  // the two threads collide more often (a collision costs a repeated query): measured with bench/fill at
-  // 2 threads, 1e6 nodes, 5 alternated runs (bench/RESULTS.md, second session), 2 diameters gave 2D +7%
-  // and 3D -1% (noise) over 1 diameter; 4 diameters 2D +7%, 3D -5%. h is sampled on a grid over the
-  // bounding box and at the nb boundary nodes (the first nb slots of the store); if the sample misses a
-  // larger h somewhere, balls there touch more cells, which SpatialLocks handles.
+  // Cell edge of the lock grid: twice the diameter of the largest query ball, so a group of nearby
+  // expansions touches a handful of cells (12 stripes per group in 2D, 24 in 3D, measured). Larger cells
+  // make the two threads' groups exclude each other more often where their stretches of the front meet;
+  // smaller ones mean more stripes per group (1 diameter: 2D 2.35e6 vs 2.62e6 nodes/s at 2 threads,
+  // single runs, third session). h is sampled on a grid over the bounding box and at the nb boundary
+  // nodes (the first nb slots of the store); if the sample misses a larger h somewhere, groups there
+  // touch more cells, which expand_group handles.
   double lock_cell_size(std::size_t nb) const {
     auto h = spacing_.evaluator();
     const auto& box = domain_.bounding_box();
@@ -238,12 +244,12 @@ class PnpFill {
   }
 
   template <bool Parallel>
-  void worker() {
-    Scratch s{spacing_.evaluator(), {}, {}, {}, {}, {}, 0};
+  void worker(int lane) {
+    Scratch s{spacing_.evaluator(), {}, {}, {}, {}, {}, {}, {}, 0};
     s.neighbours.reserve(256);
     s.accepted.reserve(dirs_.size());
     try {
-      work_loop<Parallel>(s);
+      work_loop<Parallel>(s, lane);
     } catch (...) {
       failed_.store(true, std::memory_order_relaxed);  // the others stop waiting and return
       throw;
@@ -252,45 +258,79 @@ class PnpFill {
   }
 
   template <bool Parallel>
-  void work_loop(Scratch& s) {
+  void work_loop(Scratch& s, int lane) {
     if constexpr (Parallel) {
-      parallel_loop(s);
+      parallel_loop(s, lane);
     } else {
       // Breadth-first over the store: every node appended is expanded in turn.
-      for (std::size_t i = 0; i < claimed_.load(std::memory_order_relaxed); ++i) expand<false>(i, s);
+      for (std::size_t i = 0; i < claimed_.load(std::memory_order_relaxed); ++i) {
+        const Vec<D> p = to_vec<D>(store_.get(i));
+        expand<false>(i, p, spacing_at(p, s), s);
+      }
     }
   }
 
-  // Takes runs of published slots (whole segments, cut at kMaxBatch) off the shared cursor, expands
-  // them, then appends everything the run placed as one new segment.
-  void parallel_loop(Scratch& s) {
+  // Takes runs off its own lane (stealing when it is empty), expands them, then appends everything a
+  // run placed as one new segment on its own lane.
+  void parallel_loop(Scratch& s, int lane) {
     Backoff idle;
     for (;;) {
       if (failed_.load(std::memory_order_relaxed)) return;
-      std::size_t first = cursor_.load(std::memory_order_relaxed);
-      const std::size_t claimed = claimed_.load(std::memory_order_acquire);
-      if (first < claimed && flags_->state(first) != QueueFlags::kEmpty) {
-        const std::size_t take = flags_->run_length(first, claimed, kMaxBatch);
-        if (!cursor_.compare_exchange_weak(first, first + take, std::memory_order_relaxed)) continue;
-        // Every 64 Ki slots the cursor passes, the flags behind it go back to the kernel.
-        if (((first + take) >> 16) != (first >> 16)) flags_->discard_before(first);
+      WorkLanes::Run run;
+      if (lanes_->pop(lane, kMaxBatch, run) || (lanes_->steal(lane) && lanes_->pop(lane, kMaxBatch, run))) {
         s.pending.clear();
-        for (std::size_t i = first; i < first + take; ++i) expand<true>(i, s);
-        if (!s.pending.empty()) {
-          const std::size_t at = append(s.pending);
-          flags_->publish_segment(at, s.pending.size());
+        for (std::size_t k = 0; k < run.count; ++k) {
+          s.run_pos[k] = to_vec<D>(store_.get(run.first + k));
+          s.run_h[k] = spacing_at(s.run_pos[k], s);
         }
-        finished_.fetch_add(take, std::memory_order_release);
+        for (std::size_t g = 0; g < run.count; g += kLockGroup)
+          expand_group(run.first, g, std::min(run.count, g + kLockGroup), s);
+        if (!s.pending.empty()) lanes_->push(lane, {append(s.pending), s.pending.size()});
+        finished_.fetch_add(run.count, std::memory_order_release);
         idle = Backoff{};
         continue;
       }
       // Done when every claimed slot is expanded. finished is read first, claimed second: equality
-      // means that when finished was read no batch was in progress (a batch's slots are claimed and
-      // not yet counted as finished), so no slot can ever be claimed again.
+      // means that when finished was read no run was in progress (a run's slots are claimed and not
+      // yet counted as finished), so no slot can ever be claimed again.
       const std::size_t finished = finished_.load(std::memory_order_acquire);
       if (finished == claimed_.load(std::memory_order_acquire)) return;
       idle.pause();
     }
+  }
+
+  // Expands nodes [from, to) of the current run (slots first + k) while holding the stripes of every
+  // cell their query balls touch. A group whose balls spread over more than SpatialLocks::kMaxStripes
+  // cells is split in halves; a single node whose ball does (h larger than the lock grid was sized
+  // for) is expanded under every stripe.
+  void expand_group(std::size_t first, std::size_t from, std::size_t to, Scratch& s) {
+    Vec<D> lo = s.run_pos[from], hi = lo;
+    for (std::size_t k = from; k < to; ++k) {
+      const double reach_k = reach(s.run_h[k]);
+      lo = lo.cwiseMin(Vec<D>(s.run_pos[k].array() - reach_k));
+      hi = hi.cwiseMax(Vec<D>(s.run_pos[k].array() + reach_k));
+    }
+    if (!locks_->stripes_of_box(lo, hi, s.stripes) && to - from > 1) {
+      const std::size_t mid = from + (to - from) / 2;
+      expand_group(first, from, mid, s);
+      expand_group(first, mid, to, s);
+      return;
+    }
+    struct Unlock {  // releases the stripes on every path, exceptions included
+      SpatialLocks<D>& locks;
+      const typename SpatialLocks<D>::StripeSet& set;
+      ~Unlock() { locks.unlock(set); }
+    };
+    locks_->lock(s.stripes);
+    Unlock guard{*locks_, s.stripes};
+    for (std::size_t k = from; k < to; ++k) expand<true>(first + k, s.run_pos[k], s.run_h[k], s);
+  }
+
+  double spacing_at(const Vec<D>& p, Scratch& s) const {
+    const double r = s.h(p);
+    if (!(r > 0.0) || !std::isfinite(r))
+      throw std::runtime_error("spacing h = " + std::to_string(r) + " at a node; h must be positive and finite");
+    return r;
   }
 
   void gather_neighbours(const Vec<D>& p, double radius, Scratch& s) const {
@@ -309,48 +349,30 @@ class PnpFill {
       }
   }
 
-  // Expands node i. Sequential: appends the accepted candidates to the store at once. Parallel: makes
-  // them visible to the other threads through the tree (under the spatial locks) and keeps them in
-  // s.pending, to be appended to the store with the rest of the batch.
-  template <bool Parallel>
-  void expand(std::size_t i, Scratch& s) {
-    const Vec<D> p = to_vec<D>(store_.get(i));
-    const double r = s.h(p);
-    if (!(r > 0.0) || !std::isfinite(r))
-      throw std::runtime_error("spacing h = " + std::to_string(r) + " at a node; h must be positive and finite");
+  // Proposes the candidates of node i at p with spacing r and keeps in s.accepted those that survive;
+  // false when none does. Not inlined, on purpose: inlined into the sequential loop and into the locked
+  // group separately, the compiler laid out the k-d tree query differently in each; in one build the
+  // parallel path on one thread ran 2.6-2.8e5 nodes/s in 3D and the sequential path 3.1-3.8e5 (bench/fill,
+  // 1e6 nodes, 4-5 alternated runs), which skews every 2-thread/1-thread ratio. One out-of-line copy runs
+  // the same code on both paths (both ~3.2e5 then, as before).
+  [[gnu::noinline]] bool propose(std::size_t i, const Vec<D>& p, double r, Scratch& s) const {
     const double rz2 = (kZeta * r) * (kZeta * r);
-    const double radius = reach(r);
     place_candidates<D>(dirs_, p, r, mix64(params_.seed) ^ (i * 0xD1B54A32D192ED03ull), s.candidates);
-
-    if constexpr (Parallel) {
-      locks_->stripes_of_ball(p, radius, s.stripes);
-      locks_->snapshot(s.stripes);  // before the query: see SpatialLocks::lock
-    }
-    gather_neighbours(p, radius, s);
+    gather_neighbours(p, reach(r), s);
     select_candidates(rz2, s);
-    if (s.accepted.empty()) return;
+    return !s.accepted.empty();
+  }
 
+  // Expands node i at p with spacing r. Sequential: appends the accepted candidates to the store at
+  // once. Parallel (the caller holds the stripes of p's query ball): makes them visible to the other
+  // threads through the tree and keeps them in s.pending, to be appended to the store with the rest of
+  // the run.
+  template <bool Parallel>
+  void expand(std::size_t i, const Vec<D>& p, double r, Scratch& s) {
+    if (!propose(i, p, r, s)) return;
     if constexpr (Parallel) {
-      struct Unlock {  // releases the stripes on every path, exceptions included
-        SpatialLocks<D>& locks;
-        typename SpatialLocks<D>::StripeSet& set;
-        bool inserted = false;
-        ~Unlock() { locks.unlock(set, inserted); }
-      };
-      const bool exact = locks_->lock(s.stripes);
-      Unlock guard{*locks_, s.stripes};
-      if (!exact) {
-        // Someone inserted near p since the snapshot: redo the query, now exact under the locks, and
-        // the whole selection (a candidate may have been turned down only because of one accepted
-        // earlier in this expansion that is now rejected).
-        gather_neighbours(p, radius, s);
-        select_candidates(rz2, s);
-        if (s.accepted.empty()) return;
-      }
-      // The tree is what other threads check against, so the nodes go in before the locks are
-      // released. Their store slots are not known yet (claimed per batch), and the fill never reads
-      // ids back from the tree, so they are inserted under a placeholder id.
-      guard.inserted = true;  // set first: a throwing insert may have inserted some already
+      // A node's store slot is known only when the run's nodes are appended at its end, and the fill
+      // never reads ids back from the tree, so they go in under a placeholder id.
       for (const Vec<D>& c : s.accepted) tree_->insert(c, kPendingId);
       s.pending.insert(s.pending.end(), s.accepted.begin(), s.accepted.end());
     } else {
@@ -403,7 +425,7 @@ class PnpFill {
   Discretization<D> collect_nodes(std::size_t nb) {
     tree_.reset();
     locks_.reset();
-    flags_.reset();
+    lanes_.reset();
     const std::size_t n = claimed_.load(std::memory_order_acquire);
     Discretization<D> out;
     out.boundary_count = nb;
@@ -452,8 +474,7 @@ class PnpFill {
   Store<Point> store_;
   std::unique_ptr<Tree> tree_;
   std::unique_ptr<SpatialLocks<D>> locks_;            // parallel runs only
-  std::unique_ptr<QueueFlags> flags_;                  // parallel runs only
-  alignas(64) std::atomic<std::size_t> cursor_{0};     // next node to hand out for expansion
+  std::unique_ptr<WorkLanes> lanes_;                   // parallel runs only
   alignas(64) std::atomic<std::size_t> claimed_{0};    // slots [0, claimed_) are claimed (maybe not yet written)
   alignas(64) std::atomic<std::size_t> finished_{0};   // nodes whose expansion is complete
   alignas(64) std::atomic<bool> failed_{false};
