@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -32,9 +33,9 @@ std::vector<int> select_positions(const std::vector<Vec<2>>& ring, const std::se
       if ((ring[k] - c).norm() < 1e-12) return static_cast<int>(k);
     return -1;
   };
-  std::vector<signed char> state;
+  std::vector<unsigned char> scratch;
   std::vector<Vec<2>> kept;
-  select_on_ring(ring, kZeta * kZeta, [&](const Vec<2>& c) { return !blocked.contains(position_of(c)); }, state, kept);
+  select_on_ring(ring, kZeta * kZeta, [&](const Vec<2>& c) { return !blocked.contains(position_of(c)); }, scratch, kept);
   std::vector<int> out;
   for (const auto& c : kept) out.push_back(position_of(c));
   return out;
@@ -71,34 +72,62 @@ TEST(RingSelection, LoneNodeKeepsFiveSiblingsAndBlockedRingKeepsNone) {
   EXPECT_TRUE(select_positions(unit_ring(15), all).empty());
 }
 
-TEST(RingSelection, KeptCandidatesKeepZetaHApartAndTestEachCandidateOnce) {
-  // Many rings, random blocked patterns: every pair of kept candidates is >= zeta h apart, no kept
-  // candidate is blocked, and the (possibly expensive) free test runs exactly once per candidate.
-  const auto ring = unit_ring(15);
-  std::vector<signed char> state;
-  std::vector<Vec<2>> kept;
-  for (unsigned pattern = 0; pattern < (1u << 15); pattern += 37) {
-    int calls = 0;
-    kept.clear();
-    std::set<int> blocked;
-    for (int k = 0; k < 15; ++k)
-      if (pattern >> k & 1u) blocked.insert(k);
-    auto is_free = [&](const Vec<2>& c) {
-      ++calls;
-      for (int k : blocked)
-        if ((ring[static_cast<std::size_t>(k)] - c).norm() < 1e-12) return false;
-      return true;
-    };
-    select_on_ring(ring, kZeta * kZeta, is_free, state, kept);
-    EXPECT_EQ(calls, 15);
-    for (std::size_t i = 0; i < kept.size(); ++i) {
-      for (int k : blocked) EXPECT_GT((ring[static_cast<std::size_t>(k)] - kept[i]).norm(), 1e-12);
-      for (std::size_t j = 0; j < i; ++j) EXPECT_GE((kept[i] - kept[j]).norm(), kZeta);
+// The rule written the plain way: flags, start after the first blocked-to-free step, greedy scan that
+// tests every kept candidate. select_on_ring must keep exactly these, on the bit-mask path (n <= 64)
+// and the byte path (n > 64) alike.
+std::vector<Vec<2>> reference_selection(const std::vector<Vec<2>>& ring, const std::vector<bool>& free, double rz2) {
+  const std::size_t n = ring.size();
+  std::size_t start = 0;
+  for (std::size_t k = 0; k < n; ++k)
+    if (free[k] && !free[(k + n - 1) % n]) {
+      start = k;
+      break;
     }
-    if (blocked.size() < 15) {
-      EXPECT_FALSE(kept.empty()) << "a free candidate was left although nothing was kept";
+  std::vector<Vec<2>> kept;
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::size_t k = (start + j) % n;
+    bool apart = free[k];
+    for (const auto& c : kept) apart = apart && (c - ring[k]).squaredNorm() >= rz2;
+    if (apart) kept.push_back(ring[k]);
+  }
+  return kept;
+}
+
+TEST(RingSelection, MatchesThePlainRuleAndTestsEachCandidateOnce) {
+  std::mt19937_64 rng(5);
+  std::vector<unsigned char> scratch;
+  std::vector<Vec<2>> kept;
+  for (int n : {1, 2, 6, 7, 15, 63, 64, 65, 100}) {
+    const auto ring = unit_ring(n);
+    for (int trial = 0; trial < 400; ++trial) {
+      std::vector<bool> free(static_cast<std::size_t>(n));
+      const double p_free = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+      for (int k = 0; k < n; ++k) free[static_cast<std::size_t>(k)] = std::bernoulli_distribution(p_free)(rng);
+      int calls = 0;
+      std::size_t next = 0;
+      auto is_free = [&](const Vec<2>& c) {
+        ++calls;
+        EXPECT_LT((c - ring[next]).norm(), 1e-12) << "is_free not called in ring order";
+        return static_cast<bool>(free[next++]);
+      };
+      kept.clear();
+      select_on_ring(ring, kZeta * kZeta, is_free, scratch, kept);
+      ASSERT_EQ(calls, n);
+      const auto expected = reference_selection(ring, free, kZeta * kZeta);
+      ASSERT_EQ(kept.size(), expected.size()) << "n " << n << " trial " << trial;
+      for (std::size_t i = 0; i < kept.size(); ++i) EXPECT_LT((kept[i] - expected[i]).norm(), 1e-15);
     }
   }
+}
+
+TEST(RingSelection, LargeRingEntersTheFreeRunNextToTheBlockedArc) {
+  // The byte path: 100 positions (3.6 degrees apart, kept siblings 17 apart), arc 40..59 blocked.
+  const auto ring = unit_ring(100);
+  std::set<int> blocked;
+  for (int k = 40; k < 60; ++k) blocked.insert(k);
+  const auto kept = select_positions(ring, blocked);
+  ASSERT_FALSE(kept.empty());
+  EXPECT_EQ(kept.front(), 60);
 }
 
 }  // namespace
