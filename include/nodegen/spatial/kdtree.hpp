@@ -4,7 +4,7 @@
 //
 // Layout (kdtree_layout.hpp): internal nodes (16 bytes) live in an arena from the storage layer, leaf
 // buckets (coordinates stored per dimension) in one arena per size class (kdtree_buckets.hpp: a leaf's
-// bucket is the smallest class that holds its points, 2, 4, ..., LeafSize, so leaves are nearly full
+// bucket is the smallest class that holds its points, 4, 8, ..., LeafSize, so leaves are nearly full
 // whatever N is); slots are claimed by the store's atomic fetch_add in per-thread batches
 // (claim_batches.hpp); links between them are 32-bit indices. Nothing shared is written on the insert
 // path but the leaf itself (no global counter: size() walks), except when a leaf moves to another

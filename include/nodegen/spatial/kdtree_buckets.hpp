@@ -5,10 +5,16 @@
 // slots whatever it holds. Midpoint splits of a quasi-uniform node set make all leaves about equally
 // full, and how full depends on where N falls between two generations of splits, so the tree's bytes
 // per point moved by 1.5x with N (3D cube: 47 B/point at 6e5 nodes, 36 at 1e6) and `nodegen run`'s
-// peak with it. Here a leaf's bucket comes from one of up to kMaxClasses classes of capacities
-// kStep, 2 kStep, ..., LeafSize (kStep = LeafSize / 16 rounded up: 2, 4, ..., 32), the smallest that
-// holds its points: a full bucket moves to the next class (KdTree::move_leaf) and a split gives each
-// half the class it needs, so a leaf leaves fewer than kStep slots empty.
+// peak with it. Here a leaf's bucket comes from one of kClasses classes of capacities kStep,
+// 2 kStep, ..., LeafSize (kStep = LeafSize / 8 rounded up: 4, 8, ..., 32), the smallest that holds
+// its points: a full bucket moves to the next class (KdTree::grow_leaf) and a split gives each half
+// the class it needs, so a leaf leaves fewer than kStep slots empty.
+//
+// Why 8 classes and not 16 (2, 4, ..., 32; the link has room for 16): every move rewrites the whole
+// leaf elsewhere, and a leaf growing from 16 to 32 points moved 8 times instead of 4. Over 6
+// alternated runs of bench/kdtree at 1e6 points, 16 classes cost 20-26 % of single-thread steps/s
+// against the fixed-size tree and 8 classes 14-18 % (bench/results/kdtree-memory.md), for
+// 0.9 (2D) / 1.2 (3D) more bytes per point.
 //
 // Reuse: a bucket that a leaf moved out of is retired (its seq made odd, so readers still scanning
 // it retry) and put on a free list of its class; the next leaf entering that class takes it before
@@ -35,7 +41,9 @@ namespace nodegen::spatial_detail {
 // The capacities of the size classes of a tree whose leaves split beyond LeafSize points.
 template <int LeafSize>
 struct LeafClasses {
-  static constexpr int kStep = (LeafSize + kMaxClasses - 1) / kMaxClasses;
+  static constexpr int kClasses = 8;
+  static_assert(kClasses <= kMaxClasses);
+  static constexpr int kStep = (LeafSize + kClasses - 1) / kClasses;
   static constexpr int kCount = (LeafSize + kStep - 1) / kStep;
   static_assert(kCount <= kMaxClasses);
   static constexpr int capacity(int k) { return k + 1 == kCount ? LeafSize : kStep * (k + 1); }
@@ -43,8 +51,8 @@ struct LeafClasses {
   static constexpr int for_points(int n) { return n <= kStep ? 0 : std::min(kCount - 1, (n - 1) / kStep); }
 };
 
-// One class: its arena and its per-thread claim batches (about 8 KiB of buckets per batch: sixteen
-// classes hold back at most 128 KiB per inserting thread).
+// One class: its arena and its per-thread claim batches (about 8 KiB of buckets per batch: eight
+// classes hold back at most 64 KiB per inserting thread).
 template <int D, template <class> class Store, int LeafSize, int K>
 struct ClassArena {
   using BucketT = Bucket<D, LeafClasses<LeafSize>::capacity(K)>;
