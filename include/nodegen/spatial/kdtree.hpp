@@ -147,12 +147,12 @@ class KdTree {
         double d2 = 0;
         double pos[D];
         for (int d = 0; d < D; ++d) {
-          pos[d] = spatial_detail::load_acquire(bucket.coord[d][i]);
+          pos[d] = spatial_detail::load_acquire(bucket.coord(d, i));
           const double t = pos[d] - qa[d];
           d2 += t * t;
         }
         if (d2 < r2) {
-          hit_id[hits] = spatial_detail::load_acquire(bucket.id[i]);
+          hit_id[hits] = spatial_detail::load_acquire(bucket.id(i));
           for (int d = 0; d < D; ++d) hit_pos[hits][d] = pos[d];
           ++hits;
         }
@@ -229,7 +229,7 @@ class KdTree {
     std::size_t total = 0;
     std::uint32_t in_leaf = 0;
     search_leaves([](int, double) { return std::pair<int, bool>{0, true}; },
-                  [&](auto&, std::uint32_t n, bool& stop) {
+                  [&](const auto&, std::uint32_t n, bool& stop) {
                     stop = false;
                     in_leaf = n;
                   },
@@ -289,7 +289,7 @@ class KdTree {
   static double distance2(Bucket& bucket, std::uint32_t i, const double* q) {
     double d2 = 0;
     for (int d = 0; d < D; ++d) {
-      const double t = spatial_detail::load_acquire(bucket.coord[d][i]) - q[d];
+      const double t = spatial_detail::load_acquire(bucket.coord(d, i)) - q[d];
       d2 += t * t;
     }
     return d2;
@@ -317,8 +317,8 @@ class KdTree {
     Backoff backoff;
     for (;;) {
       bool locked = false;
-      buckets_.with(leaf, [&](auto& bucket) {
-        std::atomic_ref<std::uint32_t> lock(bucket.lock);
+      buckets_.with(leaf, [&](const auto& bucket) {
+        std::atomic_ref<std::uint32_t> lock(bucket.lock());
         std::uint32_t expected = 0;
         locked = lock.load(std::memory_order_relaxed) == 0 &&
                  lock.compare_exchange_strong(expected, 1u, std::memory_order_acquire,
@@ -329,7 +329,7 @@ class KdTree {
     }
   }
   void unlock_bucket(Link leaf) {
-    buckets_.with(leaf, [](auto& bucket) { spatial_detail::store_release(bucket.lock, 0u); });
+    buckets_.with(leaf, [](const auto& bucket) { spatial_detail::store_release(bucket.lock(), 0u); });
   }
   struct BucketGuard {
     KdTree& tree;
@@ -345,12 +345,12 @@ class KdTree {
     using namespace spatial_detail;
     if (n == 0) return kEmptyLeaf;
     const Link leaf = buckets_.take(Classes::for_points(n));
-    buckets_.with(leaf, [&](auto& bucket) {
+    buckets_.with(leaf, [&](const auto& bucket) {
       for (int i = 0; i < n; ++i) {
-        for (int d = 0; d < D; ++d) store_release(bucket.coord[d][i], x[d][first + i]);
-        store_release(bucket.id[i], ids[first + i]);
+        for (int d = 0; d < D; ++d) store_release(bucket.coord(d, i), x[d][first + i]);
+        store_release(bucket.id(i), ids[first + i]);
       }
-      store_release(bucket.count, static_cast<std::uint32_t>(n));
+      store_release(bucket.count(), static_cast<std::uint32_t>(n));
     });
     return leaf;
   }
@@ -360,11 +360,11 @@ class KdTree {
   int copy_points(Link leaf, double (&x)[D][N], std::uint32_t* ids) {
     using namespace spatial_detail;
     int n = 0;
-    buckets_.with(leaf, [&](auto& bucket) {
-      n = static_cast<int>(load_relaxed(bucket.count));  // only the lock holder writes count
+    buckets_.with(leaf, [&](const auto& bucket) {
+      n = static_cast<int>(load_relaxed(bucket.count()));  // only the lock holder writes count
       for (int i = 0; i < n; ++i) {
-        for (int d = 0; d < D; ++d) x[d][i] = load_relaxed(bucket.coord[d][i]);
-        ids[i] = load_relaxed(bucket.id[i]);
+        for (int d = 0; d < D; ++d) x[d][i] = load_relaxed(bucket.coord(d, i));
+        ids[i] = load_relaxed(bucket.id(i));
       }
     });
     return n;
@@ -431,12 +431,12 @@ class KdTree {
   bool append(Link leaf, const double* p, std::uint32_t id) {
     using namespace spatial_detail;
     bool done = false;
-    buckets_.with(leaf, [&](auto& bucket) {
-      const std::uint32_t n = load_relaxed(bucket.count);  // only the lock holder writes count
-      if (n == static_cast<std::uint32_t>(bucket.kCapacity)) return;
-      for (int d = 0; d < D; ++d) store_relaxed(bucket.coord[d][n], p[d]);
-      store_relaxed(bucket.id[n], id);
-      store_release(bucket.count, n + 1);
+    buckets_.with(leaf, [&](const auto& bucket) {
+      const std::uint32_t n = load_relaxed(bucket.count());  // only the lock holder writes count
+      if (n == static_cast<std::uint32_t>(bucket.cap)) return;
+      for (int d = 0; d < D; ++d) store_relaxed(bucket.coord(d, n), p[d]);
+      store_relaxed(bucket.id(n), id);
+      store_release(bucket.count(), n + 1);
       done = true;
     });
     return done;
@@ -601,14 +601,14 @@ class KdTree {
     Backoff backoff;
     for (;;) {
       std::uint32_t s0 = 0;
-      buckets_.with(link, [&](auto& bucket) { s0 = load_acquire(bucket.seq); });
+      buckets_.with(link, [&](const auto& bucket) { s0 = load_acquire(bucket.seq()); });
       if (load_slot(slot) != link) return false;
       if ((s0 & 1u) == 0) {
         bool consistent = false;
-        buckets_.with(link, [&](auto& bucket) {
+        buckets_.with(link, [&](const auto& bucket) {
           // scan loads points with acquire, so this re-check cannot move before them.
-          scan(bucket, load_acquire(bucket.count), result);
-          consistent = load_relaxed(bucket.seq) == s0;
+          scan(bucket, load_acquire(bucket.count()), result);
+          consistent = load_relaxed(bucket.seq()) == s0;
         });
         if (consistent) return true;
       }
@@ -691,7 +691,7 @@ class KdTree {
       for (std::uint32_t i = 0; i < n; ++i) {
         const double d2 = distance2(bucket, i, q);
         if (d2 <= bound) {
-          cand_id[cands] = load_acquire(bucket.id[i]);
+          cand_id[cands] = load_acquire(bucket.id(i));
           cand_d2[cands] = d2;
           ++cands;
         }

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <utility>
 
+
 #include "nodegen/spatial/arena.hpp"
 #include "nodegen/spatial/atomic_field.hpp"
 #include "nodegen/spatial/claim_batches.hpp"
@@ -56,6 +57,9 @@ struct LeafClasses {
 template <int D, template <class> class Store, int LeafSize, int K>
 struct ClassArena {
   using BucketT = Bucket<D, LeafClasses<LeafSize>::capacity(K)>;
+  static_assert(offsetof(BucketT, coord) == LeafRef<D>::kHeaderBytes &&
+                    offsetof(BucketT, id) == LeafRef<D>::kHeaderBytes + sizeof(double) * D * BucketT::kCapacity,
+                "LeafRef's view of a bucket must match Bucket's layout");
   using ArenaT = Arena<Store<BucketT>>;
   static constexpr std::size_t kBatch = std::max<std::size_t>(4, 8192 / sizeof(BucketT));
 
@@ -86,33 +90,40 @@ class BucketArenas<D, Store, LeafSize, std::integer_sequence<int, K...>>
   // store.
   template <class Options>
   BucketArenas(std::size_t max_points, const Options& options)
-      : ClassArena<D, Store, LeafSize, K>(max_points, options)... {}
+      : ClassArena<D, Store, LeafSize, K>(max_points, options)... {
+    ((bases_[K] = reinterpret_cast<std::byte*>(base<K>().arena.base())), ...);
+  }
 
   BucketArenas(const BucketArenas&) = delete;
   BucketArenas& operator=(const BucketArenas&) = delete;
 
-  // Calls f(Bucket<D, C>&) on the bucket of a leaf link (not kEmptyLeaf), C being its class's
-  // capacity. The reference is valid during the call only (arena.hpp).
+  // Calls f(LeafRef<D>) on the bucket of a leaf link (not kEmptyLeaf). The reference is valid during
+  // the call only (arena.hpp). On stores with stable addresses it is computed from per-class tables.
   template <class F>
   void with(Link leaf, F&& f) {
     const std::uint32_t b = bucket_of(leaf);
-    switch (class_of(leaf)) {
-      case 0: return visit<0>(b, f);
-      case 1: return visit<1>(b, f);
-      case 2: return visit<2>(b, f);
-      case 3: return visit<3>(b, f);
-      case 4: return visit<4>(b, f);
-      case 5: return visit<5>(b, f);
-      case 6: return visit<6>(b, f);
-      case 7: return visit<7>(b, f);
-      case 8: return visit<8>(b, f);
-      case 9: return visit<9>(b, f);
-      case 10: return visit<10>(b, f);
-      case 11: return visit<11>(b, f);
-      case 12: return visit<12>(b, f);
-      case 13: return visit<13>(b, f);
-      case 14: return visit<14>(b, f);
-      default: return visit<15>(b, f);
+    if constexpr (kStable) {
+      const int k = class_of(leaf);
+      f(LeafRef<D>{bases_[k] + std::size_t{b} * kBytes[k], kCapacities[k]});
+    } else {
+      switch (class_of(leaf)) {
+        case 0: return visit<0>(b, f);
+        case 1: return visit<1>(b, f);
+        case 2: return visit<2>(b, f);
+        case 3: return visit<3>(b, f);
+        case 4: return visit<4>(b, f);
+        case 5: return visit<5>(b, f);
+        case 6: return visit<6>(b, f);
+        case 7: return visit<7>(b, f);
+        case 8: return visit<8>(b, f);
+        case 9: return visit<9>(b, f);
+        case 10: return visit<10>(b, f);
+        case 11: return visit<11>(b, f);
+        case 12: return visit<12>(b, f);
+        case 13: return visit<13>(b, f);
+        case 14: return visit<14>(b, f);
+        default: return visit<15>(b, f);
+      }
     }
   }
 
@@ -127,24 +138,24 @@ class BucketArenas<D, Store, LeafSize, std::integer_sequence<int, K...>>
       StripeLock lock(s);
       b = s.head[k];
       if (b != kNone) {
-        with(leaf_link(k, b), [&](auto& bucket) { s.head[k] = bucket.next_free; });
+        with(leaf_link(k, b), [&](const auto& bucket) { s.head[k] = bucket.next_free(); });
       }
     }
     if (b != kNone) {
       const Link link = leaf_link(k, b);
-      with(link, [](auto& bucket) {
-        store_relaxed(bucket.count, 0u);
-        store_release(bucket.seq, load_relaxed(bucket.seq) + 1);  // odd (retired) -> even
+      with(link, [](const auto& bucket) {
+        store_relaxed(bucket.count(), 0u);
+        store_release(bucket.seq(), load_relaxed(bucket.seq()) + 1);  // odd (retired) -> even
       });
       return link;
     }
     const std::size_t slot = claim_fresh(k);
     if (slot >= kMaxBucketsPerClass) throw StoreFull("KdTree: bucket index space exhausted");
     const Link link = leaf_link(k, static_cast<std::uint32_t>(slot));
-    with(link, [](auto& bucket) {
-      store_relaxed(bucket.count, 0u);
-      store_relaxed(bucket.lock, 0u);
-      store_relaxed(bucket.seq, 0u);
+    with(link, [](const auto& bucket) {
+      store_relaxed(bucket.count(), 0u);
+      store_relaxed(bucket.lock(), 0u);
+      store_relaxed(bucket.seq(), 0u);
     });
     return link;
   }
@@ -152,11 +163,11 @@ class BucketArenas<D, Store, LeafSize, std::integer_sequence<int, K...>>
   // Retires the bucket of a leaf that no slot links to any more (its replacement is published, or it
   // never was): readers still scanning it see seq change and retry.
   void retire(Link leaf) {
-    with(leaf, [](auto& bucket) { store_release(bucket.seq, load_relaxed(bucket.seq) + 1); });
+    with(leaf, [](const auto& bucket) { store_release(bucket.seq(), load_relaxed(bucket.seq()) + 1); });
     const int k = class_of(leaf);
     FreeStripe& s = free_[stripe_of_this_thread()];
     StripeLock lock(s);
-    with(leaf, [&](auto& bucket) { bucket.next_free = s.head[k]; });
+    with(leaf, [&](const auto& bucket) { bucket.next_free() = s.head[k]; });
     s.head[k] = bucket_of(leaf);
   }
 
@@ -199,8 +210,17 @@ class BucketArenas<D, Store, LeafSize, std::integer_sequence<int, K...>>
   }
   template <int C, class F>
   void visit(std::uint32_t b, F& f) {
-    if constexpr (C < Classes::kCount) base<C>().arena.with(b, f);
+    if constexpr (C < Classes::kCount) {
+      base<C>().arena.with(b, [&](auto& bucket) {
+        f(LeafRef<D>{reinterpret_cast<std::byte*>(&bucket), static_cast<std::uint32_t>(Classes::capacity(C))});
+      });
+    }
   }
+
+  static constexpr bool kStable = ClassArena<D, Store, LeafSize, 0>::ArenaT::kStable;
+  static constexpr std::size_t kBytes[] = {sizeof(typename ClassArena<D, Store, LeafSize, K>::BucketT)...};
+  static constexpr std::uint32_t kCapacities[] = {static_cast<std::uint32_t>(Classes::capacity(K))...};
+  std::byte* bases_[sizeof...(K)] = {};
   std::size_t claim_fresh(int k) {
     std::size_t slot = 0;
     ((k == K ? (slot = base<K>().claims.claim(1), true) : false) || ...);
