@@ -28,7 +28,8 @@ namespace nodegen::fill_detail {
 // Keeps `c` unless it is closer than zeta*h to the first or the last candidate kept so far. On an evenly
 // spaced ring the distance between two positions grows with their index gap up to half the ring, so of
 // the candidates kept so far (in scan order) the nearest to a new one is the last kept, behind it, or
-// the first kept, ahead of it around the ring: these two tests are the full test.
+// the first kept, ahead of it around the ring: these two tests are the full test. Offered candidates
+// must be elements of the ring (the keeper remembers their addresses).
 class RingKeeper {
  public:
   RingKeeper(double rz2, std::vector<Vec<2>>& kept) : rz2_(rz2), kept_(kept) {}
