@@ -5,10 +5,12 @@
 // 24 degrees apart), turned by a random angle. A candidate is free when it lies inside the domain and
 // no existing node is within zeta*h of it; the free ones form runs of consecutive ring positions,
 // separated by blocked ones. Medusa's GeneralFill tries the ring from position 0 on, so when position 0
-// falls inside a free run, the scan keeps position 0 and leaves the part of the run behind it (up to
-// 24 degrees next to an existing node) to be reached last, usually too close to a kept sibling by then.
-// That gap next to the existing node is where unfillable voids grow: pentagon- and square-shaped holes
-// of circumradius 0.8-0.9 h that no later candidate can enter without coming closer than h to a node.
+// falls inside a free run, the scan keeps position 0 and reaches the part of the run behind it last;
+// when that part is one or two positions long, both are within 48 degrees of the kept position 0 and
+// are lost, and the run ends 24-48 degrees short of the node that blocks it (8.7 % of the expansions
+// with a blocked candidate, unit square). Such gaps are where unfillable voids grow: square- and
+// pentagon-shaped holes of circumradius 0.7-0.85 h that no later candidate can enter without coming
+// closer than h to a node.
 //
 // Here the scan starts at the first free position that follows a blocked one, so every free run is
 // entered at its counter-clockwise end and the first kept candidate sits right next to the node that
