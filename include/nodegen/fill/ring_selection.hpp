@@ -7,8 +7,9 @@
 // separated by blocked ones. Medusa's GeneralFill tries the ring from position 0 on, so when position 0
 // falls inside a free run, the scan keeps position 0 and reaches the part of the run behind it last;
 // when that part is one or two positions long, both are within 48 degrees of the kept position 0 and
-// are lost, and the run ends 24-48 degrees short of the node that blocks it (8.7 % of the expansions
-// with a blocked candidate, unit square). Such gaps are where unfillable voids grow: square- and
+// are lost, and the run ends 24-48 degrees short of the node that blocks it (on the unit square,
+// position 0 lies inside a free run in 8.7 % of the expansions that have both blocked and free
+// candidates). Such gaps are where unfillable voids grow: square- and
 // pentagon-shaped holes of circumradius 0.7-0.85 h that no later candidate can enter without coming
 // closer than h to a node.
 //
