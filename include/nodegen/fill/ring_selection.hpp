@@ -9,9 +9,8 @@
 // when that part is one or two positions long, both are within 48 degrees of the kept position 0 and
 // are lost, and the run ends 24-48 degrees short of the node that blocks it (on the unit square,
 // position 0 lies inside a free run in 8.7 % of the expansions that have both blocked and free
-// candidates). Such gaps are where unfillable voids grow: square- and
-// pentagon-shaped holes of circumradius 0.7-0.85 h that no later candidate can enter without coming
-// closer than h to a node.
+// candidates). Such gaps are where unfillable voids grow: square- and pentagon-shaped holes of
+// circumradius 0.7-0.85 h that no later candidate can enter without coming closer than h to a node.
 //
 // Here the scan starts at the first free position that follows a blocked one, so every free run is
 // entered at its counter-clockwise end and the first kept candidate sits right next to the node that
