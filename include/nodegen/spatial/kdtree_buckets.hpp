@@ -11,10 +11,14 @@
 // the class it needs, so a leaf leaves fewer than kStep slots empty.
 //
 // Why 8 classes and not 16 (2, 4, ..., 32; the link has room for 16): every move rewrites the whole
-// leaf elsewhere, and a leaf growing from 16 to 32 points moved 8 times instead of 4. Over 6
-// alternated runs of bench/kdtree at 1e6 points, 16 classes cost 20-26 % of single-thread steps/s
-// against the fixed-size tree and 8 classes 14-18 % (bench/results/kdtree-memory.md), for
-// 0.9 (2D) / 1.2 (3D) more bytes per point.
+// leaf elsewhere, and a leaf growing from 16 to 32 points moves 4 times instead of 8. 16 classes
+// saved 0.9 (2D) / 1.2 (3D) bytes per point but ran bench/kdtree's 2D front order at 2.64e6 steps/s
+// against 2.86e6 for 8 classes and ~3.1e6 for the fixed-size tree (bench/results/kdtree-memory.md).
+//
+// Cost: random insertion order grows every leaf at once, so each class's arena grows to the number
+// of leaves that were in it at the same time, and those buckets stay on the free lists after the
+// leaves moved up: 46 (2D) / 51 (3D) bytes per point at 1e6 random points, against 23 / 32 in front
+// order. The fill inserts in fronts.
 //
 // Reuse: a bucket that a leaf moved out of is retired (its seq made odd, so readers still scanning
 // it retry) and put on a free list of its class; the next leaf entering that class takes it before
