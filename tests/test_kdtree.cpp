@@ -1,6 +1,6 @@
 // KdTree, single-threaded: every query type against brute force on random, clustered and
 // front-ordered points in 2D and 3D, on each storage backend; depth on front-ordered input; memory
-// per point; edge cases (empty tree, strict radius, coincident points, far points).
+// per point (and its independence of n); edge cases (empty tree, strict radius, coincident points, far points).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -158,6 +158,24 @@ void expect_overhead_at_most_32_bytes(std::size_t n) {
 }
 TEST(KdTree, OverheadPerPoint2D) { expect_overhead_at_most_32_bytes<2>(100000); }
 TEST(KdTree, OverheadPerPoint3D) { expect_overhead_at_most_32_bytes<3>(100000); }
+
+// Leaves keep their points in buckets of the size class they need (kdtree_buckets.hpp), so the
+// tree's bytes per point stay close to the points' own 8 D + 4 (coordinates and id) wherever n falls
+// between two generations of leaf splits. With one bucket size for every leaf the figure moved by
+// 1.5x over a doubling of n (bench/results/kdtree-memory.md: up to 36 (2D) / 47 (3D) B/point).
+template <int D>
+void expect_bytes_per_point_flat_in_n() {
+  const double own = 8.0 * D + 4;
+  for (std::size_t n : {100000, 119000, 141000, 168000, 200000}) {
+    const auto pts = test::make_points<D>(PointOrder::front, n, 6);
+    KdTree<D> tree(n);
+    for (std::size_t i = 0; i < n; ++i) tree.insert(pts[i], static_cast<std::uint32_t>(i));
+    const double per_point = static_cast<double>(tree.bytes_used()) / static_cast<double>(n);
+    EXPECT_LE(per_point, 1.1 * own + 3.0) << "n=" << n;
+  }
+}
+TEST(KdTree, BytesPerPointStayLowForEveryN2D) { expect_bytes_per_point_flat_in_n<2>(); }
+TEST(KdTree, BytesPerPointStayLowForEveryN3D) { expect_bytes_per_point_flat_in_n<3>(); }
 
 TEST(KdTree, KnnReusesTheCallersBuffer) {
   const auto pts = test::make_points<2>(PointOrder::random, 500, 8);

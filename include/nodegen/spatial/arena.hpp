@@ -54,6 +54,9 @@ class Arena {
     }
   }
 
+  // The first element, on stores with stable addresses (kStable): element i is base()[i].
+  value_type* base() const { return base_; }
+
   std::size_t size() const { return store_.size(); }
   std::size_t capacity() const { return store_.capacity(); }
   std::size_t bytes_resident() const { return store_.bytes_resident(); }

@@ -2,10 +2,13 @@
 // KdTree<D, Store>: an insert-only k-d tree for 2D and 3D points that many threads insert into and
 // query at the same time, with no global lock.
 //
-// Layout (kdtree_layout.hpp): internal nodes (16 bytes) and leaf buckets (up to LeafSize points,
-// coordinates stored per dimension) live in two arenas from the storage layer, claimed by the store's
-// atomic fetch_add in per-thread batches (claim_batches.hpp); links between them are 32-bit indices.
-// Nothing shared is written on the insert path but the leaf itself (no global counter: size() walks).
+// Layout (kdtree_layout.hpp): internal nodes (16 bytes) live in an arena from the storage layer, leaf
+// buckets (coordinates stored per dimension) in one arena per size class (kdtree_buckets.hpp: a leaf's
+// bucket is the smallest class that holds its points, 4, 8, ..., LeafSize, so leaves are nearly full
+// whatever N is); slots are claimed by the store's atomic fetch_add in per-thread batches
+// (claim_batches.hpp); links between them are 32-bit indices. Nothing shared is written on the insert
+// path but the leaf itself (no global counter: size() walks), except when a leaf moves to another
+// bucket (a per-thread free list).
 //
 // Balance (kdtree_split.hpp): a full leaf splits at the midpoint of its cell, so the tree does not
 // depend on insertion order and advancing-front order stays O(log n) deep. The root cell is set when
@@ -13,13 +16,14 @@
 //
 // Concurrency:
 //   - Writers lock only the leaf they append to (a spin lock in its bucket). An append writes the
-//     point and then release-stores the bucket's count. A split (leaf full) builds the new subtree off
-//     to the side (the right half goes to a fresh bucket, the left half stays in the old bucket) and
-//     publishes it with a release store of the parent's link; the old bucket is compacted in place
-//     under its sequence lock.
-//   - Readers take no lock. They acquire-load links, and read a leaf as a sequence-lock snapshot:
-//     seq even before, the parent link still pointing at this leaf, seq unchanged after; otherwise
-//     they re-read the link (which then leads to the split subtree). Hence a query sees every insert
+//     point and then release-stores the bucket's count. A full bucket moves: to a bucket of the next
+//     class (its points plus the new one), or, at LeafSize, into a split subtree whose halves get
+//     buckets of their own classes. The new bucket(s) are written off to the side and published with
+//     a release store of the parent's link; then the old bucket is retired (its seq made odd) and
+//     reused later for another leaf of its class.
+//   - Readers take no lock. They acquire-load links, and read a leaf as a snapshot: seq even before,
+//     the parent link still pointing at this leaf, seq unchanged after; otherwise they re-read the
+//     link (which then leads to the moved leaf or the split subtree). Hence a query sees every insert
 //     that completed before it began, and never reports a point twice.
 //   - Queries allocate nothing: their traversal stack is a fixed array bounded by the depth limit.
 //
@@ -43,6 +47,7 @@
 #include "nodegen/spatial/arena.hpp"
 #include "nodegen/spatial/atomic_field.hpp"
 #include "nodegen/spatial/claim_batches.hpp"
+#include "nodegen/spatial/kdtree_buckets.hpp"
 #include "nodegen/spatial/kdtree_layout.hpp"
 #include "nodegen/spatial/kdtree_split.hpp"
 #include "nodegen/spatial/point.hpp"
@@ -59,7 +64,8 @@ class KdTree {
   using Link = spatial_detail::Link;
   using Slot = spatial_detail::Slot;
   using Node = spatial_detail::Node;
-  using Bucket = spatial_detail::Bucket<D, LeafSize>;
+  using Buckets = spatial_detail::BucketArenas<D, Store, LeafSize>;
+  using Classes = spatial_detail::LeafClasses<LeafSize>;
   using CellD = spatial_detail::Cell<D>;
 
  public:
@@ -73,12 +79,11 @@ class KdTree {
   // as LockedVectorStore<T>::Options, the Options of any element type is accepted).
   template <class StoreOptions = Options>
   explicit KdTree(std::size_t max_points, const StoreOptions& options = {})
-      : buckets_(bucket_capacity(max_points), options),
+      : buckets_(max_points, options),
         nodes_(node_capacity(max_points), options),
-        bucket_claims_(buckets_, kBucketBatch),
         node_claims_(nodes_, kNodeBatch) {
     auto first = std::make_unique<RootRecord>();
-    first->link = spatial_detail::leaf_link(new_bucket());
+    first->link = buckets_.take(0);
     first->bounded = false;
     first->cell = CellD::unbounded();
     first->growths = 0;
@@ -112,7 +117,7 @@ class KdTree {
     double qa[D];
     for (int d = 0; d < D; ++d) qa[d] = q[d];
     const double r2 = r * r;
-    return range_search(qa, r2, [&](Bucket& bucket, std::uint32_t n, bool& found) {
+    return range_search(qa, r2, [&](auto& bucket, std::uint32_t n, bool& found) {
       found = false;
       for (std::uint32_t i = 0; i < n; ++i) {
         if (distance2(bucket, i, qa) < r2) {
@@ -135,19 +140,19 @@ class KdTree {
     std::uint32_t hit_id[LeafSize];
     double hit_pos[LeafSize][D];
     int hits = 0;
-    range_search(qa, r2, [&](Bucket& bucket, std::uint32_t n, bool& stop) {
+    range_search(qa, r2, [&](auto& bucket, std::uint32_t n, bool& stop) {
       stop = false;
       hits = 0;
       for (std::uint32_t i = 0; i < n; ++i) {
         double d2 = 0;
         double pos[D];
         for (int d = 0; d < D; ++d) {
-          pos[d] = spatial_detail::load_acquire(bucket.coord[d][i]);
+          pos[d] = spatial_detail::load_acquire(bucket.coord(d, i));
           const double t = pos[d] - qa[d];
           d2 += t * t;
         }
         if (d2 < r2) {
-          hit_id[hits] = spatial_detail::load_acquire(bucket.id[i]);
+          hit_id[hits] = spatial_detail::load_acquire(bucket.id(i));
           for (int d = 0; d < D; ++d) hit_pos[hits][d] = pos[d];
           ++hits;
         }
@@ -224,7 +229,7 @@ class KdTree {
     std::size_t total = 0;
     std::uint32_t in_leaf = 0;
     search_leaves([](int, double) { return std::pair<int, bool>{0, true}; },
-                  [&](Bucket&, std::uint32_t n, bool& stop) {
+                  [&](const auto&, std::uint32_t n, bool& stop) {
                     stop = false;
                     in_leaf = n;
                   },
@@ -252,12 +257,10 @@ class KdTree {
     return deepest;
   }
 
-  // Bytes of claimed arena slots (nodes and buckets, including empty bucket slots and the slots
-  // claimed in per-thread batches but not yet handed out: at most kBucketBatch buckets and kNodeBatch
-  // nodes per inserting thread).
-  std::size_t bytes_used() const {
-    return buckets_.size() * sizeof(Bucket) + nodes_.size() * sizeof(Node);
-  }
+  // Bytes of claimed arena slots (nodes and buckets, including the empty slots of buckets, retired
+  // buckets waiting for reuse and the slots claimed in per-thread batches but not yet handed out:
+  // about 8 KiB of buckets per class and kNodeBatch nodes per inserting thread).
+  std::size_t bytes_used() const { return buckets_.bytes_used() + nodes_.size() * sizeof(Node); }
   // Bytes the two stores hold in memory now (committed pages, vector capacity...).
   std::size_t bytes_resident() const { return buckets_.bytes_resident() + nodes_.bytes_resident(); }
 
@@ -273,28 +276,20 @@ class KdTree {
   };
 
   static constexpr int kStackCapacity = kMaxSplitDepth + kMaxRootGrowth + 8;
-  static constexpr std::uint32_t kNoBucket = 0xFFFF'FFFFu;
-  // Slots a thread takes from an arena at a time (claim_batches.hpp): about 16 KiB of buckets, one
-  // 4 KiB page of nodes.
-  static constexpr std::size_t kBucketBatch = 16;
+  // Nodes a thread takes from the arena at a time (claim_batches.hpp): one 4 KiB page.
   static constexpr std::size_t kNodeBatch = 4096 / sizeof(Node);
 
-  static std::size_t bucket_capacity(std::size_t max_points) {
-    // Every bucket in the tree holds at least one point, so max_points buckets always suffice.
-    return static_cast<std::size_t>(std::min<std::uint64_t>(
-        spatial_detail::kMaxBuckets,
-        std::uint64_t{max_points} + 64 + BucketClaims::spare_capacity(kBucketBatch)));
-  }
   static std::size_t node_capacity(std::size_t max_points) {
     return static_cast<std::size_t>(std::min<std::uint64_t>(
         spatial_detail::kMaxNodes, 2 * std::uint64_t{max_points} + 4 * kStackCapacity +
                                        NodeClaims::spare_capacity(kNodeBatch)));
   }
 
+  template <class Bucket>
   static double distance2(Bucket& bucket, std::uint32_t i, const double* q) {
     double d2 = 0;
     for (int d = 0; d < D; ++d) {
-      const double t = spatial_detail::load_acquire(bucket.coord[d][i]) - q[d];
+      const double t = spatial_detail::load_acquire(bucket.coord(d, i)) - q[d];
       d2 += t * t;
     }
     return d2;
@@ -316,35 +311,14 @@ class KdTree {
     return static_cast<std::uint32_t>(first);
   }
 
-  // A fresh, empty, unlocked bucket: the spare one if a lost race left one behind, else a new slot.
-  std::uint32_t new_bucket() {
-    std::uint32_t b = kNoBucket;
-    if (spare_bucket_.load(std::memory_order_relaxed) != kNoBucket)
-      b = spare_bucket_.exchange(kNoBucket, std::memory_order_acq_rel);
-    if (b == kNoBucket) {
-      const std::size_t slot = bucket_claims_.claim(1);
-      if (slot >= spatial_detail::kMaxBuckets) throw StoreFull("KdTree: bucket index space exhausted");
-      b = static_cast<std::uint32_t>(slot);
-    }
-    buckets_.with(b, [](Bucket& bucket) {
-      spatial_detail::store_relaxed(bucket.count, 0u);
-      spatial_detail::store_relaxed(bucket.lock, 0u);
-      spatial_detail::store_relaxed(bucket.seq, 0u);
-    });
-    return b;
-  }
-
-  // A bucket that was never published (its CAS lost) goes back for the next new_bucket().
-  void recycle_bucket(std::uint32_t b) {
-    spare_bucket_.store(b, std::memory_order_release);  // at worst overwrites another spare: one bucket leaked
-  }
-
-  void lock_bucket(std::uint32_t b) {
+  // Waits for the lock of the leaf bucket `leaf`. The bucket may have been retired meanwhile (and
+  // even reused for another leaf): the caller then finds its slot no longer holding `leaf`.
+  void lock_bucket(Link leaf) {
     Backoff backoff;
     for (;;) {
       bool locked = false;
-      buckets_.with(b, [&](Bucket& bucket) {
-        std::atomic_ref<std::uint32_t> lock(bucket.lock);
+      buckets_.with(leaf, [&](const auto& bucket) {
+        std::atomic_ref<std::uint32_t> lock(bucket.lock());
         std::uint32_t expected = 0;
         locked = lock.load(std::memory_order_relaxed) == 0 &&
                  lock.compare_exchange_strong(expected, 1u, std::memory_order_acquire,
@@ -354,14 +328,58 @@ class KdTree {
       backoff.pause();
     }
   }
-  void unlock_bucket(std::uint32_t b) {
-    buckets_.with(b, [](Bucket& bucket) { spatial_detail::store_release(bucket.lock, 0u); });
+  void unlock_bucket(Link leaf) {
+    buckets_.with(leaf, [](const auto& bucket) { spatial_detail::store_release(bucket.lock(), 0u); });
   }
   struct BucketGuard {
     KdTree& tree;
-    std::uint32_t b;
-    ~BucketGuard() { tree.unlock_bucket(b); }
+    Link leaf;
+    ~BucketGuard() { tree.unlock_bucket(leaf); }
   };
+
+  // A new unpublished leaf bucket holding the n points x[.][first..first+n) with ids[first..): the
+  // smallest class that holds them, kEmptyLeaf for none. Release stores: a reused bucket may still
+  // be scanned by a reader of its previous leaf, which must then also see its seq change.
+  template <int N>
+  Link new_leaf(const double (&x)[D][N], const std::uint32_t* ids, int first, int n) {
+    using namespace spatial_detail;
+    if (n == 0) return kEmptyLeaf;
+    const Link leaf = buckets_.take(Classes::for_points(n));
+    buckets_.with(leaf, [&](const auto& bucket) {
+      for (int i = 0; i < n; ++i) {
+        for (int d = 0; d < D; ++d) store_release(bucket.coord(d, i), x[d][first + i]);
+        store_release(bucket.id(i), ids[first + i]);
+      }
+      store_release(bucket.count(), static_cast<std::uint32_t>(n));
+    });
+    return leaf;
+  }
+
+  // Points the locked leaf bucket holds, copied into x[.][0..) and ids[0..); returns how many.
+  template <int N>
+  int copy_points(Link leaf, double (&x)[D][N], std::uint32_t* ids) {
+    using namespace spatial_detail;
+    int n = 0;
+    buckets_.with(leaf, [&](const auto& bucket) {
+      n = static_cast<int>(load_relaxed(bucket.count()));  // only the lock holder writes count
+      for (int i = 0; i < n; ++i) {
+        for (int d = 0; d < D; ++d) x[d][i] = load_relaxed(bucket.coord(d, i));
+        ids[i] = load_relaxed(bucket.id(i));
+      }
+    });
+    return n;
+  }
+
+  // Replaces the link at `slot` (held by the locked leaf `old`) by `link`, then retires `old`.
+  void replace_leaf(Slot slot, Link old, Link link, const RootRecord& root) {
+    using namespace spatial_detail;
+    if (slot == kRootSlot) {
+      publish_root(link, root.bounded, root.cell, root.growths);
+    } else {
+      nodes_.with(slot >> 1, [&](Node& node) { store_release(node.child[slot & 1], link); });
+    }
+    buckets_.retire(old);
+  }
 
   // ---- insertion ----
 
@@ -390,32 +408,35 @@ class KdTree {
         link = load_slot(slot);
         continue;
       }
-      const std::uint32_t b = bucket_of(link);
-      lock_bucket(b);
-      BucketGuard guard{*this, b};
+      lock_bucket(link);
+      BucketGuard guard{*this, link};
       const Link now = load_slot(slot);
-      if (now != link) {  // split while we waited for the lock
+      if (now != link) {  // moved or split while we waited for the lock
         if (slot == kRootSlot) return false;
         link = now;
         continue;
       }
-      if (append(b, p, id)) return true;
-      split_leaf(slot, b, cell, depth, root, p);
+      if (append(link, p, id)) return true;
+      if (class_of(link) + 1 < Classes::kCount) {
+        grow_leaf(slot, link, root, p, id);
+        return true;
+      }
+      split_leaf(slot, link, cell, depth, root, p);
       if (slot == kRootSlot) return false;
       link = load_slot(slot);
     }
   }
 
-  // Appends to the locked bucket b unless it is full.
-  bool append(std::uint32_t b, const double* p, std::uint32_t id) {
+  // Appends to the locked leaf bucket unless it is full.
+  bool append(Link leaf, const double* p, std::uint32_t id) {
     using namespace spatial_detail;
     bool done = false;
-    buckets_.with(b, [&](Bucket& bucket) {
-      const std::uint32_t n = load_relaxed(bucket.count);  // only the lock holder writes count
-      if (n == static_cast<std::uint32_t>(LeafSize)) return;
-      for (int d = 0; d < D; ++d) store_relaxed(bucket.coord[d][n], p[d]);
-      store_relaxed(bucket.id[n], id);
-      store_release(bucket.count, n + 1);
+    buckets_.with(leaf, [&](const auto& bucket) {
+      const std::uint32_t n = load_relaxed(bucket.count());  // only the lock holder writes count
+      if (n == static_cast<std::uint32_t>(bucket.cap)) return;
+      for (int d = 0; d < D; ++d) store_relaxed(bucket.coord(d, n), p[d]);
+      store_relaxed(bucket.id(n), id);
+      store_release(bucket.count(), n + 1);
       done = true;
     });
     return done;
@@ -424,70 +445,63 @@ class KdTree {
   // Gives the empty leaf at `slot` a bucket holding p; false if another thread filled it first.
   bool fill_empty_leaf(Slot slot, const double* p, std::uint32_t id) {
     using namespace spatial_detail;
-    const std::uint32_t b = new_bucket();
-    buckets_.with(b, [&](Bucket& bucket) {
-      for (int d = 0; d < D; ++d) store_relaxed(bucket.coord[d][0], p[d]);
-      store_relaxed(bucket.id[0], id);
-      store_relaxed(bucket.count, 1u);
-    });
+    double x[D][1];
+    for (int d = 0; d < D; ++d) x[d][0] = p[d];
+    const Link leaf = new_leaf(x, &id, 0, 1);
     bool won = false;
     nodes_.with(slot >> 1, [&](Node& node) {
       Link expected = kEmptyLeaf;
       won = std::atomic_ref<Link>(node.child[slot & 1])
-                .compare_exchange_strong(expected, leaf_link(b), std::memory_order_acq_rel,
+                .compare_exchange_strong(expected, leaf, std::memory_order_acq_rel,
                                          std::memory_order_acquire);
     });
-    if (!won) recycle_bucket(b);
+    if (!won) buckets_.retire(leaf);  // never published: back to the free list
     return won;
   }
 
-  // Splits the full, locked leaf bucket b found at `slot` (cell `cell`, `depth` nodes below the root)
+  // Moves the full, locked leaf `leaf` at `slot` to a bucket of the next class, with p appended.
+  void grow_leaf(Slot slot, Link leaf, const RootRecord& root, const double* p, std::uint32_t id) {
+    double x[D][LeafSize];
+    std::uint32_t ids[LeafSize];
+    const int n = copy_points(leaf, x, ids);
+    for (int d = 0; d < D; ++d) x[d][n] = p[d];
+    ids[n] = id;
+    replace_leaf(slot, leaf, new_leaf(x, ids, 0, n + 1), root);
+  }
+
+  // Splits the full, locked leaf `leaf` found at `slot` (cell `cell`, `depth` nodes below the root)
   // so that the incoming point p is separated from at least one of the leaf's points: the plan is
   // made for the leaf's points plus p, so even a leaf full of coincident points splits off a point
-  // that differs from them. p itself is inserted afterwards, by descending again.
-  void split_leaf(Slot slot, std::uint32_t b, CellD cell, int depth, const RootRecord& root,
-                  const double* p) {
+  // that differs from them. Each half goes to a new bucket of the class it needs (a half with no
+  // point is an empty leaf). p itself is inserted afterwards, by descending again.
+  void split_leaf(Slot slot, Link leaf, CellD cell, int depth, const RootRecord& root, const double* p) {
     using namespace spatial_detail;
     double x[D][LeafSize + 1];
     std::uint32_t ids[LeafSize];
-    std::uint32_t seq0 = 0;
-    buckets_.with(b, [&](Bucket& bucket) {
-      for (int i = 0; i < LeafSize; ++i) {
-        for (int d = 0; d < D; ++d) x[d][i] = load_relaxed(bucket.coord[d][i]);
-        ids[i] = load_relaxed(bucket.id[i]);
-      }
-      seq0 = load_relaxed(bucket.seq);
-    });
-    for (int d = 0; d < D; ++d) x[d][LeafSize] = p[d];
+    const int n = copy_points(leaf, x, ids);  // n == LeafSize
+    for (int d = 0; d < D; ++d) x[d][n] = p[d];
     const bool at_root = slot == kRootSlot;
-    if (at_root && !root_cell_around(x, LeafSize + 1, cell))
+    if (at_root && !root_cell_around(x, n + 1, cell))
       throw std::length_error("KdTree: more than LeafSize coincident points");
 
     SplitStep steps[kMaxSplitDepth];
-    const int nsteps = plan_split(x, LeafSize + 1, cell, kMaxSplitDepth - depth, steps);
+    const int nsteps = plan_split(x, n + 1, cell, kMaxSplitDepth - depth, steps);
     if (nsteps < 0)
       throw std::length_error(
           "KdTree: depth limit reached (more than LeafSize points closer than the cell resolution)");
     const SplitStep& last = steps[nsteps - 1];
 
-    // The right half goes to a fresh bucket, invisible until the link is published.
-    const std::uint32_t nb = new_bucket();
+    // The left half first, then the right half.
+    double sorted[D][LeafSize];
+    std::uint32_t sorted_ids[LeafSize];
     int left = 0;
-    buckets_.with(nb, [&](Bucket& bucket) {
-      std::uint32_t right = 0;
-      for (int i = 0; i < LeafSize; ++i) {
-        if (x[last.dim][i] < last.split) {
-          for (int d = 0; d < D; ++d) x[d][left] = x[d][i];  // compact the left half in the copy
-          ids[left] = ids[i];
-          ++left;
-          continue;
-        }
-        for (int d = 0; d < D; ++d) store_relaxed(bucket.coord[d][right], x[d][i]);
-        store_relaxed(bucket.id[right], ids[i]);
-        ++right;
-      }
-      store_relaxed(bucket.count, right);
-    });
+    for (int i = 0; i < n; ++i) left += x[last.dim][i] < last.split ? 1 : 0;
+    for (int i = 0, l = 0, r = left; i < n; ++i) {
+      const int to = x[last.dim][i] < last.split ? l++ : r++;
+      for (int d = 0; d < D; ++d) sorted[d][to] = x[d][i];
+      sorted_ids[to] = ids[i];
+    }
+    const Link halves[2] = {new_leaf(sorted, sorted_ids, 0, left), new_leaf(sorted, sorted_ids, left, n - left)};
 
     // The chain of internal nodes: empty-side steps, then the separating one.
     const std::uint32_t first = claim_nodes(nsteps);
@@ -500,39 +514,27 @@ class KdTree {
                                                         steps[k + 1].dim));
           store_relaxed(node.child[1 - full], kEmptyLeaf);
         } else {
-          store_relaxed(node.child[0], leaf_link(b));
-          store_relaxed(node.child[1], leaf_link(nb));
+          store_relaxed(node.child[0], halves[0]);
+          store_relaxed(node.child[1], halves[1]);
         }
       });
     }
     const Link top = internal_link(first, steps[0].dim);
-
-    // Sequence-lock write section on b: readers that raced with it retry and find the new subtree.
-    // No fences (ThreadSanitizer does not model them): every store after the odd seq is a release
-    // store and readers load points with acquire, so a reader that sees any of these stores also sees
-    // the odd seq when it re-checks (both are plain moves on x86-64).
-    buckets_.with(b, [&](Bucket& bucket) { store_relaxed(bucket.seq, seq0 + 1); });
-
     if (at_root) {
-      publish_root_split(top, cell, root.growths);
+      // The root record gains its cell with its first split.
+      publish_root(top, true, cell, root.growths);
+      buckets_.retire(leaf);
     } else {
-      nodes_.with(slot >> 1, [&](Node& node) { store_release(node.child[slot & 1], top); });
+      replace_leaf(slot, leaf, top, root);
     }
-    buckets_.with(b, [&](Bucket& bucket) {
-      for (int i = 0; i < left; ++i) {
-        for (int d = 0; d < D; ++d) store_release(bucket.coord[d][i], x[d][i]);
-        store_release(bucket.id[i], ids[i]);
-      }
-      store_release(bucket.count, static_cast<std::uint32_t>(left));
-      store_release(bucket.seq, seq0 + 2);
-    });
   }
 
-  void publish_root_split(Link top, const CellD& cell, int growths) {
+  // A new root record (under the root mutex: growth and root replacements are serialised).
+  void publish_root(Link link, bool bounded, const CellD& cell, int growths) {
     std::lock_guard lock(root_mutex_);
     auto record = std::make_unique<RootRecord>();
-    record->link = top;
-    record->bounded = true;
+    record->link = link;
+    record->bounded = bounded;
     record->cell = cell;
     record->growths = growths;
     root_.store(record.get(), std::memory_order_release);
@@ -582,23 +584,31 @@ class KdTree {
   // ---- queries ----
 
   // Runs scan(bucket, count, result) on a consistent snapshot of the leaf `link` found at `slot`.
-  // Returns false if the slot no longer holds the link (the leaf was split): re-read the slot. scan
-  // may be repeated; it must reset whatever it records.
+  // Returns false if the slot no longer holds the link (the leaf moved or was split): re-read the
+  // slot. scan may be repeated; it must reset whatever it records.
+  //
+  // Why the snapshot is sound although buckets are reused: the link was read from the slot after
+  // the bucket was published for this leaf, so s0 belongs to this leaf's life or a later one. A
+  // writer that moves the leaf publishes the replacement link first and then makes seq odd (release
+  // store); so if s0 is odd the slot check fails, and if the slot still holds the link after s0 was
+  // read, the leaf had not moved when s0 was read. seq then changes on retirement and again on reuse
+  // (a reused bucket's points are release-stored after that), so an unchanged seq after the scan
+  // means nothing the scan read came from a later life. A slot never gets the same link back
+  // (kdtree_buckets.hpp), so the slot check cannot be fooled by reuse.
   template <class Scan, class Result>
   bool read_leaf(Slot slot, Link link, Result& result, Scan& scan) const {
     using namespace spatial_detail;
-    const std::uint32_t b = bucket_of(link);
     Backoff backoff;
     for (;;) {
       std::uint32_t s0 = 0;
-      buckets_.with(b, [&](Bucket& bucket) { s0 = load_acquire(bucket.seq); });
+      buckets_.with(link, [&](const auto& bucket) { s0 = load_acquire(bucket.seq()); });
+      if (load_slot(slot) != link) return false;
       if ((s0 & 1u) == 0) {
-        if (load_slot(slot) != link) return false;
         bool consistent = false;
-        buckets_.with(b, [&](Bucket& bucket) {
+        buckets_.with(link, [&](const auto& bucket) {
           // scan loads points with acquire, so this re-check cannot move before them.
-          scan(bucket, load_acquire(bucket.count), result);
-          consistent = load_relaxed(bucket.seq) == s0;
+          scan(bucket, load_acquire(bucket.count()), result);
+          consistent = load_relaxed(bucket.seq()) == s0;
         });
         if (consistent) return true;
       }
@@ -676,12 +686,12 @@ class KdTree {
     std::uint32_t cand_id[LeafSize];
     double cand_d2[LeafSize];
     int cands = 0;
-    auto scan = [&](Bucket& bucket, std::uint32_t n, double bound) {
+    auto scan = [&](auto& bucket, std::uint32_t n, double bound) {
       cands = 0;
       for (std::uint32_t i = 0; i < n; ++i) {
         const double d2 = distance2(bucket, i, q);
         if (d2 <= bound) {
-          cand_id[cands] = load_acquire(bucket.id[i]);
+          cand_id[cands] = load_acquire(bucket.id(i));
           cand_d2[cands] = d2;
           ++cands;
         }
@@ -719,19 +729,15 @@ class KdTree {
     }
   }
 
-  using BucketArena = spatial_detail::Arena<Store<Bucket>>;
   using NodeArena = spatial_detail::Arena<Store<Node>>;
-  using BucketClaims = spatial_detail::ClaimBatches<BucketArena>;
   using NodeClaims = spatial_detail::ClaimBatches<NodeArena>;
 
-  mutable BucketArena buckets_;
+  mutable Buckets buckets_;
   mutable NodeArena nodes_;
-  BucketClaims bucket_claims_;
   NodeClaims node_claims_;
   std::atomic<const RootRecord*> root_{nullptr};
   std::mutex root_mutex_;
   std::vector<std::unique_ptr<RootRecord>> root_records_;  // guarded by root_mutex_
-  alignas(64) std::atomic<std::uint32_t> spare_bucket_{kNoBucket};
 };
 
 }  // namespace nodegen

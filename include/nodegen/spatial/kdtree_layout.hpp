@@ -4,10 +4,12 @@
 //
 // A link is a 32-bit word naming a subtree. Links are the only mutable part of the tree structure:
 // they are published with release stores (or CAS) and read with acquire loads.
-//   leaf link:     bit 31 set, bits 0..30 the bucket index; kEmptyLeaf (all ones) is a leaf with no
-//                  bucket yet (its bucket is claimed by the first insert that lands in it).
+//   leaf link:     bit 31 set, bits 27..30 the bucket's size class (kdtree_buckets.hpp), bits 0..26
+//                  the bucket index within its class; kEmptyLeaf (all ones) is a leaf with no bucket
+//                  yet (its bucket is claimed by the first insert that lands in it).
 //   internal link: bit 31 clear, bits 29..30 the split dimension, bits 0..28 the node index.
 // Putting the dimension in the link keeps an internal node at 16 bytes (split value + two links).
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -20,11 +22,18 @@ inline constexpr Link kEmptyLeaf = 0xFFFF'FFFFu;
 inline constexpr int kDimShift = 29;
 inline constexpr Link kNodeMask = (Link{1} << kDimShift) - 1;
 inline constexpr std::uint64_t kMaxNodes = kNodeMask + std::uint64_t{1};
-inline constexpr std::uint64_t kMaxBuckets = kLeafFlag - std::uint64_t{1};  // kEmptyLeaf is reserved
+inline constexpr int kClassShift = 27;
+inline constexpr int kMaxClasses = 16;
+inline constexpr Link kBucketMask = (Link{1} << kClassShift) - 1;
+// Buckets per class; the last index of the last class would spell kEmptyLeaf, so no class uses it.
+inline constexpr std::uint64_t kMaxBucketsPerClass = kBucketMask;
 
 constexpr bool is_leaf(Link l) { return (l & kLeafFlag) != 0; }
-constexpr std::uint32_t bucket_of(Link l) { return l & ~kLeafFlag; }
-constexpr Link leaf_link(std::uint32_t bucket) { return bucket | kLeafFlag; }
+constexpr std::uint32_t bucket_of(Link l) { return l & kBucketMask; }
+constexpr int class_of(Link l) { return static_cast<int>((l >> kClassShift) & (kMaxClasses - 1)); }
+constexpr Link leaf_link(int cls, std::uint32_t bucket) {
+  return kLeafFlag | (static_cast<Link>(cls) << kClassShift) | bucket;
+}
 constexpr std::uint32_t node_of(Link l) { return l & kNodeMask; }
 constexpr int dim_of(Link l) { return static_cast<int>(l >> kDimShift); }
 constexpr Link internal_link(std::uint32_t node, int dim) {
@@ -39,20 +48,51 @@ struct Node {
 };
 static_assert(sizeof(Node) == 16);
 
-// A leaf's points, structure-of-arrays so a scan walks each coordinate array contiguously.
+// A leaf's points, structure-of-arrays so a scan walks each coordinate array contiguously. C is the
+// bucket's capacity (its size class, kdtree_buckets.hpp).
 //   count: points published; the writer holding `lock` writes point `count`, then release-stores
-//          count + 1, so readers that acquire-load count see complete points below it.
-//   lock:  writers' spin lock (appends and splits of this leaf are serialised by it).
-//   seq:   sequence lock for readers: odd while a split moves points inside this bucket. A reader
-//          accepts a scan only if seq was even before and unchanged after it.
-template <int D, int B>
+//          count + 1, so readers that acquire-load count see complete points below it. Within one
+//          life of the bucket (from its publication to its retirement) points are only appended.
+//   lock:  writers' spin lock (appends, moves and splits of this leaf are serialised by it).
+//   seq:   for readers: even while the bucket is a live leaf, made odd when the leaf moves out
+//          (retired) and even again when the bucket is reused for another leaf, so it never repeats;
+//          a reader accepts a scan only if seq was even before and unchanged after it.
+//   next_free: the next bucket on the free list while retired (kdtree_buckets.hpp).
+template <int D, int C>
 struct Bucket {
+  static constexpr int kCapacity = C;
   std::uint32_t count;
   std::uint32_t lock;
   std::uint32_t seq;
-  std::uint32_t unused;
-  double coord[D][B];
-  std::uint32_t id[B];
+  std::uint32_t next_free;
+  double coord[D][C];
+  std::uint32_t id[C];
+};
+
+// A leaf bucket of any class, seen through its capacity: the code that reads and writes leaves is
+// compiled once for all classes and reached without a jump on the class (with 8 classes, a switch
+// per leaf visit cost queries ~15 % in bench/kdtree: the class varies from leaf to leaf, so the
+// jump mispredicts). The fields are those of Bucket<D, cap> (static_asserts in kdtree_buckets.hpp).
+template <int D>
+struct LeafRef {
+  std::byte* p;
+  std::uint32_t cap;
+
+  std::uint32_t& count() const { return word(0); }
+  std::uint32_t& lock() const { return word(1); }
+  std::uint32_t& seq() const { return word(2); }
+  std::uint32_t& next_free() const { return word(3); }
+  double& coord(int d, std::uint32_t i) const {
+    return reinterpret_cast<double*>(p + kHeaderBytes)[static_cast<std::size_t>(d) * cap + i];
+  }
+  std::uint32_t& id(std::uint32_t i) const {
+    return reinterpret_cast<std::uint32_t*>(p + kHeaderBytes + sizeof(double) * D * cap)[i];
+  }
+
+  static constexpr std::size_t kHeaderBytes = 4 * sizeof(std::uint32_t);
+
+ private:
+  std::uint32_t& word(int k) const { return reinterpret_cast<std::uint32_t*>(p)[k]; }
 };
 
 // A reference to where a link lives, so a reader that finds a leaf split under it can re-read the

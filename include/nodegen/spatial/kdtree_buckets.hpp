@@ -1,0 +1,237 @@
+#pragma once
+// BucketArenas<D, Store, LeafSize>: where the k-d tree's leaves keep their points, in size classes.
+//
+// Why classes (bench/results/kdtree-memory.md): with one bucket size, every leaf reserves LeafSize
+// slots whatever it holds. Midpoint splits of a quasi-uniform node set make all leaves about equally
+// full, and how full depends on where N falls between two generations of splits, so the tree's bytes
+// per point moved by 1.5x with N (3D cube: 47 B/point at 6e5 nodes, 36 at 1e6) and `nodegen run`'s
+// peak with it. Here a leaf's bucket comes from one of kClasses classes of capacities kStep,
+// 2 kStep, ..., LeafSize (kStep = LeafSize / 8 rounded up: 4, 8, ..., 32), the smallest that holds
+// its points: a full bucket moves to the next class (KdTree::grow_leaf) and a split gives each half
+// the class it needs, so a leaf leaves fewer than kStep slots empty.
+//
+// Why 8 classes and not 16 (2, 4, ..., 32; the link has room for 16): every move rewrites the whole
+// leaf elsewhere, and a leaf growing from 16 to 32 points moves 4 times instead of 8. 16 classes
+// saved 0.9 (2D) / 1.2 (3D) bytes per point but ran bench/kdtree's 2D front order at 2.64e6 steps/s
+// against 2.86e6 for 8 classes and ~3.1e6 for the fixed-size tree (bench/results/kdtree-memory.md).
+//
+// Cost: random insertion order grows every leaf at once, so each class's arena grows to the number
+// of leaves that were in it at the same time, and those buckets stay on the free lists after the
+// leaves moved up: 46 (2D) / 51 (3D) bytes per point at 1e6 random points, against 23 / 32 in front
+// order. The fill inserts in fronts.
+//
+// Reuse: a bucket that a leaf moved out of is retired (its seq made odd, so readers still scanning
+// it retry) and put on a free list of its class; the next leaf entering that class takes it before
+// a fresh slot is claimed. The free lists are per claim stripe (claim_batches.hpp): a thread mostly
+// gets back buckets it retired itself, and the list heads sit on the stripe's own cache line. A
+// reused bucket never returns to a slot that held it before (a slot's leaf only moves to a higher
+// class, or splits and stays internal), so a reader's "the slot still holds my link" check remains a
+// proof that the bucket was not retired before it (kdtree.hpp, read_leaf).
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+
+#include "nodegen/spatial/arena.hpp"
+#include "nodegen/spatial/atomic_field.hpp"
+#include "nodegen/spatial/claim_batches.hpp"
+#include "nodegen/spatial/kdtree_layout.hpp"
+#include "nodegen/storage/backoff.hpp"
+#include "nodegen/storage/store_concept.hpp"
+
+namespace nodegen::spatial_detail {
+
+// The capacities of the size classes of a tree whose leaves split beyond LeafSize points.
+template <int LeafSize>
+struct LeafClasses {
+  static constexpr int kClasses = 8;
+  static_assert(kClasses <= kMaxClasses);
+  static constexpr int kStep = (LeafSize + kClasses - 1) / kClasses;
+  static constexpr int kCount = (LeafSize + kStep - 1) / kStep;
+  static_assert(kCount <= kMaxClasses);
+  static constexpr int capacity(int k) { return k + 1 == kCount ? LeafSize : kStep * (k + 1); }
+  // The smallest class that holds n points (n <= LeafSize).
+  static constexpr int for_points(int n) { return n <= kStep ? 0 : std::min(kCount - 1, (n - 1) / kStep); }
+};
+
+// One class: its arena and its per-thread claim batches (about 8 KiB of buckets per batch: eight
+// classes hold back at most 64 KiB per inserting thread).
+template <int D, template <class> class Store, int LeafSize, int K>
+struct ClassArena {
+  using BucketT = Bucket<D, LeafClasses<LeafSize>::capacity(K)>;
+  static_assert(offsetof(BucketT, coord) == LeafRef<D>::kHeaderBytes &&
+                    offsetof(BucketT, id) == LeafRef<D>::kHeaderBytes + sizeof(double) * D * BucketT::kCapacity,
+                "LeafRef's view of a bucket must match Bucket's layout");
+  using ArenaT = Arena<Store<BucketT>>;
+  static constexpr std::size_t kBatch = std::max<std::size_t>(4, 8192 / sizeof(BucketT));
+
+  template <class Options>
+  ClassArena(std::size_t max_points, const Options& options)
+      : arena(std::min<std::uint64_t>(kMaxBucketsPerClass,
+                                      std::uint64_t{max_points} + 64 + ClaimBatches<ArenaT>::spare_capacity(kBatch)),
+              options),
+        claims(arena, kBatch) {}
+
+  ArenaT arena;
+  ClaimBatches<ArenaT> claims;
+};
+
+template <int D, template <class> class Store, int LeafSize,
+          class Seq = std::make_integer_sequence<int, LeafClasses<LeafSize>::kCount>>
+class BucketArenas;
+
+template <int D, template <class> class Store, int LeafSize, int... K>
+class BucketArenas<D, Store, LeafSize, std::integer_sequence<int, K...>>
+    : private ClassArena<D, Store, LeafSize, K>... {
+ public:
+  using Classes = LeafClasses<LeafSize>;
+  static constexpr std::uint32_t kNone = 0xFFFF'FFFFu;
+
+  // Every leaf's bucket holds at least one point except the root's first, so each class needs at
+  // most max_points buckets (plus what the claim batches hold back); only address space with the VM
+  // store.
+  template <class Options>
+  BucketArenas(std::size_t max_points, const Options& options)
+      : ClassArena<D, Store, LeafSize, K>(max_points, options)... {
+    ((bases_[K] = reinterpret_cast<std::byte*>(base<K>().arena.base())), ...);
+  }
+
+  BucketArenas(const BucketArenas&) = delete;
+  BucketArenas& operator=(const BucketArenas&) = delete;
+
+  // Calls f(LeafRef<D>) on the bucket of a leaf link (not kEmptyLeaf). The reference is valid during
+  // the call only (arena.hpp). On stores with stable addresses it is computed from per-class tables.
+  template <class F>
+  void with(Link leaf, F&& f) {
+    const std::uint32_t b = bucket_of(leaf);
+    if constexpr (kStable) {
+      const int k = class_of(leaf);
+      f(LeafRef<D>{bases_[k] + std::size_t{b} * kBytes[k], kCapacities[k]});
+    } else {
+      switch (class_of(leaf)) {
+        case 0: return visit<0>(b, f);
+        case 1: return visit<1>(b, f);
+        case 2: return visit<2>(b, f);
+        case 3: return visit<3>(b, f);
+        case 4: return visit<4>(b, f);
+        case 5: return visit<5>(b, f);
+        case 6: return visit<6>(b, f);
+        case 7: return visit<7>(b, f);
+        case 8: return visit<8>(b, f);
+        case 9: return visit<9>(b, f);
+        case 10: return visit<10>(b, f);
+        case 11: return visit<11>(b, f);
+        case 12: return visit<12>(b, f);
+        case 13: return visit<13>(b, f);
+        case 14: return visit<14>(b, f);
+        default: return visit<15>(b, f);
+      }
+    }
+  }
+
+  // The link of a bucket of class k for a new leaf: count 0, seq even, unpublished. A reused bucket
+  // may still be read by readers of its previous leaf (who will reject what they read) and its lock
+  // may be held for a moment by a writer of that leaf (who will find its slot moved on and let go),
+  // so its points must be written with release stores and its lock is left alone.
+  Link take(int k) {
+    FreeStripe& s = free_[stripe_of_this_thread()];
+    std::uint32_t b = kNone;
+    {
+      StripeLock lock(s);
+      b = s.head[k];
+      if (b != kNone) {
+        with(leaf_link(k, b), [&](const auto& bucket) { s.head[k] = bucket.next_free(); });
+      }
+    }
+    if (b != kNone) {
+      const Link link = leaf_link(k, b);
+      with(link, [](const auto& bucket) {
+        store_relaxed(bucket.count(), 0u);
+        store_release(bucket.seq(), load_relaxed(bucket.seq()) + 1);  // odd (retired) -> even
+      });
+      return link;
+    }
+    const std::size_t slot = claim_fresh(k);
+    if (slot >= kMaxBucketsPerClass) throw StoreFull("KdTree: bucket index space exhausted");
+    const Link link = leaf_link(k, static_cast<std::uint32_t>(slot));
+    with(link, [](const auto& bucket) {
+      store_relaxed(bucket.count(), 0u);
+      store_relaxed(bucket.lock(), 0u);
+      store_relaxed(bucket.seq(), 0u);
+    });
+    return link;
+  }
+
+  // Retires the bucket of a leaf that no slot links to any more (its replacement is published, or it
+  // never was): readers still scanning it see seq change and retry.
+  void retire(Link leaf) {
+    with(leaf, [](const auto& bucket) { store_release(bucket.seq(), load_relaxed(bucket.seq()) + 1); });
+    const int k = class_of(leaf);
+    FreeStripe& s = free_[stripe_of_this_thread()];
+    StripeLock lock(s);
+    with(leaf, [&](const auto& bucket) { bucket.next_free() = s.head[k]; });
+    s.head[k] = bucket_of(leaf);
+  }
+
+  // Bytes of claimed slots: live leaves, retired buckets waiting for reuse, and slots held back in
+  // the claim batches (at most ClassArena::kBatch per class per inserting thread).
+  std::size_t bytes_used() const {
+    return (std::size_t{0} + ... + (base<K>().arena.size() * sizeof(typename ClassArena<D, Store, LeafSize, K>::BucketT)));
+  }
+  std::size_t bytes_resident() const { return (std::size_t{0} + ... + base<K>().arena.bytes_resident()); }
+
+ private:
+  struct alignas(64) FreeStripe {
+    FreeStripe() { std::fill(std::begin(head), std::end(head), kNone); }
+    std::atomic<std::uint32_t> lock{0};
+    std::uint32_t head[kMaxClasses];  // guarded by lock
+  };
+  struct StripeLock {
+    explicit StripeLock(FreeStripe& s) : s(s) {
+      Backoff backoff;
+      std::uint32_t expected = 0;
+      while (s.lock.load(std::memory_order_relaxed) != 0 ||
+             !s.lock.compare_exchange_weak(expected, 1u, std::memory_order_acquire, std::memory_order_relaxed)) {
+        expected = 0;
+        backoff.pause();
+      }
+    }
+    ~StripeLock() { s.lock.store(0, std::memory_order_release); }
+    StripeLock(const StripeLock&) = delete;
+    StripeLock& operator=(const StripeLock&) = delete;
+    FreeStripe& s;
+  };
+
+  template <int C>
+  ClassArena<D, Store, LeafSize, C>& base() {
+    return static_cast<ClassArena<D, Store, LeafSize, C>&>(*this);
+  }
+  template <int C>
+  const ClassArena<D, Store, LeafSize, C>& base() const {
+    return static_cast<const ClassArena<D, Store, LeafSize, C>&>(*this);
+  }
+  template <int C, class F>
+  void visit(std::uint32_t b, F& f) {
+    if constexpr (C < Classes::kCount) {
+      base<C>().arena.with(b, [&](auto& bucket) {
+        f(LeafRef<D>{reinterpret_cast<std::byte*>(&bucket), static_cast<std::uint32_t>(Classes::capacity(C))});
+      });
+    }
+  }
+
+  static constexpr bool kStable = ClassArena<D, Store, LeafSize, 0>::ArenaT::kStable;
+  static constexpr std::size_t kBytes[] = {sizeof(typename ClassArena<D, Store, LeafSize, K>::BucketT)...};
+  static constexpr std::uint32_t kCapacities[] = {static_cast<std::uint32_t>(Classes::capacity(K))...};
+  std::byte* bases_[sizeof...(K)] = {};
+  std::size_t claim_fresh(int k) {
+    std::size_t slot = 0;
+    ((k == K ? (slot = base<K>().claims.claim(1), true) : false) || ...);
+    return slot;
+  }
+
+  FreeStripe free_[kClaimStripes];
+};
+
+}  // namespace nodegen::spatial_detail
