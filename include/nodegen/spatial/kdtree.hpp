@@ -636,7 +636,7 @@ class KdTree {
   // `split`, sides(d, split) returns {the side to descend first, whether to visit the other one}.
   // Kept out of line: g++ 12 inlined it into for_each_within in some callers and not in others, and
   // the inlined leaf scan ran ~15 % slower (bench/fill 3D, 1e6 nodes, 1 thread, 3 alternated runs:
-  // 2.3-2.5e5 vs 2.6-3.1e5 nodes/s); out of line it is the same fast loop for every caller.
+  // 2.1-2.5e5 vs 2.5-3.1e5 nodes/s); out of line it is the same fast loop for every caller.
   template <class Sides, class Scan, class OnLeaf>
   [[gnu::noinline]] bool search_leaves(Sides&& sides, Scan&& scan, OnLeaf&& on_leaf) const {
     using namespace spatial_detail;
