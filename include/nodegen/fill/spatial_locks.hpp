@@ -20,7 +20,7 @@
 #include <memory>
 
 #include "nodegen/spatial/point.hpp"
-#include "nodegen/storage/backoff.hpp"
+#include "nodegen/storage/spin_lock.hpp"
 
 namespace nodegen::fill_detail {
 
@@ -80,17 +80,17 @@ class SpatialLocks {
   // release is visible to what follows).
   void lock(const StripeSet& set) {
     if (set.all) {
-      for (std::uint32_t s = 0; s <= mask_; ++s) acquire(s);
+      for (std::uint32_t s = 0; s <= mask_; ++s) spin_lock(words_[s]);
     } else {
-      for (int i = 0; i < set.count; ++i) acquire(set.stripe[static_cast<std::size_t>(i)]);
+      for (int i = 0; i < set.count; ++i) spin_lock(words_[set.stripe[static_cast<std::size_t>(i)]]);
     }
   }
 
   void unlock(const StripeSet& set) {
     if (set.all) {
-      for (std::uint32_t s = 0; s <= mask_; ++s) words_[s].store(0, std::memory_order_release);
+      for (std::uint32_t s = 0; s <= mask_; ++s) spin_unlock(words_[s]);
     } else {
-      for (int i = 0; i < set.count; ++i) words_[set.stripe[static_cast<std::size_t>(i)]].store(0, std::memory_order_release);
+      for (int i = 0; i < set.count; ++i) spin_unlock(words_[set.stripe[static_cast<std::size_t>(i)]]);
     }
   }
 
@@ -108,18 +108,6 @@ class SpatialLocks {
       h *= 0xBF58476D1CE4E5B9ull;
     }
     return static_cast<std::uint32_t>(h >> 32) & mask_;
-  }
-
-  // Spins until the stripe is free and takes it.
-  void acquire(std::uint32_t s) {
-    Backoff backoff;
-    for (;;) {
-      std::uint32_t v = 0;
-      if (words_[s].load(std::memory_order_relaxed) == 0 &&
-          words_[s].compare_exchange_weak(v, 1, std::memory_order_acquire, std::memory_order_relaxed))
-        return;
-      backoff.pause();
-    }
   }
 
   Vec<D> origin_;

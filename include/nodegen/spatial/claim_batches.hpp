@@ -19,7 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "nodegen/storage/backoff.hpp"
+#include "nodegen/storage/spin_lock.hpp"
 
 namespace nodegen::spatial_detail {
 
@@ -46,17 +46,7 @@ class ClaimBatches {
   std::size_t claim(std::size_t n) {
     if (n > batch_ / 4) return arena_.claim(n);
     Stripe& s = stripes_[stripe_of_this_thread()];
-    Backoff backoff;
-    std::uint32_t expected = 0;
-    while (s.lock.load(std::memory_order_relaxed) != 0 ||
-           !s.lock.compare_exchange_weak(expected, 1u, std::memory_order_acquire, std::memory_order_relaxed)) {
-      expected = 0;
-      backoff.pause();
-    }
-    struct Unlock {
-      Stripe& s;
-      ~Unlock() { s.lock.store(0, std::memory_order_release); }
-    } unlock{s};
+    SpinGuard guard(s.lock);
     if (s.end - s.next < n) {
       if (s.end != s.next) return arena_.claim(n);  // keep the remainder for the next small claims
       s.next = arena_.claim(batch_);

@@ -38,7 +38,7 @@
 #include "nodegen/spatial/atomic_field.hpp"
 #include "nodegen/spatial/claim_batches.hpp"
 #include "nodegen/spatial/kdtree_layout.hpp"
-#include "nodegen/storage/backoff.hpp"
+#include "nodegen/storage/spin_lock.hpp"
 #include "nodegen/storage/store_concept.hpp"
 
 namespace nodegen::spatial_detail {
@@ -143,7 +143,7 @@ class BucketArenas<D, Store, LeafSize, std::integer_sequence<int, K...>>
     FreeStripe& s = free_[stripe_of_this_thread()];
     std::uint32_t b = kNone;
     {
-      StripeLock lock(s);
+      SpinGuard lock(s.lock);
       for (const int c : {k, k + 1}) {  // see take()'s comment
         if (c >= Classes::kCount || s.head[c] == kNone) continue;
         k = c;
@@ -177,7 +177,7 @@ class BucketArenas<D, Store, LeafSize, std::integer_sequence<int, K...>>
     with(leaf, [](const auto& bucket) { store_release(bucket.seq(), load_relaxed(bucket.seq()) + 1); });
     const int k = class_of(leaf);
     FreeStripe& s = free_[stripe_of_this_thread()];
-    StripeLock lock(s);
+    SpinGuard lock(s.lock);
     with(leaf, [&](const auto& bucket) { bucket.next_free() = s.head[k]; });
     s.head[k] = bucket_of(leaf);
   }
@@ -194,21 +194,6 @@ class BucketArenas<D, Store, LeafSize, std::integer_sequence<int, K...>>
     FreeStripe() { std::fill(std::begin(head), std::end(head), kNone); }
     std::atomic<std::uint32_t> lock{0};
     std::uint32_t head[kMaxClasses];  // guarded by lock
-  };
-  struct StripeLock {
-    explicit StripeLock(FreeStripe& s) : s(s) {
-      Backoff backoff;
-      std::uint32_t expected = 0;
-      while (s.lock.load(std::memory_order_relaxed) != 0 ||
-             !s.lock.compare_exchange_weak(expected, 1u, std::memory_order_acquire, std::memory_order_relaxed)) {
-        expected = 0;
-        backoff.pause();
-      }
-    }
-    ~StripeLock() { s.lock.store(0, std::memory_order_release); }
-    StripeLock(const StripeLock&) = delete;
-    StripeLock& operator=(const StripeLock&) = delete;
-    FreeStripe& s;
   };
 
   template <int C>
