@@ -1,6 +1,6 @@
-// discard_pages(): whole pages of a range go back to the kernel (resident memory drops, they read as
-// zeros), partial pages at the end are kept; discard_pages_within() also keeps the partial page at the
-// start; and the fill's collect, which discards the VM store block by block while copying it out (on
+// discard_pages_within(): the pages wholly inside a range go back to the kernel (resident memory drops,
+// they read as zeros), the partial pages at both ends are kept; a range inside one page changes nothing;
+// and the fill's collect, which discards the VM store block by block while copying it out (on
 // one thread or several), gives exactly the nodes of a store that is only read.
 #include <gtest/gtest.h>
 
@@ -34,42 +34,11 @@ bool intact(const VmStore<Point>& store, std::size_t i) {
   return p[0] == double(i) && p[1] == double(i) + 0.5 && p[2] == -double(i);
 }
 
-TEST(DiscardPages, ReleasesWholePagesAndKeepsThePageHoldingTheEnd) {
-  constexpr std::size_t n = 300'000;  // 7.2 MB
-  VmStore<Point> store = filled_store(n);
-  const std::size_t before = store.bytes_resident_measured();
-  ASSERT_GE(before, n * sizeof(Point));
-
-  const std::size_t cut = 200'001;  // not on a page boundary
-  ASSERT_TRUE(discard_pages(store.data(), store.data() + cut));
-  const std::size_t released = before - store.bytes_resident_measured();
-  const std::size_t whole_pages = (cut * sizeof(Point)) / kPage * kPage;
-  EXPECT_EQ(released, whole_pages);
-
-  // Points on discarded pages read as zeros; the page holding the cut and everything after are intact.
-  const std::size_t first_kept = whole_pages / sizeof(Point);
-  EXPECT_EQ(store.get(0)[1], 0.0);
-  EXPECT_EQ(store.get(first_kept - 1)[1], 0.0);
-  for (std::size_t i = first_kept + 1; i < n; ++i) ASSERT_TRUE(intact(store, i)) << i;
-}
-
-TEST(DiscardPages, ConsecutiveRangesLeaveNoGap) {
-  constexpr std::size_t n = 250'000;
-  VmStore<Point> store = filled_store(n);
-  const std::size_t cuts[] = {0, 12'345, 100'003, 170'000, n};
-  for (std::size_t k = 0; k + 1 < std::size(cuts); ++k) {
-    for (std::size_t i = cuts[k]; i < cuts[k + 1]; ++i) ASSERT_TRUE(intact(store, i)) << i;  // not yet discarded
-    ASSERT_TRUE(discard_pages(store.data() + cuts[k], store.data() + cuts[k + 1]));
-  }
-  // Only the page holding the end of the last range can still be resident.
-  EXPECT_LE(store.bytes_resident_measured(), kPage);
-}
-
 TEST(DiscardPages, RangeInsideOnePageChangesNothing) {
   VmStore<Point> store = filled_store(1000);
   const std::size_t before = store.bytes_resident_measured();
   const std::size_t per_page = kPage / sizeof(Point);
-  EXPECT_TRUE(discard_pages(store.data() + 1, store.data() + per_page - 1));
+  EXPECT_TRUE(discard_pages_within(store.data() + 1, store.data() + per_page - 1));
   EXPECT_EQ(store.bytes_resident_measured(), before);
   for (std::size_t i = 0; i < 1000; ++i) ASSERT_TRUE(intact(store, i)) << i;
 }

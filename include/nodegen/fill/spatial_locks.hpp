@@ -44,8 +44,6 @@ class SpatialLocks {
     for (std::size_t i = 0; i <= mask_; ++i) words_[i].store(0, std::memory_order_relaxed);
   }
 
-  std::size_t stripe_count() const { return std::size_t{mask_} + 1; }
-
   // The stripes of every cell that the box [lo, hi] touches. Returns false (and the set "all") when
   // that is more than kMaxStripes cells.
   bool stripes_of_box(const Vec<D>& lo, const Vec<D>& hi, StripeSet& set) const {
