@@ -8,8 +8,7 @@
 
 #include <Eigen/Geometry>
 
-#include <nodegen/storage/thread_team.hpp>
-
+#include "parallel_for.hpp"
 #include "poisson_thinning.hpp"
 
 namespace nodegen::geometry_detail {
@@ -252,16 +251,10 @@ void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, Bound
       thin_samples(samples, sink.spacing(), radius_factor, sink.cell(), sink.rng()(), sink.threads());
   // Which kept samples lie on the whole domain's boundary (CSG): two inside tests each, on the team.
   std::vector<char> on_boundary(kept.size(), 1);
-  if (sink.filtering()) {
-    const int team = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(sink.threads()), std::max<std::size_t>(kept.size(), 1)));
-    auto part = [&](int t, int nt) {
-      for (std::size_t k = kept.size() * static_cast<std::size_t>(t) / static_cast<std::size_t>(nt);
-           k < kept.size() * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(nt); ++k)
-        on_boundary[k] = sink.keep(samples[kept[k]], triangles[triangle_of[kept[k]]].normal);
-    };
-    if (team > 1) run_team(team, part);
-    else part(0, 1);
-  }
+  if (sink.filtering())
+    parallel_for(kept.size(), sink.threads(), [&](int, std::size_t k) {
+      on_boundary[k] = sink.keep(samples[kept[k]], triangles[triangle_of[kept[k]]].normal);
+    });
   for (std::size_t k = 0; k < kept.size(); ++k)
     if (on_boundary[k]) sink.emit(samples[kept[k]], triangles[triangle_of[kept[k]]].normal, id, surface_priority);
 }

@@ -13,6 +13,8 @@
 
 #include <nodegen/storage/thread_team.hpp>
 
+#include "parallel_for.hpp"
+
 
 namespace nodegen::geometry_detail {
 namespace {
@@ -32,19 +34,6 @@ struct CoordsHash {
 };
 
 std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
-// Calls fn(thread, i) for i in [0, n), split into equal contiguous parts over the team (one thread: inline).
-template <class Fn>
-void for_each_index(std::size_t n, int threads, Fn&& fn) {
-  const int team = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), std::max<std::size_t>(n, 1)));
-  auto part = [&](int t, int nt) {
-    const std::size_t a = n * static_cast<std::size_t>(t) / static_cast<std::size_t>(nt);
-    const std::size_t b = n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(nt);
-    for (std::size_t i = a; i < b; ++i) fn(t, i);
-  };
-  if (team > 1) run_team(team, part);
-  else part(0, 1);
-}
 
 // Space is cut into cubic cells of edge `cell`, and the cells into cubic blocks of block_cells^3. Each
 // block keeps its kept samples in a dense grid of its own cells (a head per cell, a linked list per
@@ -205,7 +194,7 @@ std::vector<std::uint32_t> thin_samples(const std::vector<Vec<3>>& samples, cons
   std::vector<double> largest(static_cast<std::size_t>(threads), 0.0);
   std::vector<Spacing::Evaluator> h;  // one per thread: an evaluator is never shared
   for (int t = 0; t < threads; ++t) h.push_back(spacing.evaluator());
-  for_each_index(samples.size(), threads, [&](int t, std::size_t i) {
+  parallel_for(samples.size(), threads, [&](int t, std::size_t i) {
     radius[i] = radius_factor * h[static_cast<std::size_t>(t)](samples[i]);
     if (!(radius[i] > 0.0) || !std::isfinite(radius[i]))
       throw std::runtime_error("spacing h = " + std::to_string(radius[i] / radius_factor) +
