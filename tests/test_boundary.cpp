@@ -264,5 +264,23 @@ TEST(Boundary, DeterministicForASeed) {
   EXPECT_TRUE(differs);
 }
 
+// The six faces of a cube chart are filled on up to six threads, each without the others' nodes: the
+// nodes must not depend on the thread count, and two faces must still keep the spacing across an edge.
+TEST(Boundary, CubeChartFacesDoNotDependOnThreadsAndKeepTheSpacingAcrossEdges) {
+  for (const char* shape : {R"({"type":"box","min":[0,0,0],"max":[1,1,1]})",
+                            R"({"type":"sphere","center":[0,0,0],"radius":1})"}) {
+    auto f = parse(std::string(R"({"dim":3,"spacing":0.06,"shape":)") + shape + "}");
+    const auto& d = *domain_of<3>(f);
+    const auto one = d.boundary_nodes(f.spacing, 3, 1);
+    for (int threads : {2, 3, 6}) {
+      const auto many = d.boundary_nodes(f.spacing, 3, threads);
+      ASSERT_EQ(many.size(), one.size()) << shape << " threads " << threads;
+      for (std::size_t i = 0; i < one.size(); ++i) ASSERT_EQ(many[i].pos, one[i].pos) << shape << " node " << i;
+    }
+    const auto r = nearest_over_h(one, f.spacing);
+    EXPECT_GE(*std::min_element(r.begin(), r.end()), 0.95) << shape;
+  }
+}
+
 }  // namespace
 }  // namespace nodegen

@@ -92,6 +92,17 @@ TEST(GeometryConcurrent, BoundaryNodesAreReentrant) {
   }
 }
 
+// CSG of two cube charts (box faces and sphere patches filled on forked sinks, their junction nodes
+// merged): 8 threads must place exactly the nodes one thread places.
+TEST(GeometryConcurrent, CsgBoundaryNodesDoNotDependOnThreads) {
+  const DomainFile f = load_domain_file(test::source_dir() / "domains" / "box_minus_ball.json");
+  const auto& d = *test::domain_of<3>(f);
+  const auto one = d.boundary_nodes(f.spacing, 6, 1);
+  const auto eight = d.boundary_nodes(f.spacing, 6, threads);
+  ASSERT_EQ(eight.size(), one.size());
+  for (std::size_t i = 0; i < one.size(); ++i) ASSERT_EQ(eight[i].pos, one[i].pos) << i;
+}
+
 // A mesh's surface samples are thinned on several threads (poisson_thinning.hpp): 8 threads (more than
 // cores) must place exactly the nodes one thread places.
 TEST(GeometryConcurrent, MeshBoundaryNodesDoNotDependOnThreads) {

@@ -23,6 +23,7 @@ struct RawNode {
   Vec<D> normal;
   int id;
   int priority;
+  bool junction;  // placed by emit_junction (deduplicated across parts by absorb)
 };
 
 template <int D>
@@ -51,7 +52,24 @@ class BoundarySink {
   std::mt19937_64& rng() { return rng_; }
   double cell() const { return cell_; }
 
-  void emit(const Vec<D>& p, const Vec<D>& n, int id, int priority) { nodes_.push_back({p, n, id, priority}); }
+  void emit(const Vec<D>& p, const Vec<D>& n, int id, int priority) { nodes_.push_back({p, n, id, priority, false}); }
+
+  // A sink for a part placed on another thread: the same spacing, filter, inside test and cell, its own
+  // spacing evaluator and random stream (seeded by the caller, so results do not depend on which thread
+  // runs the part). absorb() moves its nodes into this sink afterwards.
+  BoundarySink fork(std::uint64_t seed) const { return BoundarySink(spacing_, keep_, inside_, cell_, seed, 1); }
+
+  // Appends the nodes of a forked sink, dropping its junction nodes within 0.9 h of a junction node
+  // this sink already has (as emit_junction would have, had the part been placed here).
+  void absorb(BoundarySink&& part) {
+    for (const RawNode<D>& node : part.nodes_) {
+      if (node.junction) {
+        if (junctions_.any_within(node.pos, 0.9 * h(node.pos))) continue;
+        junctions_.insert(node.pos);
+      }
+      nodes_.push_back(node);
+    }
+  }
 
   // A point where a part stops being on the combined boundary (a CSG junction). Several parts find the
   // same junction; only one node per spacing is kept.
@@ -60,7 +78,7 @@ class BoundarySink {
     const double hp = h(p);
     if (junctions_.any_within(p, 0.9 * hp)) return;
     junctions_.insert(p);
-    emit(p, junction_normal(p, n, 1e-3 * hp), id, corner_priority);
+    nodes_.push_back({p, junction_normal(p, n, 1e-3 * hp), id, corner_priority, true});
   }
 
   std::vector<RawNode<D>>& nodes() { return nodes_; }

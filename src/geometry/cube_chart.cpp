@@ -1,5 +1,10 @@
 #include "cube_chart.hpp"
 
+#include <algorithm>
+#include <atomic>
+
+#include <nodegen/storage/thread_team.hpp>
+
 namespace nodegen::geometry_detail {
 
 void cover_cube_chart(const CubeChart& chart, BoundarySink<3>& sink) {
@@ -38,6 +43,14 @@ void cover_cube_chart(const CubeChart& chart, BoundarySink<3>& sink) {
       for (double t : place_curve(edge, sink, &occupied)) border.push_back(at(t));
     }
   }
+  // The six faces, from the corner and edge nodes, each on its own forked sink and its own copy of the
+  // border grid, on up to six threads. A face's front never leaves its parameter square, and near a
+  // shared edge the nodes of two faces are at least ~1.2 h apart (each keeps 0.99 h from the edge nodes,
+  // which are about h apart along the edge), so one face needs no other face's nodes; the random
+  // streams are drawn here in face order, so the nodes do not depend on the thread count.
+  std::vector<Patch> faces;
+  std::vector<std::vector<Vec<2>>> seeds;
+  std::vector<BoundarySink<3>> parts;
   for (int axis = 0; axis < 3; ++axis) {
     const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
     for (int side = 0; side < 2; ++side) {
@@ -55,12 +68,24 @@ void cover_cube_chart(const CubeChart& chart, BoundarySink<3>& sink) {
       face.lo = Vec<2>(-1.0, -1.0);
       face.hi = Vec<2>(1.0, 1.0);
       face.id = chart.face_id(axis, side);
-      std::vector<Vec<2>> seeds;
+      faces.push_back(std::move(face));
+      seeds.emplace_back();
       for (const auto& c : border)
-        if (c[axis] == level) seeds.emplace_back(c[a1], c[a2]);
-      fill_patch(face, seeds, occupied, sink);
+        if (c[axis] == level) seeds.back().emplace_back(c[a1], c[a2]);
+      parts.push_back(sink.fork(sink.rng()()));
     }
   }
+  std::atomic<std::size_t> next{0};
+  auto fill_faces = [&](int, int) {
+    for (std::size_t f; (f = next.fetch_add(1, std::memory_order_relaxed)) < faces.size();) {
+      PointGrid<3> own = occupied;
+      fill_patch(faces[f], seeds[f], own, parts[f]);
+    }
+  };
+  const int team = std::min(sink.threads(), static_cast<int>(faces.size()));
+  if (team > 1) run_team(team, fill_faces);
+  else fill_faces(0, 1);
+  for (auto& part : parts) sink.absorb(std::move(part));
 }
 
 }  // namespace nodegen::geometry_detail
