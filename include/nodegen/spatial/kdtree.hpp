@@ -486,14 +486,14 @@ class KdTree {
   // leaf that two threads have written to goes straight to the largest class instead.
   //
   // Why: every move rewrites the whole leaf in another bucket and its parent's link, and when the
-  // other thread then reads or appends to the leaf, it misses on all those lines (in bench/kdtree's
-  // front order, where both threads fill the same leaves a few rows apart, 2 threads ran 1.72x the
-  // 1-thread rate in 2D and 3D against 1.84x / 1.81x with the fixed-size buckets of bd83bb5;
-  // bench/results/kdtree-memory.md).
-  // A shared leaf moves once more instead of up to seven times. Leaves one thread fills (every leaf
-  // at 1 thread; most of the fill's, whose threads grow patches of their own) keep growing one class
-  // at a time, so their memory is unchanged; a shared leaf may keep up to LeafSize - kStep slots empty,
-  // as every leaf of the fixed-size tree could.
+  // other thread then reads or appends to the leaf, it misses on all those lines. A shared leaf now
+  // moves once more instead of up to seven times. In bench/kdtree's front order, where both threads
+  // fill the same leaves a few rows apart, 2 threads ran 1.72x (2D) / 1.74x (3D) the 1-thread rate
+  // with one class at a time and 1.84x / 1.82x with this rule (36 alternated rounds; 1.86x / 1.81x
+  // with the fixed-size buckets of bd83bb5; bench/results/kdtree-memory.md). Leaves one thread fills
+  // (every leaf at 1 thread; most of the fill's, whose threads grow patches of their own) keep
+  // growing one class at a time, so their memory is unchanged; a shared leaf may keep up to
+  // LeafSize - kStep slots empty, as every leaf of the fixed-size tree could.
   void grow_leaf(Slot slot, Link leaf, const RootRecord& root, const double* p, std::uint32_t id) {
     using namespace spatial_detail;
     double x[D][LeafSize];
