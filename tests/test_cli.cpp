@@ -119,7 +119,7 @@ TEST_F(CliTest, RunWritesDefaultOutputSummaryAndReport) {
 
   const auto report = nlohmann::json::parse(slurp(dir_ / "report.json"));
   for (const char* key : {"domain", "dim", "nodes", "boundary_nodes", "interior_nodes", "seconds", "fill_seconds",
-                          "nodes_per_second", "peak_rss_bytes", "minor_faults", "backend", "prefault", "huge_pages",
+                          "boundary_seconds", "nodes_per_second", "peak_rss_bytes", "minor_faults", "backend", "prefault", "huge_pages",
                           "threads", "seed", "output"})
     EXPECT_TRUE(report.contains(key)) << key;
   EXPECT_EQ(report["threads"], 2);
@@ -220,6 +220,9 @@ TEST_F(CliTest, StoredSpacingAndMetadataMatchTheDomainFile) {
   EXPECT_EQ(*nodegen::io::find_string(stored.metadata, "backend"), "vm");
   EXPECT_EQ(*nodegen::io::find_string(stored.metadata, "nodegen_version"), NODEGEN_VERSION);
   EXPECT_GT(*nodegen::io::find_double(stored.metadata, "fill_seconds"), 0.0);
+  const double boundary_seconds = *nodegen::io::find_double(stored.metadata, "boundary_seconds");
+  EXPECT_GT(boundary_seconds, 0.0);
+  EXPECT_LT(boundary_seconds, *nodegen::io::find_double(stored.metadata, "fill_seconds"));
 }
 
 TEST_F(CliTest, StatsWithoutTheDomainReportsWhatItCan) {

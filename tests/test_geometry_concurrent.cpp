@@ -1,6 +1,7 @@
 // Domains are shared read-only by the fill's worker threads: contains() from 8 threads at once (more
 // threads than cores) must give the serial answers, with no lazy initialisation racing (the tsan preset
-// builds this suite); each thread uses its own spacing evaluator; boundary_nodes() is reentrant.
+// builds this suite); each thread uses its own spacing evaluator; boundary_nodes() is reentrant, and gives
+// the same nodes on any number of threads.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -88,6 +89,21 @@ TEST(GeometryConcurrent, BoundaryNodesAreReentrant) {
   for (const auto& r : results) {
     ASSERT_EQ(r.size(), reference.size());
     for (std::size_t i = 0; i < r.size(); ++i) ASSERT_EQ(r[i].pos, reference[i].pos);
+  }
+}
+
+// A mesh's surface samples are thinned on several threads (poisson_thinning.hpp): 8 threads (more than
+// cores) must place exactly the nodes one thread places.
+TEST(GeometryConcurrent, MeshBoundaryNodesDoNotDependOnThreads) {
+  const DomainFile f = load_domain_file(test::source_dir() / "domains" / "torus_mesh.json");
+  const auto& d = *test::domain_of<3>(f);
+  const auto one = d.boundary_nodes(f.spacing, 5, 1);
+  const auto eight = d.boundary_nodes(f.spacing, 5, threads);
+  ASSERT_GT(one.size(), 1000u);
+  ASSERT_EQ(eight.size(), one.size());
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    ASSERT_EQ(eight[i].pos, one[i].pos) << i;
+    ASSERT_EQ(eight[i].normal, one[i].normal) << i;
   }
 }
 

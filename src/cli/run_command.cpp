@@ -169,6 +169,7 @@ int run_command(const RunArgs& args) {
   const std::size_t nodes = std::visit([](const auto& d) { return d.positions.size(); }, result);
   const std::size_t boundary = std::visit([](const auto& d) { return d.boundary_count; }, result);
   const double fill_seconds = std::visit([](const auto& d) { return d.fill_seconds; }, result);
+  const double boundary_seconds = std::visit([](const auto& d) { return d.boundary_seconds; }, result);
   const double rate = fill_seconds > 0 ? static_cast<double>(nodes) / fill_seconds : 0.0;
 
   const io::RunMetadata metadata = {
@@ -187,6 +188,7 @@ int run_command(const RunArgs& args) {
       {"huge_pages", std::int64_t{args.huge_pages}},
       {"boundary_nodes", static_cast<std::int64_t>(boundary)},
       {"fill_seconds", fill_seconds},
+      {"boundary_seconds", boundary_seconds},
       {"seconds_before_write", seconds_since(start)},
   };
   std::vector<Spacing::Evaluator> evaluators;
@@ -204,6 +206,7 @@ int run_command(const RunArgs& args) {
                                 {"interior_nodes", nodes - boundary},
                                 {"seconds", seconds},
                                 {"fill_seconds", fill_seconds},
+                                {"boundary_seconds", boundary_seconds},
                                 {"nodes_per_second", rate},
                                 {"peak_rss_bytes", usage.peak_rss_bytes},
                                 {"minor_faults", usage.minor_faults},

@@ -8,6 +8,9 @@
 
 #include <Eigen/Geometry>
 
+#include "parallel_for.hpp"
+#include "poisson_thinning.hpp"
+
 namespace nodegen::geometry_detail {
 namespace {
 
@@ -217,15 +220,16 @@ void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<
 }
 
 void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, BoundarySink<3>& sink) {
-  // Candidates per h^2 of area: dense enough that the greedy thinning below leaves no holes wider than
-  // about 2h (a maximal Poisson-disk set), cheap enough for 1e5-triangle meshes.
+  // Candidates per h^2 of area: dense enough that the thinning leaves no holes wider than about 2h
+  // (a maximal Poisson-disk set), cheap enough for 1e5-triangle meshes.
   constexpr double samples_per_h2 = 24.0;
   // The thinning radius, as a fraction of h: a maximal Poisson-disk set of radius r has mean nearest
   // neighbour distance a little above r; 0.92 makes the mean spacing close to h (measured on the
   // torus and gear meshes: mean nearest neighbour 1.00 h, minimum 0.92 h).
   constexpr double radius_factor = 0.92;
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::vector<std::pair<Vec<3>, std::uint32_t>> samples;
+  std::vector<Vec<3>> samples;
+  std::vector<std::uint32_t> triangle_of;
   for (std::uint32_t t = 0; t < triangles.size(); ++t) {
     const auto& tri = triangles[t];
     const double area = 0.5 * (tri.b - tri.a).cross(tri.c - tri.a).norm();
@@ -239,17 +243,20 @@ void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, Bound
         r1 = 1.0 - r1;
         r2 = 1.0 - r2;
       }
-      samples.emplace_back(tri.a + r1 * (tri.b - tri.a) + r2 * (tri.c - tri.a), t);
+      samples.push_back(tri.a + r1 * (tri.b - tri.a) + r2 * (tri.c - tri.a));
+      triangle_of.push_back(t);
     }
   }
-  std::shuffle(samples.begin(), samples.end(), sink.rng());
-  PointGrid<3> accepted(sink.cell());
-  for (const auto& [p, t] : samples) {
-    const double h = sink.h(p);
-    if (accepted.any_within(p, radius_factor * h)) continue;
-    accepted.insert(p);
-    if (sink.keep(p, triangles[t].normal)) sink.emit(p, triangles[t].normal, id, surface_priority);
-  }
+  const std::vector<std::uint32_t> kept =
+      thin_samples(samples, sink.spacing(), radius_factor, sink.cell(), sink.rng()(), sink.threads());
+  // Which kept samples lie on the whole domain's boundary (CSG): two inside tests each, on the team.
+  std::vector<char> on_boundary(kept.size(), 1);
+  if (sink.filtering())
+    parallel_for(kept.size(), sink.threads(), [&](int, std::size_t k) {
+      on_boundary[k] = sink.keep(samples[kept[k]], triangles[triangle_of[kept[k]]].normal);
+    });
+  for (std::size_t k = 0; k < kept.size(); ++k)
+    if (on_boundary[k]) sink.emit(samples[kept[k]], triangles[triangle_of[kept[k]]].normal, id, surface_priority);
 }
 
 template std::vector<double> place_curve<2>(const Curve<2>&, BoundarySink<2>&, PointGrid<2>*);

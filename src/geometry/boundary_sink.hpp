@@ -30,10 +30,13 @@ class BoundarySink {
  public:
   // keep(p, n) says whether a node of some part lies on the boundary of the whole domain; empty means
   // always (a domain without CSG). cell: grid cell size for the spacing checks (about the smallest h).
-  // inside: the whole domain's inside test, used to find the normal at junctions.
+  // inside: the whole domain's inside test, used to find the normal at junctions. threads: how many a
+  // part may use to place its nodes (keep and inside must then be safe to call concurrently).
   BoundarySink(const Spacing& spacing, std::function<bool(const Vec<D>&, const Vec<D>&)> keep,
-               std::function<bool(const Vec<D>&)> inside, double cell, std::uint64_t seed)
-      : h_(spacing.evaluator()),
+               std::function<bool(const Vec<D>&)> inside, double cell, std::uint64_t seed, int threads = 1)
+      : spacing_(spacing),
+        threads_(threads < 1 ? 1 : threads),
+        h_(spacing.evaluator()),
         keep_(std::move(keep)),
         inside_(std::move(inside)),
         rng_(seed),
@@ -41,6 +44,8 @@ class BoundarySink {
         cell_(cell) {}
 
   double h(const Vec<D>& p) const { return h_(p); }
+  const Spacing& spacing() const { return spacing_; }  // for parts that evaluate h on several threads
+  int threads() const { return threads_; }
   bool keep(const Vec<D>& p, const Vec<D>& n) const { return !keep_ || keep_(p, n); }
   bool filtering() const { return static_cast<bool>(keep_); }
   std::mt19937_64& rng() { return rng_; }
@@ -90,6 +95,8 @@ class BoundarySink {
     return n.dot(fallback) > -0.5 ? n : fallback;  // guard against a misread of a thin sliver
   }
 
+  Spacing spacing_;
+  int threads_;
   Spacing::Evaluator h_;
   std::function<bool(const Vec<D>&, const Vec<D>&)> keep_;
   std::function<bool(const Vec<D>&)> inside_;

@@ -20,42 +20,40 @@ class PointGrid {
   void insert(const Vec<D>& p) { cells_[key(coords(p))].push_back(p); }
 
   bool any_within(const Vec<D>& q, double r) const {
-    const auto c = coords(q);
-    const int reach = static_cast<int>(std::ceil(r * inv_));
+    // Only the cells the ball's bounding box overlaps: with r below the cell size that is 2 per axis
+    // (8 cells in 3D) rather than the 3 per axis (27) of "the cell of q and its neighbours".
+    std::array<std::int64_t, D> lo, hi, k;
+    for (int i = 0; i < D; ++i) {
+      lo[i] = coord(q[i] - r);
+      hi[i] = coord(q[i] + r);
+    }
     const double r2 = r * r;
-    std::array<std::int64_t, D> k{};
-    // Visits the (2 reach + 1)^D neighbouring cells.
-    return visit(c, reach, 0, k, [&](const std::vector<Vec<D>>& pts) {
-      for (const auto& p : pts)
-        if ((p - q).squaredNorm() < r2) return true;
-      return false;
-    });
+    k = lo;
+    for (;;) {
+      auto it = cells_.find(key(k));
+      if (it != cells_.end())
+        for (const auto& p : it->second)
+          if ((p - q).squaredNorm() < r2) return true;
+      int i = 0;
+      while (i < D && k[i] == hi[i]) k[i] = lo[i], ++i;
+      if (i == D) return false;
+      ++k[i];
+    }
   }
 
   double cell() const { return cell_; }
 
  private:
+  std::int64_t coord(double x) const { return static_cast<std::int64_t>(std::floor(x * inv_)); }
   std::array<std::int64_t, D> coords(const Vec<D>& p) const {
     std::array<std::int64_t, D> c;
-    for (int i = 0; i < D; ++i) c[i] = static_cast<std::int64_t>(std::floor(p[i] * inv_));
+    for (int i = 0; i < D; ++i) c[i] = coord(p[i]);
     return c;
   }
   static std::uint64_t key(const std::array<std::int64_t, D>& c) {
     std::uint64_t h = 1469598103934665603ull;
     for (int i = 0; i < D; ++i) h = (h ^ static_cast<std::uint64_t>(c[i])) * 1099511628211ull;
     return h;
-  }
-  template <class F>
-  bool visit(const std::array<std::int64_t, D>& c, int reach, int dim, std::array<std::int64_t, D>& k, F&& f) const {
-    if (dim == D) {
-      auto it = cells_.find(key(k));
-      return it != cells_.end() && f(it->second);
-    }
-    for (std::int64_t d = -reach; d <= reach; ++d) {
-      k[dim] = c[dim] + d;
-      if (visit(c, reach, dim + 1, k, f)) return true;
-    }
-    return false;
   }
 
   double cell_, inv_;

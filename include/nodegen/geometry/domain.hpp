@@ -49,7 +49,8 @@ class Domain {
   // Nodes on every boundary part at spacing h(x), with outward unit normals and boundary ids, sorted by
   // boundary id. Deterministic for a given seed. Parts of CSG children are kept only where they lie on
   // the boundary of the combined shape; nodes where boundaries meet are thinned to the spacing.
-  std::vector<BoundaryNode<D>> boundary_nodes(const Spacing& spacing, std::uint64_t seed) const;
+  // `threads`: how many threads the placement may use (the result does not depend on it).
+  std::vector<BoundaryNode<D>> boundary_nodes(const Spacing& spacing, std::uint64_t seed, int threads = 1) const;
 
   // Names of the boundary parts; index = boundary id - 1 (e.g. "outer:x-", "shape.children[1]:surface").
   const std::vector<std::string>& boundary_names() const { return names_; }

@@ -1,0 +1,93 @@
+// The blocked Poisson-disk thinning of surface samples (src/geometry/poisson_thinning.hpp): kept samples
+// keep their distance, every dropped sample has a kept one within its radius (a maximal set), and the
+// kept set does not depend on the number of threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <vector>
+
+#include "../src/geometry/poisson_thinning.hpp"
+
+namespace nodegen::geometry_detail {
+namespace {
+
+constexpr double kFactor = 0.92;
+
+// Uniform samples on the unit sphere scaled by `radius`, about `per_h2` per h^2 of area at h = h0.
+std::vector<Vec<3>> sphere_samples(double radius, double h0, double per_h2, std::uint64_t seed) {
+  const auto n = static_cast<std::size_t>(per_h2 * 4.0 * std::numbers::pi * radius * radius / (h0 * h0));
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g;
+  std::vector<Vec<3>> out(n);
+  for (auto& p : out) p = radius * Vec<3>(g(rng), g(rng), g(rng)).normalized();
+  return out;
+}
+
+// Brute force over a grid of buckets: pairs of kept samples closer than the smaller radius, and
+// dropped samples with no kept sample within their radius.
+void expect_maximal_disk_set(const std::vector<Vec<3>>& samples, const std::vector<double>& r,
+                             const std::vector<std::uint32_t>& kept) {
+  std::vector<char> is_kept(samples.size(), 0);
+  for (auto k : kept) {
+    ASSERT_LT(k, samples.size());
+    ASSERT_FALSE(is_kept[k]) << "sample " << k << " kept twice";
+    is_kept[k] = 1;
+  }
+  int too_close = 0, uncovered = 0;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    bool covered = false;
+    for (auto k : kept) {
+      if (k == i) continue;
+      const double d = (samples[i] - samples[k]).norm();
+      if (is_kept[i] && d < std::min(r[i], r[k]) * (1 - 1e-12)) ++too_close;
+      if (!is_kept[i] && d < r[i]) covered = true;
+    }
+    if (!is_kept[i] && !covered) ++uncovered;
+  }
+  EXPECT_EQ(too_close, 0);
+  EXPECT_EQ(uncovered, 0);
+}
+
+TEST(PoissonThinning, ConstantSpacingGivesAMaximalDiskSet) {
+  const double h = 0.05;
+  const auto samples = sphere_samples(0.5, h, 24, 1);
+  const auto kept = thin_samples(samples, Spacing::constant(h), kFactor, h, 7, 1);
+  expect_maximal_disk_set(samples, std::vector<double>(samples.size(), kFactor * h), kept);
+  // A maximal set of radius 0.92 h on the sphere: between the densest packing and half of it.
+  const double area_per_node = 4 * std::numbers::pi * 0.25 / static_cast<double>(kept.size());
+  EXPECT_GT(area_per_node, 0.5 * h * h);
+  EXPECT_LT(area_per_node, 1.5 * h * h);
+}
+
+TEST(PoissonThinning, GradedSpacingGivesAMaximalDiskSet) {
+  // h grows 8x across the sphere, so radii span many cells and blocks are sized by the largest.
+  const auto spacing = Spacing::expression("0.02 + 0.07 * (z + 0.5)");
+  const auto samples = sphere_samples(0.5, 0.05, 30, 2);
+  auto h = spacing.evaluator();
+  std::vector<double> r(samples.size());
+  for (std::size_t i = 0; i < samples.size(); ++i) r[i] = kFactor * h(samples[i]);
+  const auto kept = thin_samples(samples, spacing, kFactor, 0.02, 3, 2);
+  expect_maximal_disk_set(samples, r, kept);
+}
+
+TEST(PoissonThinning, KeptSetDoesNotDependOnThreads) {
+  const double h = 0.02;
+  const auto samples = sphere_samples(0.5, h, 24, 3);
+  const auto one = thin_samples(samples, Spacing::constant(h), kFactor, h, 11, 1);
+  for (int threads : {2, 3, 8}) EXPECT_EQ(thin_samples(samples, Spacing::constant(h), kFactor, h, 11, threads), one) << threads;
+  EXPECT_NE(thin_samples(samples, Spacing::constant(h), kFactor, h, 12, 1), one);  // the seed does matter
+}
+
+TEST(PoissonThinning, RejectsANonPositiveSpacing) {
+  const auto samples = sphere_samples(0.5, 0.05, 4, 4);
+  EXPECT_THROW(thin_samples(samples, Spacing::expression("z"), kFactor, 0.05, 1, 2), std::runtime_error);
+}
+
+TEST(PoissonThinning, NoSamplesNoNodes) {
+  EXPECT_TRUE(thin_samples({}, Spacing::constant(0.1), kFactor, 0.1, 1, 4).empty());
+}
+
+}  // namespace
+}  // namespace nodegen::geometry_detail
