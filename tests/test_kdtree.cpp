@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "kdtree_test_checks.hpp"
@@ -176,6 +177,44 @@ void expect_bytes_per_point_flat_in_n() {
 }
 TEST(KdTree, BytesPerPointStayLowForEveryN2D) { expect_bytes_per_point_flat_in_n<2>(); }
 TEST(KdTree, BytesPerPointStayLowForEveryN3D) { expect_bytes_per_point_flat_in_n<3>(); }
+
+// Inserts pts[from, to) from a new thread, waited for. Threads started one after the other get
+// different claim stripes (claim_batches.hpp), i.e. different writer tags (kdtree_buckets.hpp).
+template <int D>
+void insert_from_new_thread(KdTree<D>& tree, const std::vector<Vec<D>>& pts, std::size_t from, std::size_t to) {
+  std::thread([&] {
+    for (std::size_t i = from; i < to; ++i) tree.insert(pts[i], static_cast<std::uint32_t>(i));
+  }).join();
+}
+
+// A leaf that a second thread has appended to moves straight to the largest class at its next growth
+// (kdtree.hpp, grow_leaf: fewer moves of the leaves two threads fill together); a leaf one thread
+// fills grows one class (4 slots) at a time. The root leaf here: classes 4, 8, 12, ..., 32.
+TEST(KdTree, ALeafTwoThreadsAppendToGrowsStraightToFullSize) {
+  std::vector<Vec<2>> pts;
+  for (int i = 0; i < 40; ++i) pts.emplace_back(0.013 * i + 0.001 * (i % 3), 0.007 * ((i * 5) % 11));
+
+  KdTree<2> alone(100);
+  insert_from_new_thread(alone, pts, 0, 9);  // 4 -> 8 -> 12
+  EXPECT_EQ(alone.size(), 9u);
+  EXPECT_EQ(alone.leaf_capacity(), 12u);
+
+  KdTree<2> shared(100);
+  insert_from_new_thread(shared, pts, 0, 6);  // 4 -> 8, holding 6
+  insert_from_new_thread(shared, pts, 6, 7);  // a second thread appends: 7 of 8
+  EXPECT_EQ(shared.leaf_capacity(), 8u);
+  insert_from_new_thread(shared, pts, 7, 9);  // full at 8; the 9th moves the leaf to 32, not 12
+  EXPECT_EQ(shared.size(), 9u);
+  EXPECT_EQ(shared.leaf_capacity(), 32u);
+  test::check_against_brute_force<2>(shared, pts, 9, 30, 12);
+
+  // The split at 33 points starts its (at most two non-empty) halves over in the classes they need,
+  // each then grown one class at a time by one thread: fewer than 4 empty slots per leaf.
+  insert_from_new_thread(shared, pts, 9, 40);
+  EXPECT_EQ(shared.size(), 40u);
+  EXPECT_LE(shared.leaf_capacity(), 40u + 2 * 3);
+  test::check_against_brute_force<2>(shared, pts, 40, 30, 13);
+}
 
 TEST(KdTree, KnnReusesTheCallersBuffer) {
   const auto pts = test::make_points<2>(PointOrder::random, 500, 8);

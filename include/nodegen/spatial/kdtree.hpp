@@ -17,8 +17,9 @@
 // Concurrency:
 //   - Writers lock only the leaf they append to (a spin lock in its bucket). An append writes the
 //     point and then release-stores the bucket's count. A full bucket moves: to a bucket of the next
-//     class (its points plus the new one), or, at LeafSize, into a split subtree whose halves get
-//     buckets of their own classes. The new bucket(s) are written off to the side and published with
+//     class (its points plus the new one; of the largest class if a second thread has written to
+//     the leaf, grow_leaf), or, at LeafSize, into a split subtree whose halves get buckets of their
+//     own classes. The new bucket(s) are written off to the side and published with
 //     a release store of the parent's link; then the old bucket is retired (its seq made odd) and
 //     reused later for another leaf of its class.
 //   - Readers take no lock. They acquire-load links, and read a leaf as a snapshot: seq even before,
@@ -83,7 +84,7 @@ class KdTree {
         nodes_(node_capacity(max_points), options),
         node_claims_(nodes_, kNodeBatch) {
     auto first = std::make_unique<RootRecord>();
-    first->link = buckets_.take(0);
+    first->link = buckets_.take(0, spatial_detail::kNoWriter);  // the first insert may come from any thread
     first->bounded = false;
     first->cell = CellD::unbounded();
     first->growths = 0;
@@ -237,6 +238,21 @@ class KdTree {
     return total;
   }
 
+  // Points the live leaves' buckets can hold before they move (the sum of their size classes'
+  // capacities): size() plus the empty slots of live leaves. Walks every leaf like size(): a
+  // diagnostic for tests and benchmarks.
+  std::size_t leaf_capacity() const {
+    std::size_t total = 0;
+    std::uint32_t cap = 0;
+    search_leaves([](int, double) { return std::pair<int, bool>{0, true}; },
+                  [&](const auto& bucket, std::uint32_t, bool& stop) {
+                    stop = false;
+                    cap = bucket.cap;
+                  },
+                  [&] { total += cap; });
+    return total;
+  }
+
   // Internal nodes on the longest root-to-leaf path (0 while the root is a single leaf). Walks the
   // tree: a diagnostic for tests and benchmarks, not for hot loops.
   int depth() const {
@@ -338,13 +354,15 @@ class KdTree {
   };
 
   // A new unpublished leaf bucket holding the n points x[.][first..first+n) with ids[first..): the
-  // smallest class that holds them, kEmptyLeaf for none. Release stores: a reused bucket may still
-  // be scanned by a reader of its previous leaf, which must then also see its seq change.
+  // smallest class that holds them and is at least min_class, kEmptyLeaf for none; `writers` starts
+  // its writers word (by default: only the caller). Release stores: a reused bucket may still be
+  // scanned by a reader of its previous leaf, which must then also see its seq change.
   template <int N>
-  Link new_leaf(const double (&x)[D][N], const std::uint32_t* ids, int first, int n) {
+  Link new_leaf(const double (&x)[D][N], const std::uint32_t* ids, int first, int n, int min_class = 0,
+                std::uint32_t writers = spatial_detail::writer_tag()) {
     using namespace spatial_detail;
     if (n == 0) return kEmptyLeaf;
-    const Link leaf = buckets_.take(Classes::for_points(n));
+    const Link leaf = buckets_.take(std::max(Classes::for_points(n), min_class), writers);
     buckets_.with(leaf, [&](const auto& bucket) {
       for (int i = 0; i < n; ++i) {
         for (int d = 0; d < D; ++d) store_release(bucket.coord(d, i), x[d][first + i]);
@@ -427,12 +445,17 @@ class KdTree {
     }
   }
 
-  // Appends to the locked leaf bucket unless it is full.
+  // Appends to the locked leaf bucket unless it is full; records the caller in its writers word.
   bool append(Link leaf, const double* p, std::uint32_t id) {
     using namespace spatial_detail;
     bool done = false;
     buckets_.with(leaf, [&](const auto& bucket) {
       const std::uint32_t n = load_relaxed(bucket.count());  // only the lock holder writes count
+      // Tagged before the capacity check: a second thread that finds the leaf full makes it grow
+      // straight to full size as well (grow_leaf).
+      const std::uint32_t writers = bucket.writers();
+      const std::uint32_t now = with_writer(writers, writer_tag());
+      if (now != writers) bucket.writers() = now;
       if (n == static_cast<std::uint32_t>(bucket.cap)) return;
       for (int d = 0; d < D; ++d) store_relaxed(bucket.coord(d, n), p[d]);
       store_relaxed(bucket.id(n), id);
@@ -459,14 +482,29 @@ class KdTree {
     return won;
   }
 
-  // Moves the full, locked leaf `leaf` at `slot` to a bucket of the next class, with p appended.
+  // Moves the full, locked leaf `leaf` at `slot` to a bucket of the next class, with p appended; a
+  // leaf that two threads have written to goes straight to the largest class instead.
+  //
+  // Why: every move rewrites the whole leaf in another bucket and its parent's link, and when the
+  // other thread then reads or appends to the leaf, it misses on all those lines. A shared leaf now
+  // moves once more instead of up to seven times. In bench/kdtree's front order, where both threads
+  // fill the same leaves a few rows apart, 2 threads ran 1.72x (2D) / 1.74x (3D) the 1-thread rate
+  // with one class at a time and 1.84x / 1.82x with this rule (36 alternated rounds; 1.86x / 1.81x
+  // with the fixed-size buckets of bd83bb5; bench/results/kdtree-memory.md). Leaves one thread fills
+  // (every leaf at 1 thread; most of the fill's, whose threads grow patches of their own) keep
+  // growing one class at a time, so their memory is unchanged; a shared leaf may keep up to
+  // LeafSize - kStep slots empty, as every leaf of the fixed-size tree could.
   void grow_leaf(Slot slot, Link leaf, const RootRecord& root, const double* p, std::uint32_t id) {
+    using namespace spatial_detail;
     double x[D][LeafSize];
     std::uint32_t ids[LeafSize];
     const int n = copy_points(leaf, x, ids);
     for (int d = 0; d < D; ++d) x[d][n] = p[d];
     ids[n] = id;
-    replace_leaf(slot, leaf, new_leaf(x, ids, 0, n + 1), root);
+    std::uint32_t writers = 0;
+    buckets_.with(leaf, [&](const auto& bucket) { writers = bucket.writers(); });
+    const int to = (writers & kSharedLeaf) != 0 ? Classes::kCount - 1 : class_of(leaf) + 1;
+    replace_leaf(slot, leaf, new_leaf(x, ids, 0, n + 1, to, writers), root);
   }
 
   // Splits the full, locked leaf `leaf` found at `slot` (cell `cell`, `depth` nodes below the root)

@@ -8,7 +8,8 @@
 // peak with it. Here a leaf's bucket comes from one of kClasses classes of capacities kStep,
 // 2 kStep, ..., LeafSize (kStep = LeafSize / 8 rounded up: 4, 8, ..., 32), the smallest that holds
 // its points: a full bucket moves to the next class (KdTree::grow_leaf) and a split gives each half
-// the class it needs, so a leaf leaves fewer than kStep slots empty.
+// the class it needs, so a leaf leaves fewer than kStep slots empty. (Except leaves that two threads
+// write to: they move straight to the largest class, writer_tag below and KdTree::grow_leaf.)
 //
 // Why 8 classes and not 16 (2, 4, ..., 32; the link has room for 16): every move rewrites the whole
 // leaf elsewhere, and a leaf growing from 16 to 32 points moves 4 times instead of 8. 16 classes
@@ -42,6 +43,20 @@
 #include "nodegen/storage/store_concept.hpp"
 
 namespace nodegen::spatial_detail {
+
+// Who writes to a live leaf (the bucket's writers word, kdtree_layout.hpp): kNoWriter, or the tag
+// (claim stripe + 1) of the thread that wrote last, plus kSharedLeaf once a second thread has
+// appended to it or found it full. KdTree moves a shared leaf straight to the largest class
+// (kdtree.hpp, grow_leaf). Threads sharing a stripe (more than kClaimStripes threads) look like one
+// writer: the leaf then just grows one class at a time.
+inline constexpr std::uint32_t kNoWriter = 0;
+inline constexpr std::uint32_t kSharedLeaf = 0x8000'0000u;
+inline std::uint32_t writer_tag() { return static_cast<std::uint32_t>(stripe_of_this_thread()) + 1; }
+// The writers word after the thread tagged `me` wrote to a leaf whose word was `writers`.
+constexpr std::uint32_t with_writer(std::uint32_t writers, std::uint32_t me) {
+  if ((writers & ~kSharedLeaf) == me) return writers;
+  return writers == kNoWriter ? me : me | kSharedLeaf;
+}
 
 // The capacities of the size classes of a tree whose leaves split beyond LeafSize points.
 template <int LeafSize>
@@ -138,8 +153,9 @@ class BucketArenas<D, Store, LeafSize, std::integer_sequence<int, K...>>
   // point; front orders are unchanged within 0.6). Count 0, seq even, unpublished. A reused bucket
   // may still be read by readers of its previous leaf (who will reject what they read) and its lock
   // may be held for a moment by a writer of that leaf (who will find its slot moved on and let go),
-  // so its points must be written with release stores and its lock is left alone.
-  Link take(int k) {
+  // so its points must be written with release stores and its lock is left alone. `writers` starts
+  // the bucket's writers word.
+  Link take(int k, std::uint32_t writers) {
     FreeStripe& s = free_[stripe_of_this_thread()];
     std::uint32_t b = kNone;
     {
@@ -154,8 +170,9 @@ class BucketArenas<D, Store, LeafSize, std::integer_sequence<int, K...>>
     }
     if (b != kNone) {
       const Link link = leaf_link(k, b);
-      with(link, [](const auto& bucket) {
+      with(link, [&](const auto& bucket) {
         store_relaxed(bucket.count(), 0u);
+        bucket.writers() = writers;
         store_release(bucket.seq(), load_relaxed(bucket.seq()) + 1);  // odd (retired) -> even
       });
       return link;
@@ -163,10 +180,11 @@ class BucketArenas<D, Store, LeafSize, std::integer_sequence<int, K...>>
     const std::size_t slot = claim_fresh(k);
     if (slot >= kMaxBucketsPerClass) throw StoreFull("KdTree: bucket index space exhausted");
     const Link link = leaf_link(k, static_cast<std::uint32_t>(slot));
-    with(link, [](const auto& bucket) {
+    with(link, [&](const auto& bucket) {
       store_relaxed(bucket.count(), 0u);
       store_relaxed(bucket.lock(), 0u);
       store_relaxed(bucket.seq(), 0u);
+      bucket.writers() = writers;
     });
     return link;
   }

@@ -57,7 +57,9 @@ static_assert(sizeof(Node) == 16);
 //   seq:   for readers: even while the bucket is a live leaf, made odd when the leaf moves out
 //          (retired) and even again when the bucket is reused for another leaf, so it never repeats;
 //          a reader accepts a scan only if seq was even before and unchanged after it.
-//   next_free: the next bucket on the free list while retired (kdtree_buckets.hpp).
+//   next_free: while retired, the next bucket on the free list (kdtree_buckets.hpp); while a live
+//          leaf, who writes to it (writer_tag, kdtree_buckets.hpp; written only by the lock holder or
+//          before publication).
 template <int D, int C>
 struct Bucket {
   static constexpr int kCapacity = C;
@@ -82,6 +84,7 @@ struct LeafRef {
   std::uint32_t& lock() const { return word(1); }
   std::uint32_t& seq() const { return word(2); }
   std::uint32_t& next_free() const { return word(3); }
+  std::uint32_t& writers() const { return word(3); }  // the same word, while the bucket is a live leaf
   double& coord(int d, std::uint32_t i) const {
     return reinterpret_cast<double*>(p + kHeaderBytes)[static_cast<std::size_t>(d) * cap + i];
   }
