@@ -1,5 +1,6 @@
 #include "remove_on_signal.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <array>
@@ -47,6 +48,15 @@ RemoveOnSignal::RemoveOnSignal(const std::vector<std::filesystem::path>& files) 
     if (g_previous[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &action, nullptr);
   }
 }
+
+HoldSignals::HoldSignals() {
+  sigset_t held;
+  sigemptyset(&held);
+  for (int sig : kSignals) sigaddset(&held, sig);
+  pthread_sigmask(SIG_BLOCK, &held, &previous_);
+}
+
+HoldSignals::~HoldSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
 
 RemoveOnSignal::~RemoveOnSignal() {
   for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &g_previous[i], nullptr);

@@ -4,6 +4,7 @@
 // signals first unlink the registered files (unlink is async-signal-safe), then terminate the process
 // the way the signal would have (default action re-raised), so the exit status still says "killed by
 // SIGINT". Signals that were ignored when the run started (nohup) stay ignored.
+#include <csignal>
 #include <filesystem>
 #include <vector>
 
@@ -15,6 +16,21 @@ class RemoveOnSignal {
   RemoveOnSignal(const RemoveOnSignal&) = delete;
   RemoveOnSignal& operator=(const RemoveOnSignal&) = delete;
   ~RemoveOnSignal();  // restores the previous handlers
+};
+
+// Holds back SIGINT, SIGTERM and SIGHUP in the calling thread while it lives; one that arrives meanwhile
+// is delivered when it ends. The run creates its temporaries and then registers them: a signal in
+// between would otherwise kill the process before the handler exists and leave them behind. (The run
+// has no other threads then, so no other thread can take the signal.)
+class HoldSignals {
+ public:
+  HoldSignals();
+  HoldSignals(const HoldSignals&) = delete;
+  HoldSignals& operator=(const HoldSignals&) = delete;
+  ~HoldSignals();  // restores the previous mask
+
+ private:
+  sigset_t previous_;
 };
 
 }  // namespace nodegen::cli

@@ -137,12 +137,14 @@ int run_command(const RunArgs& args) {
   fs::path output = args.output ? *args.output : default_output_for(args.domain);
   CreatedDirectory made_here;
   if (!args.output) made_here = CreatedDirectory(output.parent_path());  // only the default folder is made
+  std::optional<HoldSignals> hold(std::in_place);  // until the temporaries are registered for removal
   io::OutputFiles files(output);
   std::optional<io::PendingFile> report_file;
   if (args.report) report_file.emplace(*args.report);
   std::vector<fs::path> temporaries = {files.h5_temp_path(), files.xdmf_temp_path()};
   if (report_file) temporaries.push_back(report_file->temp_path());
   const RemoveOnSignal interrupted(temporaries);
+  hold.reset();
 
   std::atomic<std::size_t> placed{0};
   FillOptions options;
