@@ -5,7 +5,6 @@
 #include <array>
 #include <atomic>
 #include <cmath>
-#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -14,7 +13,6 @@
 #include <nodegen/storage/thread_team.hpp>
 
 #include "parallel_for.hpp"
-
 
 namespace nodegen::geometry_detail {
 namespace {
