@@ -1,9 +1,6 @@
 #include "cube_chart.hpp"
 
-#include <algorithm>
-#include <atomic>
-
-#include <nodegen/storage/thread_team.hpp>
+#include "parallel_for.hpp"
 
 namespace nodegen::geometry_detail {
 
@@ -75,16 +72,10 @@ void cover_cube_chart(const CubeChart& chart, BoundarySink<3>& sink) {
       parts.push_back(sink.fork(sink.rng()()));
     }
   }
-  std::atomic<std::size_t> next{0};
-  auto fill_faces = [&](int, int) {
-    for (std::size_t f; (f = next.fetch_add(1, std::memory_order_relaxed)) < faces.size();) {
-      PointGrid<3> own = occupied;
-      fill_patch(faces[f], seeds[f], own, parts[f]);
-    }
-  };
-  const int team = std::min(sink.threads(), static_cast<int>(faces.size()));
-  if (team > 1) run_team(team, fill_faces);
-  else fill_faces(0, 1);
+  parallel_for_each_item(faces.size(), sink.threads(), [&](std::size_t f) {
+    PointGrid<3> own = occupied;
+    fill_patch(faces[f], seeds[f], own, parts[f]);
+  });
   for (auto& part : parts) sink.absorb(std::move(part));
 }
 

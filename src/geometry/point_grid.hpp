@@ -12,6 +12,15 @@
 
 namespace nodegen::geometry_detail {
 
+// FNV-1a over a cell's integer coordinates: the hash of a grid cell, for the hash grids of boundary
+// placement.
+template <std::size_t D>
+inline std::uint64_t cell_hash(const std::array<std::int64_t, D>& c) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::int64_t x : c) h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
+  return h;
+}
+
 template <int D>
 class PointGrid {
  public:
@@ -50,11 +59,7 @@ class PointGrid {
     for (int i = 0; i < D; ++i) c[i] = coord(p[i]);
     return c;
   }
-  static std::uint64_t key(const std::array<std::int64_t, D>& c) {
-    std::uint64_t h = 1469598103934665603ull;
-    for (int i = 0; i < D; ++i) h = (h ^ static_cast<std::uint64_t>(c[i])) * 1099511628211ull;
-    return h;
-  }
+  static std::uint64_t key(const std::array<std::int64_t, D>& c) { return cell_hash(c); }
 
   double cell_, inv_;
   std::unordered_map<std::uint64_t, std::vector<Vec<D>>> cells_;

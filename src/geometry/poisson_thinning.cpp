@@ -3,16 +3,14 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 
-#include <nodegen/storage/thread_team.hpp>
-
 #include "parallel_for.hpp"
+#include "point_grid.hpp"
 
 namespace nodegen::geometry_detail {
 namespace {
@@ -24,11 +22,7 @@ constexpr std::int64_t kMinBlockCells = 6;
 using Coords = std::array<std::int64_t, 3>;
 
 struct CoordsHash {
-  std::size_t operator()(const Coords& c) const {
-    std::uint64_t h = 1469598103934665603ull;
-    for (std::int64_t x : c) h = (h ^ static_cast<std::uint64_t>(x)) * 1099511628211ull;
-    return static_cast<std::size_t>(h ^ (h >> 29));
-  }
+  std::size_t operator()(const Coords& c) const { return static_cast<std::size_t>(cell_hash(c)); }
 };
 
 std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
@@ -69,16 +63,8 @@ class BlockedThinning {
   void thin(const std::vector<double>& radius, std::uint64_t seed, int threads) {
     std::array<std::vector<std::uint32_t>, 8> by_colour;
     for (std::uint32_t b = 0; b < blocks_.size(); ++b) by_colour[colour(blocks_[b].coords)].push_back(b);
-    for (const auto& blocks : by_colour) {
-      std::atomic<std::size_t> next{0};
-      auto work = [&](int, int) {
-        for (std::size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < blocks.size();)
-          thin_block(blocks[k], radius, seed);
-      };
-      const int team = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), blocks.size()));
-      if (team > 1) run_team(team, work);
-      else work(0, 1);
-    }
+    for (const auto& blocks : by_colour)
+      parallel_for_each_item(blocks.size(), threads, [&](std::size_t k) { thin_block(blocks[k], radius, seed); });
   }
 
   std::vector<std::uint32_t> kept() const {
