@@ -45,7 +45,11 @@ void check_square(std::uint64_t seed) {
   // Coverage: as dense and hole-free as the sequential fill.
   const auto holes = hole_ratios<2>(d, domain, hf, h, 20000, seed);
   EXPECT_LT(holes[holes.size() * 999 / 1000], 0.95);  // small domain: boundary effects weigh more than at 1e6 nodes
-  EXPECT_LT(holes.back(), 1.1);  // the sequential fill also leaves the odd hole just over h
+  // The largest hole: where the threads' fronts meet the order of expansion differs from the
+  // sequential fill's, and now and then that leaves a hole a little over h. Measured with 8 threads on
+  // 2 loaded cores, 5600 runs of this test (3 backends, 7 seeds): max 1.121, p99 1.035; the sequential
+  // fill of the same seeds: max 0.986. A missing patch of nodes shows as several h.
+  EXPECT_LT(holes.back(), 1.2);
   const double ratio = static_cast<double>(d.positions.size()) / static_cast<double>(serial.positions.size());
   EXPECT_NEAR(ratio, 1.0, 0.03) << d.positions.size() << " nodes vs " << serial.positions.size() << " serial";
   // Output conventions hold whatever order the threads appended in.
