@@ -110,8 +110,8 @@ void report(const Args& a, const std::string& domain_name, const Discretization<
     arrays.dim = D;
     arrays.positions.resize(d.positions.size() * D);
     std::memcpy(arrays.positions.data(), d.positions.data(), arrays.positions.size() * sizeof(double));
-    arrays.types = d.types;
-    arrays.bmap = d.bmap;
+    arrays.types.assign(d.types.begin(), d.types.end());
+    arrays.bmap.assign(d.bmap.begin(), d.bmap.end());
     arrays.h.resize(d.positions.size());
     for (std::size_t i = 0; i < d.positions.size(); ++i) arrays.h[i] = h_at(d.positions[i]);
     io::QualityDomain<D> qd{contains, box};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "nodegen/fill/backend.hpp"
+#include "nodegen/fill/default_init_allocator.hpp"
 #include "nodegen/spatial/point.hpp"
 
 namespace nodegen {
@@ -27,8 +28,8 @@ struct FillOptions {
 template <int D>
 struct Discretization {
   std::vector<Vec<D>> positions;
-  std::vector<std::int32_t> types;
-  std::vector<std::int32_t> bmap;
+  std::vector<std::int32_t, DefaultInitAllocator<std::int32_t>> types;  // written by the fill's threads
+  std::vector<std::int32_t, DefaultInitAllocator<std::int32_t>> bmap;
   std::vector<Vec<D>> normals;
   std::size_t boundary_count = 0;
   double fill_seconds = 0.0;      // boundary placement + interior fill (fill_domain), or the fill alone

@@ -441,16 +441,14 @@ class PnpFill {
     Discretization<D> out;
     out.boundary_count = nb;
     out.positions.resize(n);
-    out.types.resize(n);
+    out.types.resize(n);  // not written yet (DefaultInitAllocator): copy_nodes writes them on the team
     out.bmap.resize(n);
-    copy_positions(out.positions);
-    for (std::size_t i = 0; i < nb; ++i) out.bmap[i] = static_cast<std::int32_t>(i);
-    std::fill(out.types.begin() + static_cast<std::ptrdiff_t>(nb), out.types.end(), 1);
-    std::fill(out.bmap.begin() + static_cast<std::ptrdiff_t>(nb), out.bmap.end(), -1);
+    copy_nodes(out, nb);
     return out;
   }
 
-  // Copies the store into `positions` (sized). With the VM store, each copied block of the store goes
+  // Copies the store into out.positions (sized) and writes out.bmap (row i for the nb boundary nodes,
+  // -1 after) and out.types (1; the caller then writes the boundary's). With the VM store, each copied block of the store goes
   // back to the kernel at once (nothing reads the store after this), so the store and the positions are
   // not both resident: the collect phase peaks near max(store, positions) + types/bmap instead of their
   // sum (-23 MB on a 1e6-node cube). The positions' fresh pages are first touched here, block by block.
@@ -459,15 +457,19 @@ class PnpFill {
   // block (2 MiB / sizeof(Point) elements) need not end on a page boundary (3D points are 24 bytes), and
   // the neighbouring block may still be read by another thread, so a thread discards only the pages
   // lying wholly inside its own block: the page a block boundary cuts stays (4 KiB per 2 MiB).
-  void copy_positions(std::vector<Vec<D>>& positions) {
+  void copy_nodes(Discretization<D>& out, std::size_t nb) {
     constexpr std::size_t kBlock = (std::size_t{2} << 20) / sizeof(Point);  // 2 MiB of store
-    const std::size_t n = positions.size();
+    const std::size_t n = out.positions.size();
     const std::size_t blocks = (n + kBlock - 1) / kBlock;
     const int team = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads_), blocks));
     auto copy_blocks = [&](int tid, int nt) {
       for (std::size_t b = static_cast<std::size_t>(tid); b < blocks; b += static_cast<std::size_t>(nt)) {
         const std::size_t first = b * kBlock, end = std::min(n, first + kBlock);
-        for (std::size_t i = first; i < end; ++i) positions[i] = to_vec<D>(store_.get(i));
+        for (std::size_t i = first; i < end; ++i) {
+          out.positions[i] = to_vec<D>(store_.get(i));
+          out.types[i] = 1;
+          out.bmap[i] = i < nb ? static_cast<std::int32_t>(i) : -1;
+        }
         if constexpr (std::is_same_v<Store<Point>, VmStore<Point>>)
           discard_pages_within(store_.data() + first, store_.data() + end);
       }
