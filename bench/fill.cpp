@@ -2,7 +2,14 @@
 // the unit cube, for one configuration per process (so the peak RSS is that configuration's own).
 //
 //   fill [--dim 2|3] [--nodes N] [--threads T] [--backend vm|vector|suballoc] [--seed S]
-//        [--prefault] [--huge-pages] [--no-quality] [--domain FILE.json]
+//        [--prefault] [--huge-pages] [--no-quality] [--domain FILE.json] [--independent]
+//
+// --independent (unit box only) measures the machine's ceiling for T threads on this workload rather
+// than the parallel fill: T separate single-thread fills of N nodes run at the same time in this one
+// process, sharing nothing but the machine (caches, memory bus, the kernel's page-fault path, the
+// host's vCPU scheduling); nodes/s is all their nodes over the wall time until the last one finishes.
+// Its ratio to the 1-thread rate is the best a T-thread fill could hope for here (bench/fill_scaling.sh
+// runs it beside the fill with CEILING=1).
 //
 // Default domain: the exact unit box with boundary nodes on cell-centred face grids (the geometry
 // layer's cost stays out of the fill's figure); h is the constant that gives about N nodes at the
@@ -20,6 +27,8 @@
 #include <numbers>
 #include <string>
 #include <vector>
+
+#include "nodegen/storage/thread_team.hpp"
 
 #include "nodegen/fill/fill.hpp"
 #include "nodegen/io/quality.hpp"
@@ -76,7 +85,7 @@ struct Args {
   int threads = 1;
   Backend backend = Backend::vm;
   std::uint64_t seed = 1;
-  bool prefault = false, huge_pages = false, quality = true, nodes_given = false;
+  bool prefault = false, huge_pages = false, quality = true, nodes_given = false, independent = false;
   std::string domain_file;
 };
 
@@ -144,6 +153,30 @@ int run_file(const Args& a, DomainFile file) {
   return 0;
 }
 
+// --independent: a.threads single-thread fills at once (see the header). Prints one line; seconds is
+// the wall time until the last fill finished and nodes the sum of theirs.
+template <int D, class DomainT>
+int run_independent(const Args& a, const std::string& name, const DomainT& domain, const Spacing& spacing,
+                    const std::vector<BoundaryNode<D>>& boundary, const FillParams& params) {
+  Args one = a;
+  one.threads = 1;
+  std::vector<std::size_t> nodes(static_cast<std::size_t>(a.threads));
+  const double cpu_before = cpu_seconds();
+  const auto start = std::chrono::steady_clock::now();
+  run_team(a.threads, [&](int tid, int) {
+    nodes[static_cast<std::size_t>(tid)] =
+        pnp_fill_on<D>(a.backend, domain, spacing, boundary, params, fill_options(one)).positions.size();
+  });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double cpu = cpu_seconds() - cpu_before;
+  double total = 0;
+  for (std::size_t n : nodes) total += static_cast<double>(n);
+  std::printf("domain=%s dim=%d backend=%s threads=%d mode=independent nodes=%.0f seconds=%.3f nodes_per_s=%.4g "
+              "cpu_s=%.3f nodes_per_cpu_s=%.4g\n",
+              name.c_str(), D, backend_name(a.backend), a.threads, total, seconds, total / seconds, cpu, total / cpu);
+  return 0;
+}
+
 template <int D>
 int run(const Args& a) {
   const double h = spacing_for<D>(a.nodes, 1.0);
@@ -155,10 +188,12 @@ int run(const Args& a) {
   auto boundary = unit_box_boundary<D>(h);
   const double rss_before = peak_rss_bytes();
   const double cpu_before = cpu_seconds();
+  const std::string name = D == 2 ? "unit_square" : "unit_cube";
+  if (a.independent) return run_independent<D>(a, name, domain, spacing, boundary, params);
   const auto d = pnp_fill_on<D>(a.backend, domain, spacing, boundary, params, fill_options(a));
   const double cpu = cpu_seconds() - cpu_before;
   const double rss_peak = peak_rss_bytes();
-  report<D>(a, D == 2 ? "unit_square" : "unit_cube", d, cpu, rss_before, rss_peak, domain.box,
+  report<D>(a, name, d, cpu, rss_before, rss_peak, domain.box,
             [&](const Vec<D>& p) { return domain.contains(p); }, [&](const Vec<D>&) { return h; });
   return 0;
 }
@@ -185,13 +220,18 @@ int main(int argc, char** argv) {
     else if (arg == "--prefault") a.prefault = true;
     else if (arg == "--huge-pages") a.huge_pages = true;
     else if (arg == "--no-quality") a.quality = false;
+    else if (arg == "--independent") a.independent = true;
     else {
       std::fprintf(stderr, "usage: fill [--dim 2|3] [--nodes N] [--threads T] [--backend vm|vector|suballoc] "
-                           "[--seed S] [--prefault] [--huge-pages] [--no-quality] [--domain FILE.json]\n");
+                           "[--seed S] [--prefault] [--huge-pages] [--no-quality] [--domain FILE.json] [--independent]\n");
       return 2;
     }
   }
   try {
+    if (a.independent && !a.domain_file.empty()) {
+      std::fprintf(stderr, "fill: --independent runs on the unit box only, not with --domain\n");
+      return 2;
+    }
     if (!a.domain_file.empty()) {
       DomainFile file = load_domain_file(a.domain_file);
       return file.dim == 3 ? run_file<3>(a, std::move(file)) : run_file<2>(a, std::move(file));

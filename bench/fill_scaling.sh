@@ -5,19 +5,25 @@
 # one line per run, then per binary: median nodes/s at 1 and 2 threads, their ratio, and the median and
 # range of the per-round ratios (pairs). Every run takes the team's CPU lock when flock is available.
 #   bench/fill_scaling.sh ROUNDS DIM NODES BIN [BIN2]      e.g. bench/fill_scaling.sh 9 2 1e6 build/release/bench/fill
+# CEILING=1 adds a third run to every round: two independent single-thread fills at once in one
+# process (bench/fill --independent), the most two threads can give on this machine at that moment
+# (shared caches, page faults, the host's scheduling of the two vCPUs); the summary then also gives
+# that ceiling's ratio to the 1-thread rate and the fill's share of it (its ratio / the ceiling's).
 set -eu
 rounds=$1 dim=$2 nodes=$3; shift 3
 bins=("$@")
 lock=(); command -v flock >/dev/null && lock=(flock /tmp/nodegen-cpu.lock)
 out=$(mktemp); trap 'rm -f "$out"' EXIT
+modes="1 2"; [[ "${CEILING:-0}" == 1 ]] && modes="1 2 c"
 for r in $(seq 1 "$rounds"); do
-  order=("${!bins[@]}"); threads="1 2"
-  if (( r % 2 == 0 )); then order=($(printf '%s\n' "${order[@]}" | tac)); threads="2 1"; fi
+  order=("${!bins[@]}"); these=$modes
+  if (( r % 2 == 0 )); then order=($(printf '%s\n' "${order[@]}" | tac)); these=$(tr ' ' '\n' <<<"$modes" | tac | tr '\n' ' '); fi
   for b in "${order[@]}"; do
-    for t in $threads; do
-      line=$("${lock[@]}" "${bins[$b]}" --dim "$dim" --nodes "$nodes" --threads "$t" --no-quality | tail -1)
+    for m in $these; do
+      args=(--threads "$m"); [[ $m == c ]] && args=(--threads 2 --independent)
+      line=$("${lock[@]}" "${bins[$b]}" --dim "$dim" --nodes "$nodes" "${args[@]}" --no-quality | tail -1)
       rate=$(sed -n 's/.* nodes_per_s=\([0-9.e+]*\).*/\1/p' <<<"$line")
-      echo "round=$r bin=$b threads=$t nodes_per_s=$rate" | tee -a "$out"
+      echo "round=$r bin=$b threads=$m nodes_per_s=$rate" | tee -a "$out"
     done
   done
 done
@@ -25,11 +31,17 @@ done
 import statistics as st, sys
 runs = [dict(kv.split("=") for kv in l.split()) for l in open(sys.argv[1])]
 for b, name in enumerate(sys.argv[2:]):
-    rate = {(int(x["round"]), int(x["threads"])): float(x["nodes_per_s"]) for x in runs if int(x["bin"]) == b}
-    one = [v for (r, t), v in rate.items() if t == 1]
-    two = [v for (r, t), v in rate.items() if t == 2]
-    pairs = [rate[(r, 2)] / rate[(r, 1)] for (r, t) in rate if t == 1 and (r, 2) in rate]
-    print(f"{name}: 1 thread {st.median(one):.3g}, 2 threads {st.median(two):.3g} nodes/s (medians of {len(one)}): "
-          f"{st.median(two) / st.median(one):.2f}x; pairs median {st.median(pairs):.2f}x "
-          f"(range {min(pairs):.2f}-{max(pairs):.2f})")
+    rate = {(int(x["round"]), x["threads"]): float(x["nodes_per_s"]) for x in runs if int(x["bin"]) == b}
+    med = {m: st.median(v for (r, t), v in rate.items() if t == m) for m in ("1", "2", "c") if any(t == m for _, t in rate)}
+    def pairs(m):
+        return [rate[(r, m)] / rate[(r, "1")] for (r, t) in rate if t == "1" and (r, m) in rate]
+    p = pairs("2")
+    print(f"{name}: 1 thread {med['1']:.3g}, 2 threads {med['2']:.3g} nodes/s (medians of {len(p)}): "
+          f"{med['2'] / med['1']:.2f}x; pairs median {st.median(p):.2f}x (range {min(p):.2f}-{max(p):.2f})")
+    if "c" in med:
+        c = pairs("c")
+        share = [rate[(r, "2")] / rate[(r, "c")] for (r, t) in rate if t == "c" and (r, "2") in rate]
+        print(f"{name}: ceiling (2 independent 1-thread fills) {med['c']:.3g} nodes/s: {med['c'] / med['1']:.2f}x; "
+              f"pairs median {st.median(c):.2f}x (range {min(c):.2f}-{max(c):.2f}); "
+              f"2-thread fill / ceiling: pairs median {st.median(share):.2f} (range {min(share):.2f}-{max(share):.2f})")
 PY
