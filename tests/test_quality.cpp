@@ -170,4 +170,19 @@ TEST(Quality, CoincidentNodesGiveZeroDistance) {
   EXPECT_EQ(r.nn_over_h.min, 0.0);
 }
 
+// More threads than nodes: the team is cut to one thread per node, and the threads that do not run
+// must not count in the summary (an unwritten per-thread entry, NaN by default, would make the mean NaN).
+TEST(Quality, MoreThreadsThanNodes) {
+  NodeArrays nodes;
+  nodes.dim = 2;
+  nodes.positions = {0.1, 0.1, 0.3, 0.1, 0.1, 0.5};
+  nodes.types = {1, 1, 1};
+  nodes.bmap = {-1, -1, -1};
+  nodes.h = {0.1, 0.1, 0.1};
+  const auto r = quality_report<2>(nodes, nullptr, QualityOptions{0, 1, 8});
+  EXPECT_NEAR(r.nn_over_h.min, 2.0, 1e-12);
+  EXPECT_NEAR(r.nn_over_h.max, 4.0, 1e-12);
+  EXPECT_NEAR(r.nn_over_h.mean, 8.0 / 3.0, 1e-12);
+}
+
 }  // namespace

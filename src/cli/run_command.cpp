@@ -60,12 +60,8 @@ io::NodeArraysView view_of(const Discretization<D>& disc, const Spacing& spacing
   evaluators.clear();
   for (int t = 0; t < threads; ++t) evaluators.push_back(spacing.evaluator());
   v.spacing_at = [&disc, &evaluators, threads](std::size_t first, std::span<double> out) {
-    run_team(threads, [&](int tid, int nt) {
-      const std::size_t per = (out.size() + static_cast<std::size_t>(nt) - 1) / static_cast<std::size_t>(nt);
-      const std::size_t begin = std::min(out.size(), per * static_cast<std::size_t>(tid));
-      const std::size_t end = std::min(out.size(), begin + per);
-      const auto& h = evaluators[static_cast<std::size_t>(tid)];
-      for (std::size_t i = begin; i < end; ++i) out[i] = h(disc.positions[first + i]);
+    parallel_for(out.size(), threads, [&](int tid, std::size_t i) {
+      out[i] = evaluators[static_cast<std::size_t>(tid)](disc.positions[first + i]);
     });
   };
   return v;

@@ -8,7 +8,7 @@
 
 #include <Eigen/Geometry>
 
-#include "parallel_for.hpp"
+#include "nodegen/storage/thread_team.hpp"
 #include "poisson_thinning.hpp"
 
 namespace nodegen::geometry_detail {

@@ -1,6 +1,6 @@
 #include "cube_chart.hpp"
 
-#include "parallel_for.hpp"
+#include "nodegen/storage/thread_team.hpp"
 
 namespace nodegen::geometry_detail {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "parallel_for.hpp"
+#include "nodegen/storage/thread_team.hpp"
 #include "point_grid.hpp"
 
 namespace nodegen::geometry_detail {

@@ -452,7 +452,7 @@ class PnpFill {
   // back to the kernel at once (nothing reads the store after this), so the store and the positions are
   // not both resident: the collect phase peaks near max(store, positions) + types/bmap instead of their
   // sum (-23 MB on a 1e6-node cube). The positions' fresh pages are first touched here, block by block.
-  // The fill's threads share the blocks (block k goes to thread k mod threads): on 1e6 nodes the copy
+  // The fill's threads share the blocks (parallel_for: contiguous runs of blocks): on 1e6 nodes the copy
   // and its first touches take ~15 ms, 4 % of a 2-thread fill's wall time if done by one thread. A
   // block (2 MiB / sizeof(Point) elements) need not end on a page boundary (3D points are 24 bytes), and
   // the neighbouring block may still be read by another thread, so a thread discards only the pages
@@ -460,23 +460,18 @@ class PnpFill {
   void copy_nodes(Discretization<D>& out, std::size_t nb) {
     constexpr std::size_t kBlock = (std::size_t{2} << 20) / sizeof(Point);  // 2 MiB of store
     const std::size_t n = out.positions.size();
-    const std::size_t blocks = (n + kBlock - 1) / kBlock;
-    const int team = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads_), blocks));
-    auto copy_blocks = [&](int tid, int nt) {
-      for (std::size_t b = static_cast<std::size_t>(tid); b < blocks; b += static_cast<std::size_t>(nt)) {
-        const std::size_t first = b * kBlock, end = std::min(n, first + kBlock);
-        for (std::size_t i = first; i < end; ++i) {
-          out.positions[i] = to_vec<D>(store_.get(i));
-          out.types[i] = 1;
-          out.bmap[i] = i < nb ? static_cast<std::int32_t>(i) : -1;
-        }
-        if constexpr (std::is_same_v<Store<Point>, VmStore<Point>>)
-          discard_pages_within(store_.data() + first, store_.data() + end);
+    parallel_for((n + kBlock - 1) / kBlock, threads_, [&](int, std::size_t b) {
+      const std::size_t first = b * kBlock, end = std::min(n, first + kBlock);
+      for (std::size_t i = first; i < end; ++i) {
+        out.positions[i] = to_vec<D>(store_.get(i));
+        out.types[i] = 1;
+        out.bmap[i] = i < nb ? static_cast<std::int32_t>(i) : -1;
       }
-    };
-    if (team > 1) run_team(team, copy_blocks);
-    else copy_blocks(0, 1);
+      if constexpr (std::is_same_v<Store<Point>, VmStore<Point>>)
+        discard_pages_within(store_.data() + first, store_.data() + end);
+    });
   }
+
 
   const DomainT& domain_;
   const SpacingT& spacing_;

@@ -78,13 +78,6 @@ Vec<D> node_position(const NodeArrays& nodes, std::size_t i) {
   return p;
 }
 
-// Static block partition of [0, n) for team member tid of nt.
-inline std::pair<std::size_t, std::size_t> block(std::size_t n, int tid, int nt) {
-  const std::size_t per = (n + static_cast<std::size_t>(nt) - 1) / static_cast<std::size_t>(nt);
-  const std::size_t begin = std::min(n, per * static_cast<std::size_t>(tid));
-  return {begin, std::min(n, begin + per)};
-}
-
 }  // namespace quality_detail
 
 // Needs nodes.h (one value per node). Without a domain only the counts and nn_over_h are measured.
@@ -103,16 +96,15 @@ QualityReport quality_report(const NodeArrays& nodes, const QualityDomain<D>* do
   if (n == 0) return r;
 
   KdTree<D> tree(n);
-  run_team(threads, [&](int tid, int nt) {
-    const auto [begin, end] = qd::block(n, tid, nt);
+  parallel_ranges(n, threads, [&](int, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) tree.insert(qd::node_position<D>(nodes, i), static_cast<std::uint32_t>(i));
   });
 
   // Nearest other node of every node: the 2 nearest include the node itself (distance 0) first.
   if (n >= 2) {
-    std::vector<Summary> part(static_cast<std::size_t>(threads));
-    run_team(threads, [&](int tid, int nt) {
-      const auto [begin, end] = qd::block(n, tid, nt);
+    // Neutral entries: a team smaller than `threads` (fewer nodes than threads) leaves some unwritten.
+    std::vector<Summary> part(static_cast<std::size_t>(threads), Summary{std::numeric_limits<double>::infinity(), 0.0, 0.0});
+    parallel_ranges(n, threads, [&](int tid, std::size_t begin, std::size_t end) {
       std::vector<std::pair<std::uint32_t, double>> near;
       Summary s{std::numeric_limits<double>::infinity(), 0.0, 0.0};
       for (std::size_t i = begin; i < end; ++i) {
@@ -141,8 +133,7 @@ QualityReport quality_report(const NodeArrays& nodes, const QualityDomain<D>* do
   // Random points in the box: the inside ones measure the domain and probe for holes.
   const std::size_t m = options.samples;
   std::vector<double> hole(m, -1.0);  // -1: sample outside the domain
-  run_team(threads, [&](int tid, int nt) {
-    const auto [begin, end] = qd::block(m, tid, nt);
+  parallel_ranges(m, threads, [&](int, std::size_t begin, std::size_t end) {
     const Vec<D> size = domain->box.size();
     for (std::size_t s = begin; s < end; ++s) {
       Vec<D> p;

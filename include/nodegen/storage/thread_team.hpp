@@ -2,7 +2,11 @@
 // Runs one function on a team of threads: OpenMP in normal builds, std::thread when built with
 // NODEGEN_STD_THREADS (the tsan preset), because libgomp's barriers are invisible to ThreadSanitizer
 // and would be reported as races. All synchronisation between team members is the caller's own
-// (atomics), so the two launchers are interchangeable.
+// (atomics), so the two launchers are interchangeable. Also the two loops every layer splits its
+// work with (parallel_ranges / parallel_for, parallel_for_each_item), which run inline when one thread would do.
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -40,6 +44,46 @@ void run_team(int threads, Fn&& fn) {
   guarded(omp_get_thread_num());
 #endif
   if (error) std::rethrow_exception(error);
+}
+
+// Threads for n items: at most one per item, at least one.
+inline int team_for(std::size_t n, int threads) {
+  return static_cast<int>(std::clamp<std::size_t>(n, 1, static_cast<std::size_t>(std::max(1, threads))));
+}
+
+// fn(thread, begin, end) once per thread, [0, n) cut into equal contiguous parts [begin, end), one per
+// thread (thread < team_for(n, threads), so per-thread state can be indexed by it): for many items of
+// even cost. On one thread, or for fewer than 2 items, runs inline without starting a team.
+template <class Fn>
+void parallel_ranges(std::size_t n, int threads, Fn&& fn) {
+  auto part = [&](int t, int nt) {
+    fn(t, n * static_cast<std::size_t>(t) / static_cast<std::size_t>(nt),
+       n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(nt));
+  };
+  const int team = team_for(n, threads);
+  if (team > 1) run_team(team, part);
+  else part(0, 1);
+}
+
+// fn(thread, i) for every i in [0, n), split as parallel_ranges splits it.
+template <class Fn>
+void parallel_for(std::size_t n, int threads, Fn&& fn) {
+  parallel_ranges(n, threads, [&](int t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) fn(t, i);
+  });
+}
+
+// fn(i) for every i in [0, n), each thread taking the next item when it is done with one: for a few
+// items of uneven cost (the faces of a cube chart, the thinning's blocks of one colour).
+template <class Fn>
+void parallel_for_each_item(std::size_t n, int threads, Fn&& fn) {
+  std::atomic<std::size_t> next{0};
+  auto take = [&](int, int) {
+    for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) fn(i);
+  };
+  const int team = team_for(n, threads);
+  if (team > 1) run_team(team, take);
+  else take(0, 1);
 }
 
 }  // namespace nodegen
