@@ -305,6 +305,7 @@ TEST_F(CliTest, TerminatedRunLeavesNoTemporaries) {
 TEST_F(CliTest, BadOptionsAndFiles) {
   expect_input_error({"run", kSquare, "--backend", "tape"}, {"--backend", "tape"});
   expect_input_error({"run", kSquare, "--threads", "0"}, {"--threads"});
+  expect_input_error({"run", kSquare, "--threads", "100000"}, {"--threads", "at most 1024"});  // libgomp crashed here
   expect_input_error({"run", "absent.json"}, {"absent.json"});
   expect_input_error({"stats", "absent.h5"}, {"absent.h5", "does not exist"});
   write("text.json", "not hdf5");

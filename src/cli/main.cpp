@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("-o,--output", output,
                       "Output HDF5 file; its directory must exist (default: output/<domain stem>.h5 under the "
                       "current directory, output/ made if missing). The sidecar is the same name with .xdmf");
-  run_cmd->add_option("--threads", run.threads, "Worker threads (default: all cores)")->capture_default_str();
+  run_cmd->add_option("--threads", run.threads, "Worker threads, 1-1024 (default: all cores)")->capture_default_str();
   run_cmd->add_option("--backend", run.backend,
                       "Node storage: vm (virtual-memory reservation, default), vector (std::vector + lock), "
                       "suballoc (bit-heap suballocator). Same algorithm and nodes, different memory behaviour")
