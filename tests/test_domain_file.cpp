@@ -165,10 +165,36 @@ TEST_F(BadInput, BadFieldTypesAndValues) {
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"fill":{"seed":-3},"shape":{"type":"box","min":[0,0],"max":[1,1]}})"),
             file() + ": fill.seed: expected a non-negative integer, got -3");
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[1,0]]}})"),
-            file() + ": shape.points: a polygon ring needs at least 3 points, got 2");
+            file() + ": shape.points: a polygon ring needs at least 3 distinct points, got 2");
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"box","min":[1,0],"max":[0,1]}})"),
             file() + ": shape.max: must exceed min in every coordinate");
   EXPECT_EQ(error_of(R"([1, 2])"), file() + ": (top level): expected a JSON object, got an array");
+}
+
+// Rings that cross have no inside on either side of the crossing, so they are refused, with the point.
+TEST_F(BadInput, CrossingPolygonRings) {
+  const std::string why = "): the outline must not cross itself, nor a hole cross the outline or another hole";
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[1,1],[1,0],[0,1]]}})"),
+            file() + ": shape: the polygon's rings cross or touch at (0.5, 0.5" + why);  // a figure eight
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[1,0],[1,1],[0,1]],
+                        "holes":[[[0.5,0.5],[1.5,0.5],[1.5,0.6]]]}})"),
+            file() + ": shape: the polygon's rings cross or touch at (1, 0.5" + why);  // a hole through the outline
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[1,0],[1,1],[0.5,0],[0,1]]}})"),
+            file() + ": shape: the polygon's rings cross or touch at (0.5, 0" + why);  // a vertex on an edge
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[1,0],[1,1],[0,1]],
+                        "holes":[[[0.2,0.2],[0.6,0.2],[0.6,0.6]],[[0.4,0.1],[0.5,0.1],[0.5,0.5]]]}})"),
+            file() + ": shape: the polygon's rings cross or touch at (0.425, 0.2" + why);  // two holes (the crossing of least x)
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[2,0],[1,0],[1,1]]}})"),
+            file() + ": shape: the polygon's rings cross or touch at (1, 0" + why);  // an edge doubling back
+}
+
+// A ring closed by repeating its first point, or with a doubled vertex, is the same polygon.
+TEST_F(BadInput, RepeatedPointsAreOneVertex) {
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[1,0],[1,0],[1,1],[0,1],[0,0]],
+                        "holes":[[[0.2,0.2],[0.4,0.2],[0.4,0.4],[0.2,0.2]]]}})"),
+            "no error");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[1,0],[1,0],[0,0]]}})"),
+            file() + ": shape.points: a polygon ring needs at least 3 distinct points, got 2");
 }
 
 TEST(DomainFileErrors, MissingFile) {

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <numbers>
@@ -11,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "ring_crossings.hpp"
 #include "shape.hpp"
 
 namespace nodegen {
@@ -130,6 +132,9 @@ class Loader {
           for (std::size_t i = 0; i < holes.size(); ++i)
             rings.push_back(ring(holes[i], at + ".holes[" + std::to_string(i) + "]"));
         }
+        if (const auto x = geometry_detail::find_ring_crossing(rings))
+          fail(at, "the polygon's rings cross or touch at (" + num(x->x()) + ", " + num(x->y()) +
+                       "): the outline must not cross itself, nor a hole cross the outline or another hole");
         return make_polygon(std::move(rings), label);
       }
     }
@@ -220,7 +225,11 @@ class Loader {
     } else {
       fail(at, "expected an array of [x, y] points or a file name, got " + type_name(j));
     }
-    if (pts.size() < 3) fail(at, "a polygon ring needs at least 3 points, got " + std::to_string(pts.size()));
+    // A point repeated next to itself (an outline file that closes the ring by repeating its first
+    // point, a doubled vertex) is one vertex: zero-length edges have no direction for a normal.
+    pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
+    while (pts.size() > 1 && pts.back() == pts.front()) pts.pop_back();
+    if (pts.size() < 3) fail(at, "a polygon ring needs at least 3 distinct points, got " + std::to_string(pts.size()));
     return pts;
   }
 
