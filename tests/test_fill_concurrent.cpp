@@ -12,6 +12,7 @@
 #include "fill_test_support.hpp"
 #include "nodegen/fill/pnp_fill.hpp"
 #include "nodegen/fill/spatial_locks.hpp"
+#include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
 #include "nodegen/storage/thread_team.hpp"
@@ -115,6 +116,46 @@ TEST(FillConcurrent, VariableSpacingDisk) {
   EXPECT_LT(hole_ratios<2>(d, disk, hf, 0.07, 20000, 12).back(), 1.1);
 }
 
+// A steep grading (h from 0.004 to 0.304 across the disk, 76x): the lock grid is sized for the small h
+// where most nodes are, so a node with large h has a ball over more cells than a group may lock, and
+// takes the stripes of all of them (the large stripe sets of SpatialLocks). The guarantee in terms of
+// the later node's parent p: |a - b| >= zeta h(p), and h(b) <= h(p) (1 + max |grad h|), with
+// max |grad h| = 0.9 here; a race shows as two nodes almost on top of each other.
+TEST(FillConcurrent, SteeplyGradedSpacing) {
+  const testing::DiskDomain domain;
+  const Spacing spacing = Spacing::expression("0.004 + 0.3 * ((x + 1) / 2)^6");
+  const auto boundary = testing::disk_boundary(domain, spacing);
+  auto h = spacing.evaluator();
+  auto hf = [&](const Vec<2>& p) { return h(p); };
+  for (std::uint64_t seed : {21, 22}) {
+    const auto serial = pnp_fill<2, VmStore>(domain, spacing, boundary, params(2, seed), threads(1));
+    const auto d = pnp_fill<2, VmStore>(domain, spacing, boundary, params(2, seed), threads(kThreads));
+    // Through a k-d tree: a uniform grid with cells of the largest h would hold thousands of nodes per
+    // cell where h is small.
+    KdTree<2> tree(d.positions.size());
+    for (std::size_t i = 0; i < d.positions.size(); ++i) tree.insert(d.positions[i], static_cast<std::uint32_t>(i));
+    double worst = INFINITY;  // smallest |a - b| / min(h(a), h(b)) over pairs with an interior node
+    for (std::size_t i = d.boundary_count; i < d.positions.size(); ++i)
+      tree.for_each_within(d.positions[i], hf(d.positions[i]), [&](std::uint32_t j, const Vec<2>& q) {
+        if (j != i) worst = std::min(worst, (q - d.positions[i]).norm() / std::min(hf(d.positions[i]), hf(q)));
+      });
+    EXPECT_GE(worst, kZeta / 1.9 - 1e-12) << "seed " << seed;  // measured 0.67-0.74
+    const double ratio = static_cast<double>(d.positions.size()) / static_cast<double>(serial.positions.size());
+    EXPECT_NEAR(ratio, 1.0, 0.03) << d.positions.size() << " nodes vs " << serial.positions.size() << " serial";
+    // Coverage: the largest distance from a random point of the disk to the nearest node, / h there.
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> coord(-1.0, 1.0);
+    double hole = 0.0;
+    for (int k = 0; k < 20000;) {
+      const Vec<2> x(coord(rng), coord(rng));
+      if (!domain.contains(x)) continue;
+      hole = std::max(hole, tree.nearest(x)->second / hf(x));
+      ++k;
+    }
+    EXPECT_LT(hole, 1.2);  // measured 0.91-0.95
+  }
+}
+
 TEST(FillConcurrent, NodeCapStopsEveryThread) {
   const auto domain = unit_box<2>();
   FillParams p = params(2, 13);
@@ -139,14 +180,20 @@ TEST(SpatialLocks, ConflictingBallsShareAStripe) {
     locks.stripes_of_ball(ca, ra, a);
     locks.stripes_of_ball(cb, rb, b);
     ASSERT_FALSE(a.all);
-    ASSERT_LE(a.count, 4);
-    for (int i = 1; i < a.count; ++i) ASSERT_LT(a.stripe[i - 1], a.stripe[i]);
+    ASSERT_LE(a.stripe.size(), 4u);
+    for (std::size_t i = 1; i < a.stripe.size(); ++i) ASSERT_LT(a.stripe[i - 1], a.stripe[i]);
     bool shared = false;
-    for (int i = 0; i < a.count; ++i)
-      for (int j = 0; j < b.count; ++j) shared = shared || a.stripe[i] == b.stripe[j];
+    for (std::uint32_t x : a.stripe)
+      for (std::uint32_t y : b.stripe) shared = shared || x == y;
     ASSERT_TRUE(shared) << "trial " << trial;
   }
-  locks.stripes_of_ball(Vec<2>(0.5, 0.5), 10.0, a);  // far larger than a cell: every stripe
+  EXPECT_FALSE(locks.stripes_of_ball(Vec<2>(0.5, 0.5), 10.0, a));  // far larger than a group may lock
+  EXPECT_TRUE(a.all);
+  // A single node's ball takes the stripes of all its cells; with as many cells as stripes, every stripe.
+  EXPECT_TRUE(locks.stripes_of_ball(Vec<2>(0.5, 0.5), 0.25, a, decltype(locks)::kUnlimited));  // 6 x 6 cells
+  EXPECT_FALSE(a.all);
+  EXPECT_LE(a.stripe.size(), 36u);
+  EXPECT_TRUE(locks.stripes_of_ball(Vec<2>(0.5, 0.5), 10.0, a, decltype(locks)::kUnlimited));
   EXPECT_TRUE(a.all);
 }
 
@@ -162,13 +209,13 @@ TEST(SpatialLocks, StripeSetsIn3DAreSortedAndCoverTheBall) {
     const double r = rad(rng);
     locks.stripes_of_ball(c, r, big);
     ASSERT_FALSE(big.all);
-    ASSERT_LE(big.count, 27);
-    for (int i = 1; i < big.count; ++i) ASSERT_LT(big.stripe[i - 1], big.stripe[i]) << "trial " << trial;
+    ASSERT_LE(big.stripe.size(), 27u);
+    for (std::size_t i = 1; i < big.stripe.size(); ++i) ASSERT_LT(big.stripe[i - 1], big.stripe[i]) << "trial " << trial;
     for (int k = 0; k < 8; ++k) {
       const Vec<3> q = c + r * 0.999 * Vec<3>(k & 1 ? 1 : -1, k & 2 ? 1 : -1, k & 4 ? 1 : -1);
       locks.stripes_of_ball(q, 1e-9, corner);
-      ASSERT_EQ(corner.count, 1);
-      ASSERT_TRUE(std::binary_search(big.stripe.begin(), big.stripe.begin() + big.count, corner.stripe[0]))
+      ASSERT_EQ(corner.stripe.size(), 1u);
+      ASSERT_TRUE(std::binary_search(big.stripe.begin(), big.stripe.end(), corner.stripe[0]))
           << "trial " << trial << " corner " << k;
     }
   }
@@ -181,7 +228,7 @@ TEST(SpatialLocks, LargeBoxesTakeEveryStripe) {
   fill_detail::SpatialLocks<2>::StripeSet set;
   EXPECT_TRUE(locks.stripes_of_box(Vec<2>(0.5, 0.5), Vec<2>(7.5, 7.5), set));  // 8 x 8 cells
   EXPECT_FALSE(set.all);
-  EXPECT_EQ(set.count, 64);  // 1024 stripes: no collisions among these 64 cells with this hash
+  EXPECT_EQ(set.stripe.size(), 64u);  // 1024 stripes: no collisions among these 64 cells with this hash
   EXPECT_FALSE(locks.stripes_of_box(Vec<2>(0.5, 0.5), Vec<2>(8.5, 7.5), set));  // 9 x 8
   EXPECT_TRUE(set.all);
 }
@@ -211,7 +258,7 @@ TEST(SpatialLocks, MutualExclusionUnderContention) {
       if (set.all) {
         for (std::size_t k = 0; k < 8; ++k) bump(counters[k]), ++mine[k];
       } else {
-        for (int k = 0; k < set.count; ++k) bump(counters[set.stripe[k]]), ++mine[set.stripe[k]];
+        for (std::uint32_t k : set.stripe) bump(counters[k]), ++mine[k];
       }
       locks.unlock(set);
     }

@@ -212,33 +212,52 @@ class PnpFill {
     report_progress(n);
   }
 
-  // Cell edge of the lock grid: twice the diameter of the largest query ball, so a group of nearby
-  // expansions touches a handful of cells (12 stripes per group in 2D, 24 in 3D, measured). Larger cells
-  // make the two threads' groups exclude each other more often where their stretches of the front meet;
-  // smaller ones mean more stripes per group (1 diameter: 2D 2.35e6 vs 2.62e6 nodes/s at 2 threads,
-  // single runs, third session). h is sampled on a grid over the bounding box and at the nb boundary
-  // nodes (the first nb slots of the store); if the sample misses a larger h somewhere, groups there
-  // touch more cells, which expand_group handles.
+  // Cell edge of the lock grid: twice the diameter of the query ball of a typical node, so a group of
+  // nearby expansions touches a handful of cells (12 stripes per group in 2D, 24 in 3D, measured at
+  // constant h). Larger cells make the two threads' groups exclude each other more often where their
+  // stretches of the front meet; smaller ones mean more stripes per group (1 diameter: 2D 2.35e6 vs
+  // 2.62e6 nodes/s at 2 threads, single runs, third session). "Typical" is counted over the nodes,
+  // not over the volume: h is sampled on a grid over the bounding box (inside the domain), each
+  // sample weighted by the node density there, 1/h^D, and the h below which 90 % of the nodes lie is
+  // taken. Sizing by the largest h instead left a graded spacing (h from 0.008 to 0.108 over a unit
+  // cube) with 8 cells in all, so the two threads held the same stripes all the time and 2 threads
+  // were no faster than 1. The 90 % point (rather than the median, 75 %, 97 % or 99.5 %) was the
+  // fastest on graded 2D and 3D boxes at 2 threads, 2-3 runs each (bench/RESULTS.md).
   double lock_cell_size(std::size_t nb) const {
     auto h = spacing_.evaluator();
     const auto& box = domain_.bounding_box();
     constexpr int kSamples = D == 2 ? 64 : 24;
-    double hmax = 0.0;
+    std::vector<std::pair<double, double>> samples;  // (h, weight)
+    auto sample = [&](const Vec<D>& x) {
+      const double hx = h(x);
+      if (hx > 0.0 && std::isfinite(hx)) samples.emplace_back(hx, std::pow(hx, -D));
+    };
     std::array<int, D> idx{};
     for (;;) {
       Vec<D> x;
       for (int a = 0; a < D; ++a) x[a] = box.lo[a] + (box.hi[a] - box.lo[a]) * (idx[static_cast<std::size_t>(a)] + 0.5) / kSamples;
-      hmax = std::max(hmax, h(x));
+      if (domain_.contains(x)) sample(x);
       int a = 0;
       while (a < D && idx[static_cast<std::size_t>(a)] == kSamples - 1) idx[static_cast<std::size_t>(a++)] = 0;
       if (a == D) break;
       ++idx[static_cast<std::size_t>(a)];
     }
-    for (std::size_t i = 0; i < nb; ++i) hmax = std::max(hmax, h(to_vec<D>(store_.get(i))));
+    if (samples.empty())  // a domain too thin for the grid: its boundary nodes (the first nb slots) instead
+      for (std::size_t i = 0; i < nb; ++i) sample(to_vec<D>(store_.get(i)));
     const double extent = (box.hi - box.lo).maxCoeff();
-    if (!(hmax > 0.0) || !std::isfinite(hmax)) hmax = extent > 0 ? extent : 1.0;
+    double typical = extent > 0 ? extent : 1.0;
+    if (!samples.empty()) {
+      std::sort(samples.begin(), samples.end());
+      double total = 0.0, running = 0.0;
+      for (const auto& [hx, w] : samples) total += w;
+      for (const auto& [hx, w] : samples)
+        if ((running += w) >= 0.9 * total) {
+          typical = hx;
+          break;
+        }
+    }
     constexpr double kBallDiametersPerCell = 2.0;
-    return kBallDiametersPerCell * 2.0 * reach(hmax) * 1.001;
+    return kBallDiametersPerCell * 2.0 * reach(typical) * 1.001;
   }
 
   // Radius of the ball around p that holds every node able to reject a candidate of p.
@@ -306,8 +325,10 @@ class PnpFill {
 
   // Expands nodes [from, to) of the current run (slots first + k) while holding the stripes of every
   // cell their query balls touch. A group whose balls spread over more than SpatialLocks::kMaxStripes
-  // cells is split in halves; a single node whose ball does (h larger than the lock grid was sized
-  // for) is expanded under every stripe.
+  // cells is split in halves; a single node whose ball does (h well above the typical h the lock grid
+  // was sized for) takes the stripes of all the cells its ball touches. Such nodes are rare in
+  // proportion: where h is k times the typical h, a node takes about k^D times the stripes, and there
+  // are k^D times fewer nodes per volume.
   void expand_group(std::size_t first, std::size_t from, std::size_t to, Scratch& s) {
     Vec<D> lo = s.run_pos[from], hi = lo;
     for (std::size_t k = from; k < to; ++k) {
@@ -315,7 +336,8 @@ class PnpFill {
       lo = lo.cwiseMin(Vec<D>(s.run_pos[k].array() - reach_k));
       hi = hi.cwiseMax(Vec<D>(s.run_pos[k].array() + reach_k));
     }
-    if (!locks_->stripes_of_box(lo, hi, s.stripes) && to - from > 1) {
+    const std::size_t limit = to - from > 1 ? SpatialLocks<D>::kMaxStripes : SpatialLocks<D>::kUnlimited;
+    if (!locks_->stripes_of_box(lo, hi, s.stripes, limit)) {
       const std::size_t mid = from + (to - from) / 2;
       expand_group(first, from, mid, s);
       expand_group(first, mid, to, s);

@@ -9,8 +9,10 @@
 //
 // A box's stripe set is the stripes of the cells it touches, sorted and deduplicated: stripes are
 // always taken in ascending order and no thread waits for another stripe set while it holds one, so
-// there is no deadlock. A box that touches more cells than fit the small fixed set gets the set "every
-// stripe" (stripes_of_box returns false, so the caller can first try smaller boxes); still correct.
+// there is no deadlock. A box over more cells than the caller's limit is refused (stripes_of_box
+// returns false), so the fill can try smaller groups first; a single node takes the stripes of all the
+// cells its ball touches, however many (the set "every stripe" only when they are at least as many as
+// the stripes). Any cell size is correct; the cell size only decides how much locking costs.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -18,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "nodegen/spatial/point.hpp"
 #include "nodegen/storage/spin_lock.hpp"
@@ -27,12 +30,13 @@ namespace nodegen::fill_detail {
 template <int D>
 class SpatialLocks {
  public:
-  static constexpr int kMaxStripes = 64;  // per box; beyond it the set is "all stripes"
+  static constexpr std::size_t kMaxStripes = 64;  // per group box (the fill splits larger groups)
+  static constexpr std::size_t kUnlimited = ~std::size_t{0};
 
   struct StripeSet {
-    std::array<std::uint32_t, kMaxStripes> stripe;
-    int count = 0;
-    bool all = false;
+    std::vector<std::uint32_t> stripe;  // sorted, unique: the lock order
+    bool all = false;                   // every stripe instead
+    StripeSet() { stripe.reserve(kMaxStripes); }
   };
 
   // `origin`: any point (the domain's lower corner); `cell`: the cell edge, > 0; `stripes_log2`: table size.
@@ -45,33 +49,35 @@ class SpatialLocks {
   }
 
   // The stripes of every cell that the box [lo, hi] touches. Returns false (and the set "all") when
-  // that is more than kMaxStripes cells.
-  bool stripes_of_box(const Vec<D>& lo, const Vec<D>& hi, StripeSet& set) const {
+  // that is more than `limit` cells. A box over at least as many cells as there are stripes gets the set
+  // "all" (returning true if the limit allows it).
+  bool stripes_of_box(const Vec<D>& lo, const Vec<D>& hi, StripeSet& set, std::size_t limit = kMaxStripes) const {
     std::array<std::int64_t, D> first, last;
-    std::int64_t cells = 1;
+    double cells = 1;  // as a double: a huge box must not overflow the count
     for (int a = 0; a < D; ++a) {
       first[a] = cell_coord(lo[a] - origin_[a]);
       last[a] = cell_coord(hi[a] - origin_[a]);
-      cells *= last[a] - first[a] + 1;
+      cells *= static_cast<double>(last[a] - first[a] + 1);
     }
-    set.count = 0;
-    set.all = cells > kMaxStripes;
-    if (set.all) return false;
+    set.stripe.clear();
+    set.all = cells > static_cast<double>(limit) || cells >= static_cast<double>(mask_) + 1.0;
+    if (cells > static_cast<double>(limit)) return false;
+    if (set.all) return true;
     std::array<std::int64_t, D> c = first;
     for (;;) {
-      set.stripe[static_cast<std::size_t>(set.count++)] = stripe_of(c);
+      set.stripe.push_back(stripe_of(c));
       int a = 0;
       while (a < D && c[a] == last[a]) c[a] = first[a], ++a;
       if (a == D) break;
       ++c[a];
     }
-    std::sort(set.stripe.begin(), set.stripe.begin() + set.count);
-    set.count = static_cast<int>(std::unique(set.stripe.begin(), set.stripe.begin() + set.count) - set.stripe.begin());
+    std::sort(set.stripe.begin(), set.stripe.end());
+    set.stripe.erase(std::unique(set.stripe.begin(), set.stripe.end()), set.stripe.end());
     return true;
   }
 
-  bool stripes_of_ball(const Vec<D>& centre, double radius, StripeSet& set) const {
-    return stripes_of_box(centre.array() - radius, centre.array() + radius, set);
+  bool stripes_of_ball(const Vec<D>& centre, double radius, StripeSet& set, std::size_t limit = kMaxStripes) const {
+    return stripes_of_box(centre.array() - radius, centre.array() + radius, set, limit);
   }
 
   // Takes the stripes in ascending order (acquire: every insertion made under them before their last
@@ -80,7 +86,7 @@ class SpatialLocks {
     if (set.all) {
       for (std::uint32_t s = 0; s <= mask_; ++s) spin_lock(words_[s]);
     } else {
-      for (int i = 0; i < set.count; ++i) spin_lock(words_[set.stripe[static_cast<std::size_t>(i)]]);
+      for (std::uint32_t w : set.stripe) spin_lock(words_[w]);
     }
   }
 
@@ -88,7 +94,7 @@ class SpatialLocks {
     if (set.all) {
       for (std::uint32_t s = 0; s <= mask_; ++s) spin_unlock(words_[s]);
     } else {
-      for (int i = 0; i < set.count; ++i) spin_unlock(words_[set.stripe[static_cast<std::size_t>(i)]]);
+      for (std::uint32_t w : set.stripe) spin_unlock(words_[w]);
     }
   }
 
