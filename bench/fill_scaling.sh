@@ -9,19 +9,27 @@
 # process (bench/fill --independent), the most two threads can give on this machine at that moment
 # (shared caches, page faults, the host's scheduling of the two vCPUs); the summary then also gives
 # that ceiling's ratio to the 1-thread rate and the fill's share of it (its ratio / the ceiling's).
+# DOMAIN=FILE.json fills that domain file instead of the unit box (boundary placement included; DIM is
+# then ignored, and NODES = - keeps the file's own spacing, e.g. a graded one):
+#   DOMAIN=bench/domains/cube_graded.json bench/fill_scaling.sh 6 3 - build/release/bench/fill
 set -eu
 rounds=$1 dim=$2 nodes=$3; shift 3
 bins=("$@")
 lock=(); command -v flock >/dev/null && lock=(flock /tmp/nodegen-cpu.lock)
 out=$(mktemp); trap 'rm -f "$out"' EXIT
 modes="1 2"; [[ "${CEILING:-0}" == 1 ]] && modes="1 2 c"
+what=(--dim "$dim" --nodes "$nodes")
+if [[ -n "${DOMAIN:-}" ]]; then
+  [[ "${CEILING:-0}" == 1 ]] && { echo "fill_scaling.sh: CEILING runs on the unit box only, not with DOMAIN" >&2; exit 2; }
+  what=(--domain "$DOMAIN"); [[ "$nodes" != - ]] && what+=(--nodes "$nodes")
+fi
 for r in $(seq 1 "$rounds"); do
   order=("${!bins[@]}"); these=$modes
   if (( r % 2 == 0 )); then order=($(printf '%s\n' "${order[@]}" | tac)); these=$(tr ' ' '\n' <<<"$modes" | tac | tr '\n' ' '); fi
   for b in "${order[@]}"; do
     for m in $these; do
       args=(--threads "$m"); [[ $m == c ]] && args=(--threads 2 --independent)
-      line=$("${lock[@]}" "${bins[$b]}" --dim "$dim" --nodes "$nodes" "${args[@]}" --no-quality | tail -1)
+      line=$("${lock[@]}" "${bins[$b]}" "${what[@]}" "${args[@]}" --no-quality | tail -1)
       rate=$(sed -n 's/.* nodes_per_s=\([0-9.e+]*\).*/\1/p' <<<"$line")
       echo "round=$r bin=$b threads=$m nodes_per_s=$rate" | tee -a "$out"
     done
