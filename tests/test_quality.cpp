@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <numbers>
+#include <utility>
+#include <vector>
 
 #include "nodegen/io/quality.hpp"
 
@@ -159,27 +161,26 @@ TEST(Quality, ReportDoesNotDependOnThreadCount) {
   EXPECT_NEAR(one.nn_over_h.mean, five.nn_over_h.mean, 1e-12);  // summation order differs
 }
 
-TEST(Quality, CoincidentNodesGiveZeroDistance) {
+// Three interior 2D nodes at `positions` (x0, y0, x1, y1, x2, y2), h = 0.1 at each.
+NodeArrays three_nodes(std::vector<double> positions) {
   NodeArrays nodes;
   nodes.dim = 2;
-  nodes.positions = {0.5, 0.5, 0.5, 0.5, 0.9, 0.9};
+  nodes.positions = std::move(positions);
   nodes.types = {1, 1, 1};
   nodes.bmap = {-1, -1, -1};
   nodes.h = {0.1, 0.1, 0.1};
-  const auto r = quality_report<2>(nodes, nullptr, QualityOptions{});
+  return nodes;
+}
+
+TEST(Quality, CoincidentNodesGiveZeroDistance) {
+  const auto r = quality_report<2>(three_nodes({0.5, 0.5, 0.5, 0.5, 0.9, 0.9}), nullptr, QualityOptions{});
   EXPECT_EQ(r.nn_over_h.min, 0.0);
 }
 
 // More threads than nodes: the team is cut to one thread per node, and the threads that do not run
 // must not count in the summary (an unwritten per-thread entry, NaN by default, would make the mean NaN).
 TEST(Quality, MoreThreadsThanNodes) {
-  NodeArrays nodes;
-  nodes.dim = 2;
-  nodes.positions = {0.1, 0.1, 0.3, 0.1, 0.1, 0.5};
-  nodes.types = {1, 1, 1};
-  nodes.bmap = {-1, -1, -1};
-  nodes.h = {0.1, 0.1, 0.1};
-  const auto r = quality_report<2>(nodes, nullptr, QualityOptions{0, 1, 8});
+  const auto r = quality_report<2>(three_nodes({0.1, 0.1, 0.3, 0.1, 0.1, 0.5}), nullptr, QualityOptions{0, 1, 8});
   EXPECT_NEAR(r.nn_over_h.min, 2.0, 1e-12);
   EXPECT_NEAR(r.nn_over_h.max, 4.0, 1e-12);
   EXPECT_NEAR(r.nn_over_h.mean, 8.0 / 3.0, 1e-12);
