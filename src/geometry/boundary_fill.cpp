@@ -228,13 +228,25 @@ void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, Bound
   // torus and gear meshes: mean nearest neighbour 1.00 h, minimum 0.92 h).
   constexpr double radius_factor = 0.92;
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::vector<Vec<3>> samples;
-  std::vector<std::uint32_t> triangle_of;
+  // Samples per triangle, expected; their sum (each rounded up) sizes the sample arrays at once. Grown
+  // by push_back instead, the arrays doubled past the count and, while being copied, held old and new
+  // copies: the peak of a mesh domain's run (torus, 1e6 nodes: 133 MB, against 94 MB in the fill).
+  std::vector<double> expected_of(triangles.size());
+  std::size_t bound = 0;
   for (std::uint32_t t = 0; t < triangles.size(); ++t) {
     const auto& tri = triangles[t];
     const double area = 0.5 * (tri.b - tri.a).cross(tri.c - tri.a).norm();
     const double h = sink.h(Vec<3>((tri.a + tri.b + tri.c) / 3.0));
-    const double expected = samples_per_h2 * area / (h * h);
+    expected_of[t] = samples_per_h2 * area / (h * h);
+    bound += static_cast<std::size_t>(expected_of[t]) + 1;
+  }
+  std::vector<Vec<3>> samples;
+  std::vector<std::uint32_t> triangle_of;
+  samples.reserve(bound);
+  triangle_of.reserve(bound);
+  for (std::uint32_t t = 0; t < triangles.size(); ++t) {
+    const auto& tri = triangles[t];
+    const double expected = expected_of[t];
     auto count = static_cast<std::size_t>(expected);
     if (unit(sink.rng()) < expected - static_cast<double>(count)) ++count;
     for (std::size_t i = 0; i < count; ++i) {
