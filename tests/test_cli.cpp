@@ -265,6 +265,18 @@ TEST_F(CliTest, ImpossibleSpacing) {
   expect_input_error({"run", "tiny.json"}, {"tiny.json", "spacing"});
 }
 
+// A spacing wider than the domain is not an error (the boundary nodes are a valid, if coarse, answer),
+// but the run says on stderr that nothing went inside, even with --quiet; a normal run says nothing.
+TEST_F(CliTest, NoInteriorNodesIsAWarning) {
+  write("speck.json", R"({"dim": 3, "spacing": 0.02, "shape": {"type": "sphere", "center": [0, 0, 0], "radius": 0.001}})");
+  const Result r = run({"run", "speck.json", "-o", "speck.h5", "--quiet"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(r.err_lines().size(), 1u) << r.err;
+  EXPECT_EQ(r.err_lines()[0].rfind("nodegen: warning: speck.json: spacing: no interior nodes", 0), 0u) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "speck.h5"));
+  EXPECT_EQ(run({"run", kSquare, "-o", "square.h5", "--quiet"}).err, "");
+}
+
 TEST_F(CliTest, NodeCapReached) {
   expect_input_error({"run", kSquare, "--max-nodes", "2000"}, {"square.json", "max_nodes", "node cap of 2000"});
 }

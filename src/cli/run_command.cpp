@@ -223,6 +223,12 @@ int run_command(const RunArgs& args) {
                                 {"seed", domain.fill.seed},
                                 {"output", output.string()}});
   }
+  // The run succeeded, but a spacing as wide as the domain leaves nothing inside it (a ball smaller
+  // than h becomes one node): say so even with --quiet, since the file alone would not tell.
+  if (nodes == boundary)
+    std::fprintf(stderr, "nodegen: warning: %s: spacing: no interior nodes were placed (h = %s is as wide as the "
+                         "domain, or wider); the output holds only the %zu boundary node%s\n",
+                 args.domain.string().c_str(), domain.spacing.describe().c_str(), boundary, boundary == 1 ? "" : "s");
   if (!args.quiet) {
     std::printf("nodegen: %zu nodes (%zu boundary, %zu interior) in %.2f s (fill %.2f s, %.3g nodes/s, %d thread%s, %s), "
                 "peak memory %s -> %s\n",
