@@ -277,6 +277,24 @@ TEST_F(CliTest, NoInteriorNodesIsAWarning) {
   EXPECT_EQ(run({"run", kSquare, "-o", "square.h5", "--quiet"}).err, "");
 }
 
+// -o naming the domain file (or a name whose sidecar is the domain file), or a report over an output:
+// refused before anything is written, and the domain file is left as it was.
+TEST_F(CliTest, OutputsNeverOverwriteTheDomainFile) {
+  const std::string text = R"({"dim": 2, "spacing": 0.05, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})";
+  write("d.json", text);
+  expect_input_error({"run", "d.json", "-o", "d.json"}, {"d.json", "output", "would overwrite the domain file"});
+  write("d.xdmf", text);  // the sidecar of d.h5 (not through expect_input_error: it counts d.xdmf as an output)
+  const Result r = run({"run", "d.xdmf", "-o", "d.h5"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("d.h5: output: would overwrite the domain file"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir_ / "d.xdmf"), text);
+  EXPECT_FALSE(fs::exists(dir_ / "d.h5"));
+  fs::remove(dir_ / "d.xdmf");
+  expect_input_error({"run", "d.json", "-o", "x.h5", "--report", "./d.json"}, {"report", "would overwrite"});
+  expect_input_error({"run", "d.json", "-o", "x.h5", "--report", "x.xdmf"}, {"report", "would overwrite"});
+  EXPECT_EQ(slurp(dir_ / "d.json"), text);
+}
+
 TEST_F(CliTest, NodeCapReached) {
   expect_input_error({"run", kSquare, "--max-nodes", "2000"}, {"square.json", "max_nodes", "node cap of 2000"});
 }

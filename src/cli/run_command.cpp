@@ -20,6 +20,7 @@
 #include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/io/output.hpp"
 #include "nodegen/io/pending_file.hpp"
+#include "nodegen/io/xdmf_writer.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/thread_team.hpp"
 #include "progress_bar.hpp"
@@ -117,6 +118,22 @@ fs::path default_output_for(const fs::path& domain) {
   return fs::path("output") / domain.filename().replace_extension(".h5");
 }
 
+// The run's outputs (the HDF5 file, its XDMF sidecar, the report) must not replace the domain file or
+// each other: `-o square.json` used to write HDF5 over the domain file it had just read.
+void refuse_overwriting_inputs(const RunArgs& args, const fs::path& output) {
+  auto same = [](const fs::path& a, const fs::path& b) {
+    std::error_code ec;
+    return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec) && !ec;
+  };
+  const fs::path sidecar = io::xdmf_path_for(output);
+  for (const fs::path& out : {output, sidecar})
+    if (same(out, args.domain))
+      throw InputError(output.string(), "output", "would overwrite the domain file " + args.domain.string() +
+                                                      "; give another -o");
+  if (args.report && (same(*args.report, args.domain) || same(*args.report, output) || same(*args.report, sidecar)))
+    throw InputError(args.report->string(), "report", "would overwrite the domain file or the run's output; give another path");
+}
+
 int run_command(const RunArgs& args) {
   const auto start = Clock::now();
   if (args.threads < 1) throw InputError("--threads", "value", "must be at least 1");
@@ -139,6 +156,7 @@ int run_command(const RunArgs& args) {
 
   // Reserve the output files before filling, so a bad output path fails now and not after the fill.
   fs::path output = args.output ? *args.output : default_output_for(args.domain);
+  refuse_overwriting_inputs(args, output);
   CreatedDirectory made_here;
   if (!args.output) made_here = CreatedDirectory(output.parent_path());  // only the default folder is made
   std::optional<HoldSignals> hold(std::in_place);  // until the temporaries are registered for removal
