@@ -274,6 +274,10 @@ TEST_F(CliTest, NoInteriorNodesIsAWarning) {
   ASSERT_EQ(r.err_lines().size(), 1u) << r.err;
   EXPECT_EQ(r.err_lines()[0].rfind("nodegen: warning: speck.json: spacing: no interior nodes", 0), 0u) << r.err;
   EXPECT_TRUE(fs::exists(dir_ / "speck.h5"));
+  const Result stats = run({"stats", "speck.h5"});  // one node: no nearest-neighbour figures, not "nan"
+  EXPECT_EQ(stats.status, 0) << stats.err;
+  EXPECT_NE(stats.out.find("nn / h      -   (fewer than 2 nodes"), std::string::npos) << stats.out;
+  EXPECT_EQ(stats.out.find("nan"), std::string::npos) << stats.out;
   EXPECT_EQ(run({"run", kSquare, "-o", "square.h5", "--quiet"}).err, "");
 }
 

@@ -84,8 +84,11 @@ int stats_command(const std::filesystem::path& file, bool json, int samples) {
   std::printf("file        %s\n", file.c_str());
   std::printf("nodes       %zu (%zu boundary, %zu interior), %dD\n", r.nodes, r.boundary_nodes, r.interior_nodes,
               nodes.dim);
-  std::printf("nn / h      min %.4f  mean %.4f  max %.4f   (nearest other node / h at the node)\n", r.nn_over_h.min,
-              r.nn_over_h.mean, r.nn_over_h.max);
+  if (r.nodes >= 2)
+    std::printf("nn / h      min %.4f  mean %.4f  max %.4f   (nearest other node / h at the node)\n", r.nn_over_h.min,
+                r.nn_over_h.mean, r.nn_over_h.max);
+  else
+    std::printf("nn / h      -   (fewer than 2 nodes: no nearest other node)\n");
   if (domain) {
     std::printf("packing     %.4f   (balls of diameter h / %s %.6g; densest possible %s)\n", r.packing_density,
                 nodes.dim == 2 ? "area" : "volume", r.measure,
