@@ -44,7 +44,7 @@ for b, name in enumerate(sys.argv[2:]):
     def pairs(m):
         return [rate[(r, m)] / rate[(r, "1")] for (r, t) in rate if t == "1" and (r, m) in rate]
     p = pairs("2")
-    print(f"{name}: 1 thread {med['1']:.3g}, 2 threads {med['2']:.3g} nodes/s (medians of {len(p)}): "
+    print(f"{name}: 1 thread {med['1']:.3g}, 2 threads {med['2']:.3g} nodes/s (medians over {len(p)} rounds): "
           f"{med['2'] / med['1']:.2f}x; pairs median {st.median(p):.2f}x (range {min(p):.2f}-{max(p):.2f})")
     if "c" in med:
         c = pairs("c")

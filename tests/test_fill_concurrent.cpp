@@ -156,6 +156,16 @@ TEST(FillConcurrent, SteeplyGradedSpacing) {
   }
 }
 
+// A node whose ball covers more cells than a stripe set can count (h 1e12 times the typical h here)
+// still gets a set (every stripe): the fill used to split such a lone node into itself forever, and
+// the run never ended (helper review, fifth session).
+TEST(FillConcurrent, HugeSpacingAtSomeNodesStillFinishes) {
+  const auto domain = unit_box<2>();
+  const Spacing spacing = Spacing::expression("0.01 + 1e10 * (x > 0.9999)");
+  const auto d = pnp_fill<2, VmStore>(domain, spacing, box_boundary<2>(domain.box, 0.01), params(2, 31), threads(kThreads));
+  EXPECT_GT(d.positions.size(), 8000u);
+}
+
 TEST(FillConcurrent, NodeCapStopsEveryThread) {
   const auto domain = unit_box<2>();
   FillParams p = params(2, 13);

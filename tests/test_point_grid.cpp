@@ -51,6 +51,15 @@ void check_against_brute_force(std::uint64_t seed) {
 TEST(PointGrid, MatchesBruteForce2D) { check_against_brute_force<2>(1); }
 TEST(PointGrid, MatchesBruteForce3D) { check_against_brute_force<3>(2); }
 
+// A radius many orders above the cell size (a spacing of 1e10 somewhere): answered by looking at every
+// point, not by walking 1e24 cells.
+TEST(PointGrid, HugeRadiusAnswersAtOnce) {
+  PointGrid<3> grid(0.01);
+  grid.insert(Vec<3>(5, 5, 5));
+  EXPECT_TRUE(grid.any_within(Vec<3>(0, 0, 0), 1e10));
+  EXPECT_FALSE(grid.any_within(Vec<3>(-1e11, 0, 0), 1e10));
+}
+
 TEST(PointGrid, StrictDistanceAndEmptyGrid) {
   PointGrid<3> grid(0.5);
   EXPECT_FALSE(grid.any_within(Vec<3>(0, 0, 0), 10.0));

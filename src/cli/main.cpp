@@ -2,6 +2,7 @@
 // Exit status: 0 success, 2 bad input (one line "nodegen: error: FILE: FIELD: REASON"), 1 internal error.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
   app.footer("Run 'nodegen run --help' or 'nodegen stats --help' for the options of each command.");
 
   nodegen::cli::RunArgs run;
-  run.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  run.threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, static_cast<unsigned>(nodegen::cli::kMaxThreads)));
   std::string output, report;
   std::uint64_t seed = 0;
   std::size_t max_nodes = 0;

@@ -137,9 +137,6 @@ void refuse_overwriting_inputs(const RunArgs& args, const fs::path& output) {
 int run_command(const RunArgs& args) {
   const auto start = Clock::now();
   if (args.threads < 1) throw InputError("--threads", "value", "must be at least 1");
-  // Far more threads than any machine has cores only costs (and libgomp crashes or exits while
-  // starting tens of thousands), so the value is bounded where oversubscription stops being a test.
-  constexpr int kMaxThreads = 1024;
   if (args.threads > kMaxThreads)
     throw InputError("--threads", "value", "must be at most " + std::to_string(kMaxThreads) + " (this machine has " +
                                                std::to_string(std::thread::hardware_concurrency()) + " hardware threads)");

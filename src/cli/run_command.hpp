@@ -21,6 +21,11 @@ struct RunArgs {
   std::optional<std::filesystem::path> report;  // --report FILE.json
 };
 
+// The most worker threads a run takes: far more than any machine has cores only costs (and libgomp
+// crashes or exits while starting tens of thousands), so --threads is bounded where oversubscription
+// stops being a test; the default (all cores) is clamped to it too.
+inline constexpr int kMaxThreads = 1024;
+
 // The default output path for a domain file: output/<stem>.h5 relative to the current directory.
 std::filesystem::path default_output_for(const std::filesystem::path& domain);
 

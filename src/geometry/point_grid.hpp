@@ -9,6 +9,7 @@
 // cells per axis, which mostly lie in one block: one table probe and one or two cache lines of heads,
 // where a hash map of cells cost a bucket, a node and a vector per cell (8 of each in 3D). Placing the
 // boundary of a 1e6-node box minus ball spends most of its time in these queries (bench/RESULTS.md).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -43,19 +44,28 @@ class PointGrid {
     const Coords c = coords(p);
     Block& b = blocks_[find_or_add(block_of(c))];
     std::uint32_t& head = b.head[static_cast<std::size_t>(local_index(c))];
+    points_.push_back(p);  // first, so a failed allocation leaves the lists as they were
     next_.push_back(head);
-    head = static_cast<std::uint32_t>(points_.size());
-    points_.push_back(p);
+    head = static_cast<std::uint32_t>(points_.size() - 1);
   }
 
   bool any_within(const Vec<D>& q, double r) const {
     // Only the cells the ball's bounding box overlaps: with r below the cell size that is 2 per axis.
     Coords lo, hi, k;
+    double cells = 1.0;
     for (int i = 0; i < D; ++i) {
       lo[i] = coord(q[i] - r);
       hi[i] = coord(q[i] + r);
+      cells *= static_cast<double>(hi[i] - lo[i]) + 1.0;
     }
     const double r2 = r * r;
+    // A ball far wider than the cells (h many orders above the grid's cell somewhere): walking its cells
+    // would never end, so look at every point instead.
+    if (cells > static_cast<double>(points_.size()) + 64.0) {
+      for (const Vec<D>& p : points_)
+        if ((p - q).squaredNorm() < r2) return true;
+      return false;
+    }
     Coords cached_block{};
     std::uint32_t block = kNone;
     bool looked_up = false;
@@ -85,7 +95,8 @@ class PointGrid {
     std::array<std::uint32_t, kBlockCells> head;
   };
 
-  std::int64_t coord(double x) const { return static_cast<std::int64_t>(std::floor(x * inv_)); }
+  // Clamped so a far point or a huge radius stays a finite cell index.
+  std::int64_t coord(double x) const { return static_cast<std::int64_t>(std::clamp(std::floor(x * inv_), -1e15, 1e15)); }
   Coords coords(const Vec<D>& p) const {
     Coords c;
     for (int i = 0; i < D; ++i) c[i] = coord(p[i]);

@@ -10,8 +10,9 @@
 namespace nodegen::geometry_detail {
 
 // A point where two edges of the rings (each closed: the last point joins the first) cross, touch or
-// overlap other than at the vertex two consecutive edges share; nullopt when there is none. Exact
-// (CGAL's sweep line on an exact kernel), O((n + k) log n) for n edges. Rings must not repeat a point
+// overlap other than at the vertex two consecutive edges share, or a vertex that occurs twice (a
+// touch at a vertex); nullopt when there is none. Exact (CGAL's sweep line on an exact kernel, then
+// exact comparison of the vertices), O((n + k) log n) for n edges. Rings must not repeat a point
 // consecutively (zero-length edges).
 std::optional<Vec<2>> find_ring_crossing(const std::vector<std::vector<Vec<2>>>& rings);
 

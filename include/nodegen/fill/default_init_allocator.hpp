@@ -14,6 +14,11 @@ namespace nodegen {
 template <class T>
 struct DefaultInitAllocator : std::allocator<T> {
   using std::allocator<T>::allocator;
+  // Spelled out: before C++20 std::allocator's own rebind would be inherited and yield std::allocator.
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
   template <class U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
     ::new (static_cast<void*>(p)) U;

@@ -337,7 +337,7 @@ class PnpFill {
       hi = hi.cwiseMax(Vec<D>(s.run_pos[k].array() + reach_k));
     }
     const std::size_t limit = to - from > 1 ? SpatialLocks<D>::kMaxStripes : SpatialLocks<D>::kUnlimited;
-    if (!locks_->stripes_of_box(lo, hi, s.stripes, limit)) {
+    if (!locks_->stripes_of_box(lo, hi, s.stripes, limit) && to - from > 1) {
       const std::size_t mid = from + (to - from) / 2;
       expand_group(first, from, mid, s);
       expand_group(first, mid, to, s);

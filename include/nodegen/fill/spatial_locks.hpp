@@ -49,8 +49,8 @@ class SpatialLocks {
   }
 
   // The stripes of every cell that the box [lo, hi] touches. Returns false (and the set "all") when
-  // that is more than `limit` cells. A box over at least as many cells as there are stripes gets the set
-  // "all" (returning true if the limit allows it).
+  // that is more than `limit` cells (never with kUnlimited). A box over at least as many cells as there
+  // are stripes gets the set "all" (returning true if the limit allows it).
   bool stripes_of_box(const Vec<D>& lo, const Vec<D>& hi, StripeSet& set, std::size_t limit = kMaxStripes) const {
     std::array<std::int64_t, D> first, last;
     double cells = 1;  // as a double: a huge box must not overflow the count
@@ -60,8 +60,11 @@ class SpatialLocks {
       cells *= static_cast<double>(last[a] - first[a] + 1);
     }
     set.stripe.clear();
-    set.all = cells > static_cast<double>(limit) || cells >= static_cast<double>(mask_) + 1.0;
-    if (cells > static_cast<double>(limit)) return false;
+    // kUnlimited never refuses, however large the count (a single node must always get a set: the fill
+    // cannot split it further).
+    const bool refused = limit != kUnlimited && cells > static_cast<double>(limit);
+    set.all = refused || cells >= static_cast<double>(mask_) + 1.0;
+    if (refused) return false;
     if (set.all) return true;
     std::array<std::int64_t, D> c = first;
     for (;;) {
