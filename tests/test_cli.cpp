@@ -297,6 +297,17 @@ TEST_F(CliTest, OutputsNeverOverwriteTheDomainFile) {
   expect_input_error({"run", "d.json", "-o", "x.h5", "--report", "./d.json"}, {"report", "would overwrite"});
   expect_input_error({"run", "d.json", "-o", "x.h5", "--report", "x.xdmf"}, {"report", "would overwrite"});
   EXPECT_EQ(slurp(dir_ / "d.json"), text);
+  // Nor a file the domain reads: here a polygon's point file.
+  write("ring.txt", "0 0\n1 0\n1 1\n0 1\n");
+  write("p.json", R"({"dim": 2, "spacing": 0.05, "shape": {"type": "polygon", "points": "ring.txt"}})");
+  for (const auto& args : {std::vector<std::string>{"run", "p.json", "-o", "ring.txt"},
+                           std::vector<std::string>{"run", "p.json", "-o", "x.h5", "--report", "ring.txt"}}) {
+    const Result r = run(args);  // (not through expect_input_error: it counts ring.txt as an output)
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("would overwrite a file the domain reads"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(dir_ / "ring.txt"), "0 0\n1 0\n1 1\n0 1\n");
+    EXPECT_FALSE(fs::exists(dir_ / "x.h5"));
+  }
 }
 
 TEST_F(CliTest, NodeCapReached) {

@@ -118,20 +118,27 @@ fs::path default_output_for(const fs::path& domain) {
   return fs::path("output") / domain.filename().replace_extension(".h5");
 }
 
-// The run's outputs (the HDF5 file, its XDMF sidecar, the report) must not replace the domain file or
-// each other: `-o square.json` used to write HDF5 over the domain file it had just read.
-void refuse_overwriting_inputs(const RunArgs& args, const fs::path& output) {
+// The run's outputs (the HDF5 file, its XDMF sidecar, the report) must not replace the domain file, a
+// file it reads (a mesh, a polygon's point file) or each other: `-o square.json` used to write HDF5
+// over the domain file it had just read.
+void refuse_overwriting_inputs(const RunArgs& args, const DomainFile& domain, const fs::path& output) {
   auto same = [](const fs::path& a, const fs::path& b) {
-    std::error_code ec;
-    return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec) && !ec;
+    std::error_code ea, eb;
+    const fs::path ca = fs::weakly_canonical(a, ea), cb = fs::weakly_canonical(b, eb);
+    return !ea && !eb && ca == cb;
   };
+  std::vector<fs::path> inputs = domain.inputs;
+  inputs.insert(inputs.begin(), args.domain);
   const fs::path sidecar = io::xdmf_path_for(output);
-  for (const fs::path& out : {output, sidecar})
-    if (same(out, args.domain))
-      throw InputError(output.string(), "output", "would overwrite the domain file " + args.domain.string() +
-                                                      "; give another -o");
-  if (args.report && (same(*args.report, args.domain) || same(*args.report, output) || same(*args.report, sidecar)))
-    throw InputError(args.report->string(), "report", "would overwrite the domain file or the run's output; give another path");
+  for (const fs::path& in : inputs) {
+    const std::string what = in == args.domain ? "the domain file " : "a file the domain reads, ";
+    for (const fs::path& out : {output, sidecar})
+      if (same(out, in)) throw InputError(output.string(), "output", "would overwrite " + what + in.string() + "; give another -o");
+    if (args.report && same(*args.report, in))
+      throw InputError(args.report->string(), "report", "would overwrite " + what + in.string() + "; give another path");
+  }
+  if (args.report && (same(*args.report, output) || same(*args.report, sidecar)))
+    throw InputError(args.report->string(), "report", "would overwrite the run's output; give another path");
 }
 
 int run_command(const RunArgs& args) {
@@ -153,7 +160,7 @@ int run_command(const RunArgs& args) {
 
   // Reserve the output files before filling, so a bad output path fails now and not after the fill.
   fs::path output = args.output ? *args.output : default_output_for(args.domain);
-  refuse_overwriting_inputs(args, output);
+  refuse_overwriting_inputs(args, domain, output);
   CreatedDirectory made_here;
   if (!args.output) made_here = CreatedDirectory(output.parent_path());  // only the default folder is made
   std::optional<HoldSignals> hold(std::in_place);  // until the temporaries are registered for removal

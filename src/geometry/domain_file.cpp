@@ -90,11 +90,14 @@ class Loader {
     if (!j.is_string()) fail(at, "expected a string, got " + type_name(j));
     return j.get<std::string>();
   }
-  // Paths inside a domain file are relative to its folder.
+  // Paths inside a domain file are relative to its folder. Each one is remembered (DomainFile::inputs),
+  // so that a run can refuse to write its output over a file its domain reads.
   std::string resolve(const std::string& file) const {
     const std::filesystem::path p(file);
-    return p.is_absolute() ? p.string() : (path_.parent_path() / p).string();
+    inputs_.push_back(p.is_absolute() ? p : path_.parent_path() / p);
+    return inputs_.back().string();
   }
+  const std::vector<std::filesystem::path>& inputs() const { return inputs_; }
 
   template <int D>
   ShapePtr<D> shape(const json& j, const std::string& at) const {
@@ -236,6 +239,7 @@ class Loader {
  private:
   std::filesystem::path path_;
   int dim_;
+  mutable std::vector<std::filesystem::path> inputs_;
 };
 
 // Spacing must be positive and finite wherever the fill may evaluate it, and must not ask for more
@@ -393,6 +397,7 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
     validate_spacing<3>(L, out.spacing, *d, out.fill);
     out.domain = std::move(d);
   }
+  out.inputs = L.inputs();
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include <nodegen/geometry/domain.hpp>
 #include <nodegen/geometry/input_error.hpp>
@@ -35,6 +36,7 @@ struct DomainFile {
   std::variant<std::shared_ptr<const Domain<2>>, std::shared_ptr<const Domain<3>>> domain;
   Spacing spacing;
   FillParams fill;
+  std::vector<std::filesystem::path> inputs;  // the files it refers to (meshes, polygon point files), resolved
 };
 
 // Reads and validates a domain file. Relative paths inside it (meshes, polygon point files) are
