@@ -122,22 +122,27 @@ fs::path default_output_for(const fs::path& domain) {
 // file it reads (a mesh, a polygon's point file) or each other: `-o square.json` used to write HDF5
 // over the domain file it had just read.
 void refuse_overwriting_inputs(const RunArgs& args, const DomainFile& domain, const fs::path& output) {
-  auto same = [](const fs::path& a, const fs::path& b) {
-    std::error_code ea, eb;
-    const fs::path ca = fs::weakly_canonical(a, ea), cb = fs::weakly_canonical(b, eb);
-    return !ea && !eb && ca == cb;
+  // Each path resolved once (symbolic links, "..", the current folder); one that cannot be resolved
+  // matches nothing.
+  auto canonical = [](const fs::path& p) {
+    std::error_code ec;
+    fs::path c = fs::weakly_canonical(p, ec);
+    return ec ? fs::path() : c;
   };
+  auto same = [](const fs::path& a, const fs::path& b) { return !a.empty() && a == b; };
+  const fs::path out = canonical(output), sidecar = canonical(io::xdmf_path_for(output));
+  const fs::path report = args.report ? canonical(*args.report) : fs::path();
   std::vector<fs::path> inputs = domain.inputs;
   inputs.insert(inputs.begin(), args.domain);
-  const fs::path sidecar = io::xdmf_path_for(output);
   for (const fs::path& in : inputs) {
     const std::string what = in == args.domain ? "the domain file " : "a file the domain reads, ";
-    for (const fs::path& out : {output, sidecar})
-      if (same(out, in)) throw InputError(output.string(), "output", "would overwrite " + what + in.string() + "; give another -o");
-    if (args.report && same(*args.report, in))
+    const fs::path c = canonical(in);
+    if (same(c, out) || same(c, sidecar))
+      throw InputError(output.string(), "output", "would overwrite " + what + in.string() + "; give another -o");
+    if (same(c, report))
       throw InputError(args.report->string(), "report", "would overwrite " + what + in.string() + "; give another path");
   }
-  if (args.report && (same(*args.report, output) || same(*args.report, sidecar)))
+  if (same(report, out) || same(report, sidecar))
     throw InputError(args.report->string(), "report", "would overwrite the run's output; give another path");
 }
 

@@ -62,13 +62,8 @@ class BoundarySink {
   // Appends the nodes of a forked sink, dropping its junction nodes within 0.9 h of a junction node
   // this sink already has (as emit_junction would have, had the part been placed here).
   void absorb(BoundarySink&& part) {
-    for (const RawNode<D>& node : part.nodes_) {
-      if (node.junction) {
-        if (junctions_.any_within(node.pos, 0.9 * h(node.pos))) continue;
-        junctions_.insert(node.pos);
-      }
-      nodes_.push_back(node);
-    }
+    for (const RawNode<D>& node : part.nodes_)
+      if (!node.junction || claim_junction(node.pos, h(node.pos))) nodes_.push_back(node);
   }
 
   // A point where a part stops being on the combined boundary (a CSG junction). Several parts find the
@@ -76,14 +71,20 @@ class BoundarySink {
   // Its normal is neither part's: it points away from the solid as seen on a small sphere around p.
   void emit_junction(const Vec<D>& p, const Vec<D>& n, int id) {
     const double hp = h(p);
-    if (junctions_.any_within(p, 0.9 * hp)) return;
-    junctions_.insert(p);
-    nodes_.push_back({p, junction_normal(p, n, 1e-3 * hp), id, corner_priority, true});
+    if (claim_junction(p, hp)) nodes_.push_back({p, junction_normal(p, n, 1e-3 * hp), id, corner_priority, true});
   }
 
   std::vector<RawNode<D>>& nodes() { return nodes_; }
 
  private:
+  // Records a junction node at p (spacing hp there) unless one lies within 0.9 hp already; true when
+  // p is new.
+  bool claim_junction(const Vec<D>& p, double hp) {
+    if (junctions_.any_within(p, 0.9 * hp)) return false;
+    junctions_.insert(p);
+    return true;
+  }
+
   // Minus the mean of the directions (evenly spread over the circle / sphere of radius r) that lead
   // into the solid: the bisector of a corner, the normal of a smooth junction. Falls back to the part's
   // normal when every or no direction is inside.

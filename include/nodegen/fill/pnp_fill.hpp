@@ -336,8 +336,9 @@ class PnpFill {
       lo = lo.cwiseMin(Vec<D>(s.run_pos[k].array() - reach_k));
       hi = hi.cwiseMax(Vec<D>(s.run_pos[k].array() + reach_k));
     }
-    const std::size_t limit = to - from > 1 ? SpatialLocks<D>::kMaxStripes : SpatialLocks<D>::kUnlimited;
-    if (!locks_->stripes_of_box(lo, hi, s.stripes, limit) && to - from > 1) {
+    const bool group = to - from > 1;  // a lone node cannot be split: it always gets a set
+    if (!locks_->stripes_of_box(lo, hi, s.stripes, group ? SpatialLocks<D>::kMaxStripes : SpatialLocks<D>::kUnlimited) &&
+        group) {
       const std::size_t mid = from + (to - from) / 2;
       expand_group(first, from, mid, s);
       expand_group(first, mid, to, s);
@@ -503,7 +504,6 @@ class PnpFill {
         discard_pages_within(store_.data() + first, store_.data() + end);
     });
   }
-
 
   const DomainT& domain_;
   const SpacingT& spacing_;

@@ -102,11 +102,12 @@ QualityReport quality_report(const NodeArrays& nodes, const QualityDomain<D>* do
 
   // Nearest other node of every node: the 2 nearest include the node itself (distance 0) first.
   if (n >= 2) {
+    const Summary neutral{std::numeric_limits<double>::infinity(), 0.0, 0.0};
     // Neutral entries: a team smaller than `threads` (fewer nodes than threads) leaves some unwritten.
-    std::vector<Summary> part(static_cast<std::size_t>(threads), Summary{std::numeric_limits<double>::infinity(), 0.0, 0.0});
+    std::vector<Summary> part(static_cast<std::size_t>(threads), neutral);
     parallel_ranges(n, threads, [&](int tid, std::size_t begin, std::size_t end) {
       std::vector<std::pair<std::uint32_t, double>> near;
-      Summary s{std::numeric_limits<double>::infinity(), 0.0, 0.0};
+      Summary s = neutral;
       for (std::size_t i = begin; i < end; ++i) {
         tree.knn(qd::node_position<D>(nodes, i), 2, near);
         // With coincident nodes the pair order is by id, so pick the entry that is not i itself.
@@ -118,7 +119,7 @@ QualityReport quality_report(const NodeArrays& nodes, const QualityDomain<D>* do
       }
       part[static_cast<std::size_t>(tid)] = s;
     });
-    Summary total{std::numeric_limits<double>::infinity(), 0.0, 0.0};
+    Summary total = neutral;
     for (const auto& s : part) {
       total.min = std::min(total.min, s.min);
       total.max = std::max(total.max, s.max);
