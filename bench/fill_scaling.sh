@@ -9,6 +9,9 @@
 # process (bench/fill --independent), the most two threads can give on this machine at that moment
 # (shared caches, page faults, the host's scheduling of the two vCPUs); the summary then also gives
 # that ceiling's ratio to the 1-thread rate and the fill's share of it (its ratio / the ceiling's).
+# Every summary also gives, per mode, how busy its threads were (CPU seconds per wall second per
+# thread) and its nodes per CPU second relative to the 1-thread run's: a 2-thread fill whose threads
+# are busy but slower per CPU second than one thread loses to shared hardware, not to waiting.
 # DOMAIN=FILE.json fills that domain file instead of the unit box (boundary placement included; DIM is
 # then ignored, and NODES = - keeps the file's own spacing, e.g. a graded one):
 #   DOMAIN=bench/domains/cube_graded.json bench/fill_scaling.sh 6 3 - build/release/bench/fill
@@ -31,7 +34,8 @@ for r in $(seq 1 "$rounds"); do
       args=(--threads "$m"); [[ $m == c ]] && args=(--threads 2 --independent)
       line=$("${lock[@]}" "${bins[$b]}" "${what[@]}" "${args[@]}" --no-quality | tail -1)
       rate=$(sed -n 's/.* nodes_per_s=\([0-9.e+]*\).*/\1/p' <<<"$line")
-      echo "round=$r bin=$b threads=$m nodes_per_s=$rate" | tee -a "$out"
+      cpu_rate=$(sed -n 's/.* nodes_per_cpu_s=\([0-9.e+]*\).*/\1/p' <<<"$line")
+      echo "round=$r bin=$b threads=$m nodes_per_s=$rate nodes_per_cpu_s=$cpu_rate" | tee -a "$out"
     done
   done
 done
@@ -40,6 +44,10 @@ import statistics as st, sys
 runs = [dict(kv.split("=") for kv in l.split()) for l in open(sys.argv[1])]
 for b, name in enumerate(sys.argv[2:]):
     rate = {(int(x["round"]), x["threads"]): float(x["nodes_per_s"]) for x in runs if int(x["bin"]) == b}
+    # busy: CPU seconds per wall second per thread (1 = every thread ran all the time; lower = a thread
+    # waited off the CPU, or another process had its core). per_cpu: nodes per CPU second.
+    per_cpu = {(int(x["round"]), x["threads"]): float(x["nodes_per_cpu_s"]) for x in runs if int(x["bin"]) == b}
+    threads_of = {"1": 1, "2": 2, "c": 2}
     med = {m: st.median(v for (r, t), v in rate.items() if t == m) for m in ("1", "2", "c") if any(t == m for _, t in rate)}
     def pairs(m):
         return [rate[(r, m)] / rate[(r, "1")] for (r, t) in rate if t == "1" and (r, m) in rate]
@@ -52,4 +60,9 @@ for b, name in enumerate(sys.argv[2:]):
         print(f"{name}: ceiling (2 independent 1-thread fills) {med['c']:.3g} nodes/s: {med['c'] / med['1']:.2f}x; "
               f"pairs median {st.median(c):.2f}x (range {min(c):.2f}-{max(c):.2f}); "
               f"2-thread fill / ceiling: pairs median {st.median(share):.2f} (range {min(share):.2f}-{max(share):.2f})")
+    for m in med:
+        busy = [rate[k] / per_cpu[k] / threads_of[m] for k in rate if k[1] == m]
+        eff = [per_cpu[k] / per_cpu[(k[0], "1")] for k in rate if k[1] == m and (k[0], "1") in per_cpu]
+        print(f"{name}: threads={m}: busy median {st.median(busy):.3f} (range {min(busy):.3f}-{max(busy):.3f}); "
+              f"nodes per CPU second / 1-thread's, pairs median {st.median(eff):.3f} (range {min(eff):.3f}-{max(eff):.3f})")
 PY
