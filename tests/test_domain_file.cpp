@@ -164,6 +164,12 @@ TEST_F(BadInput, BadFieldTypesAndValues) {
             file() + ": spacng: unknown field (expected one of: comment, dim, fill, name, shape, spacing)");
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"fill":{"seed":-3},"shape":{"type":"box","min":[0,0],"max":[1,1]}})"),
             file() + ": fill.seed: expected a non-negative integer, got -3");
+  // A seed above 2^63 - 1 was stored as a negative attribute; a cap above int32 failed only when
+  // writing (or, for the VM store's reservation, as an internal error).
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"fill":{"seed":18446744073709551615},"shape":{"type":"box","min":[0,0],"max":[1,1]}})"),
+            file() + ": fill.seed: must be at most 9223372036854775807, got 18446744073709551615");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"fill":{"max_nodes":100000000000000},"shape":{"type":"box","min":[0,0],"max":[1,1]}})"),
+            file() + ": fill.max_nodes: must be at most 2147483647 (the output indexes nodes with int32), got 100000000000000");
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[1,0]]}})"),
             file() + ": shape.points: a polygon ring needs at least 3 distinct points, got 2");
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"box","min":[1,0],"max":[0,1]}})"),

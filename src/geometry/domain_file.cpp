@@ -304,6 +304,20 @@ std::shared_ptr<const Domain<D>> build_domain(const Loader& L, const json& root)
   return domain;
 }
 
+// "line L, column C" of byte `at` of the text.
+std::string line_column(const std::string& text, std::size_t at) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < std::min(at, text.size()); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
 std::string syntax_reason(const json::parse_error& e) {
   std::string what = e.what();
   const auto colon = what.find(": ", what.find("column"));
@@ -319,19 +333,16 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
   try {
     root = json::parse(text);
   } catch (const json::parse_error& e) {
-    // Line and column of the byte where parsing stopped.
-    std::size_t line = 1, column = 1;
-    const std::size_t stop = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    for (std::size_t i = 0; i < stop; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(column),
-                     "invalid JSON: " + syntax_reason(e));
+    // The byte where parsing stopped.
+    throw InputError(file, line_column(text, e.byte == 0 ? 0 : e.byte - 1), "invalid JSON: " + syntax_reason(e));
+  } catch (const json::out_of_range& e) {
+    // A number beyond double's range (1e400): the library names the number but not where it is.
+    const std::string what = e.what();
+    const auto open = what.find('\''), close = what.rfind('\'');
+    const std::string number = open != std::string::npos && close > open ? what.substr(open + 1, close - open - 1) : "";
+    const std::size_t at = number.empty() ? std::string::npos : text.find(number);
+    throw InputError(file, at == std::string::npos ? std::string("JSON") : line_column(text, at),
+                     "invalid JSON: the number " + number + " is out of range (a double holds about 1.8e308 at most)");
   }
   if (!root.is_object()) throw InputError(file, "(top level)", "expected a JSON object, got " + type_name(root));
 
@@ -383,9 +394,17 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
     if (f.contains("seed")) {
       if (!f["seed"].is_number_unsigned() && !(f["seed"].is_number_integer() && f["seed"].get<long long>() >= 0))
         L.fail("fill.seed", "expected a non-negative integer, got " + f["seed"].dump());
+      if (f["seed"].get<std::uint64_t>() > FillParams::kMaxSeed)
+        L.fail("fill.seed", "must be at most " + std::to_string(FillParams::kMaxSeed) + ", got " + f["seed"].dump());
       out.fill.seed = f["seed"].get<std::uint64_t>();
     }
-    if (f.contains("max_nodes")) out.fill.max_nodes = static_cast<std::size_t>(integer("max_nodes", 1));
+    if (f.contains("max_nodes")) {
+      const long long cap = integer("max_nodes", 1);
+      if (static_cast<std::uint64_t>(cap) > FillParams::kMaxNodeCap)
+        L.fail("fill.max_nodes", "must be at most " + std::to_string(FillParams::kMaxNodeCap) +
+                                     " (the output indexes nodes with int32), got " + f["max_nodes"].dump());
+      out.fill.max_nodes = static_cast<std::size_t>(cap);
+    }
   }
 
   if (out.dim == 2) {
