@@ -3,10 +3,12 @@
 // the summary, --report, `stats`, and that the XDMF sidecar parses and matches the HDF5 file.
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <csignal>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -60,16 +62,19 @@ class CliTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs nodegen with the arguments in the temporary directory (the current directory of the run).
-  Result run(const std::vector<std::string>& args) {
+  // `shell_setup` runs first in the same shell (e.g. "ulimit -f 100; "); `stdout_to` replaces the
+  // captured stdout (r.out is then empty).
+  Result run(const std::vector<std::string>& args, const std::string& shell_setup = "", const std::string& stdout_to = "") {
     // Built with append: GCC 12 reports a false -Wrestrict on chains of "literal" + std::string.
     std::string cmd("cd ");
-    cmd.append(quote(dir_.string())).append(" && ").append(quote(kCli.string()));
+    cmd.append(quote(dir_.string())).append(" && ").append(shell_setup).append(quote(kCli.string()));
     for (const auto& a : args) cmd.append(" ").append(quote(a));
-    cmd.append(" >").append(quote((dir_ / ".stdout").string())).append(" 2>").append(quote((dir_ / ".stderr").string()));
+    cmd.append(" >").append(stdout_to.empty() ? quote((dir_ / ".stdout").string()) : stdout_to);
+    cmd.append(" 2>").append(quote((dir_ / ".stderr").string()));
     const int raw = std::system(cmd.c_str());
     Result r;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(dir_ / ".stdout");
+    if (stdout_to.empty()) r.out = slurp(dir_ / ".stdout");
     r.err = slurp(dir_ / ".stderr");
     fs::remove(dir_ / ".stdout");
     fs::remove(dir_ / ".stderr");
@@ -81,25 +86,31 @@ class CliTest : public ::testing::Test {
     return dir_ / name;
   }
 
-  // Every file under the temporary directory except the inputs we wrote (*.json).
-  std::vector<std::string> outputs() const {
+  // Every file under the temporary directory except the inputs we wrote (*.json) and `except`.
+  std::vector<std::string> outputs(const std::vector<std::string>& except = {}) const {
     std::vector<std::string> found;
-    for (const auto& e : fs::recursive_directory_iterator(dir_))
-      if (e.path().extension() != ".json") found.push_back(fs::relative(e.path(), dir_).string());
+    for (const auto& e : fs::recursive_directory_iterator(dir_)) {
+      const std::string name = fs::relative(e.path(), dir_).string();
+      if (e.path().extension() != ".json" && std::find(except.begin(), except.end(), name) == except.end())
+        found.push_back(name);
+    }
+    std::sort(found.begin(), found.end());
     return found;
   }
 
   // A bad input: exit 2, exactly one stderr line "nodegen: error: ..." containing every piece of
-  // `expected`, nothing on stdout, and no output file or folder left behind.
-  void expect_input_error(const std::vector<std::string>& args, const std::vector<std::string>& expected) {
-    const Result r = run(args);
+  // `expected`, nothing on stdout, and no output file or folder left behind (but `except`, files the
+  // test put there).
+  void expect_input_error(const std::vector<std::string>& args, const std::vector<std::string>& expected,
+                          const std::string& shell_setup = "", const std::vector<std::string>& except = {}) {
+    const Result r = run(args, shell_setup);
     EXPECT_EQ(r.status, 2) << r.err;
     const auto lines = r.err_lines();
     ASSERT_EQ(lines.size(), 1u) << r.err;
     EXPECT_EQ(lines[0].rfind("nodegen: error: ", 0), 0u) << lines[0];
     for (const auto& piece : expected) EXPECT_NE(lines[0].find(piece), std::string::npos) << "missing '" << piece << "' in: " << lines[0];
     EXPECT_EQ(r.out, "");
-    EXPECT_EQ(outputs(), std::vector<std::string>{}) << "left behind after a failed run";
+    EXPECT_EQ(outputs(except), std::vector<std::string>{}) << "left behind after a failed run";
   }
 
   fs::path dir_;
@@ -218,6 +229,9 @@ TEST_F(CliTest, StoredSpacingAndMetadataMatchTheDomainFile) {
   EXPECT_EQ(*nodegen::io::find_integer(stored.metadata, "seed"), 9);
   EXPECT_EQ(*nodegen::io::find_integer(stored.metadata, "threads"), 3);
   EXPECT_EQ(*nodegen::io::find_string(stored.metadata, "backend"), "vm");
+  // Which part each boundary id is: element k - 1 names id k.
+  EXPECT_EQ(nlohmann::json::parse(*nodegen::io::find_string(stored.metadata, "boundary_names")),
+            nlohmann::json({"shape:x-", "shape:x+", "shape:y-", "shape:y+"}));
   EXPECT_EQ(*nodegen::io::find_string(stored.metadata, "nodegen_version"), NODEGEN_VERSION);
   EXPECT_GT(*nodegen::io::find_double(stored.metadata, "fill_seconds"), 0.0);
   const double boundary_seconds = *nodegen::io::find_double(stored.metadata, "boundary_seconds");
@@ -251,6 +265,9 @@ TEST_F(CliTest, StatsWithoutTheDomainReportsWhatItCan) {
 TEST_F(CliTest, MalformedJson) {
   write("broken.json", "{\"dim\": 2, \"spacing\": 0.01,\n");
   expect_input_error({"run", "broken.json"}, {"broken.json", "line 2"});
+  // A number beyond double's range was an internal error (exit 1) without a place.
+  write("huge.json", "{\"dim\": 2,\n \"spacing\": 1e400, \"shape\": {\"type\": \"box\", \"min\": [0, 0], \"max\": [1, 1]}}");
+  expect_input_error({"run", "huge.json"}, {"huge.json", "line 2, column 13", "1e400", "out of range"});
 }
 
 TEST_F(CliTest, MissingMesh) {
@@ -322,6 +339,58 @@ TEST_F(CliTest, UnwritableOutput) {
   expect_input_error({"run", kSquare, "-o", "x.h5", "--report", "no/dir/r.json"}, {"no/dir/r.json", "does not exist"});
 }
 
+TEST_F(CliTest, OutputsThatAreNotRegularFilesAreRefused) {
+  // Renaming the finished file over a FIFO or a device (-o /dev/null as root) would destroy it.
+  ASSERT_EQ(::mkfifo((dir_ / "fifo.h5").c_str(), 0644), 0);
+  expect_input_error({"run", kSquare, "-o", "fifo.h5"}, {"fifo.h5", "output", "not a regular file"}, "", {"fifo.h5"});
+  expect_input_error({"run", kSquare, "-o", "x.h5", "--report", "fifo.h5"}, {"fifo.h5", "report", "not a regular file"},
+                     "", {"fifo.h5"});
+  EXPECT_TRUE(fs::is_fifo(dir_ / "fifo.h5"));
+}
+
+TEST_F(CliTest, OutputThroughASymbolicLinkReplacesItsTarget) {
+  fs::create_directory(dir_ / "results");
+  write("results/old.h5", "old");
+  fs::create_symlink("results/old.h5", dir_ / "link.h5");
+  ASSERT_EQ(run({"run", kSquare, "-o", "link.h5", "--quiet"}).status, 0);
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.h5"));  // the link stays a link...
+  EXPECT_GT(fs::file_size(dir_ / "results/old.h5"), 1000u);  // ...and its target is the new file,
+  EXPECT_TRUE(fs::exists(dir_ / "results/old.xdmf"));  // with the sidecar beside it
+  EXPECT_EQ(nodegen::io::read_hdf5(dir_ / "link.h5").nodes.node_count(),
+            nodegen::io::read_hdf5(dir_ / "results/old.h5").nodes.node_count());
+}
+
+TEST_F(CliTest, XdmfSidecarCopesWithTheFileName) {
+  // "--" ended the XML comment that named the file; a colon splits ParaView's FILE:/dataset reference.
+  ASSERT_EQ(run({"run", kSquare, "-o", "a--b.h5", "--quiet"}).status, 0);
+  const std::string check = "python3 -c " + quote("import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])") +
+                            " " + quote((dir_ / "a--b.xdmf").string());
+  EXPECT_EQ(std::system(check.c_str()), 0) << slurp(dir_ / "a--b.xdmf");
+  fs::remove(dir_ / "a--b.h5");
+  fs::remove(dir_ / "a--b.xdmf");
+  expect_input_error({"run", kSquare, "-o", "run:1.h5"}, {"run:1.h5", "output", "':'"});
+}
+
+TEST_F(CliTest, WritesBeyondTheFileSizeLimitFailCleanly) {
+  // A file-size limit stands in for a full disk: each write past it fails (SIGXFSZ is ignored). The
+  // HDF5 library's exit handler used to crash on the half-closed file (status 139), and the signal,
+  // when not ignored, killed the run with its temporaries left behind. Limits in the shell's blocks
+  // (512 or 1024 bytes) that cut the ~2 MB output at the start, the middle and near the end.
+  for (const char* blocks : {"1", "1000", "1900"})
+    expect_input_error({"run", kSquare, "-o", "sq.h5", "--quiet", "--threads", "1"}, {"sq.h5", "output"},
+                       std::string("ulimit -f ") + blocks + "; ");
+}
+
+TEST_F(CliTest, UnwritableStdoutIsAnError) {
+  // A summary or stats report lost to a full disk used to exit 0.
+  const Result r = run({"run", kSquare, "-o", "sq.h5"}, "", "/dev/full");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("stdout"), std::string::npos) << r.err;
+  const Result s = run({"stats", "sq.h5", "--json"}, "", "/dev/full");
+  EXPECT_EQ(s.status, 2);
+  EXPECT_NE(s.err.find("stdout"), std::string::npos) << s.err;
+}
+
 TEST_F(CliTest, FailedRunKeepsTheOlderOutput) {
   ASSERT_EQ(run({"run", kSquare, "-o", "keep.h5", "--quiet", "--seed", "3"}).status, 0);
   const std::string before = slurp(dir_ / "keep.h5");
@@ -332,25 +401,37 @@ TEST_F(CliTest, FailedRunKeepsTheOlderOutput) {
 }
 
 TEST_F(CliTest, TerminatedRunLeavesNoTemporaries) {
-  // A fill of ~1e7 nodes takes seconds: SIGTERM arrives once the temporaries exist, mid-fill.
+  // A fill of ~1e7 nodes takes seconds: the signal arrives once the temporaries exist, mid-fill.
+  // SIGUSR1 stands for the other terminating signals a batch scheduler or a timer sends (they left
+  // the temporaries behind when only INT, TERM and HUP removed them).
   write("big.json", R"({"dim": 2, "spacing": 0.0003, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
-  std::string script("cd ");
-  script.append(quote(dir_.string()))
-      .append(" && { ")
-      .append(quote(kCli.string()))
-      .append(" run big.json -o out.h5 --quiet & pid=$!; ")
-      .append("seen=0; for i in $(seq 400); do if ls -a | grep -q '^[.]out[.]h5[.]tmp-'; then seen=1; break; fi; sleep 0.025; done; ")
-      .append("kill -TERM $pid; wait $pid; status=$?; [ $seen = 1 ] || exit 99; exit $status; }");
-  const int raw = std::system(("sh -c " + quote(script)).c_str());
-  ASSERT_TRUE(WIFEXITED(raw));
-  EXPECT_EQ(WEXITSTATUS(raw), 128 + SIGTERM);
-  EXPECT_EQ(outputs(), std::vector<std::string>{});
+  for (const auto& [name, number] : {std::pair{"TERM", SIGTERM}, std::pair{"USR1", SIGUSR1}}) {
+    std::string script("cd ");
+    script.append(quote(dir_.string()))
+        .append(" && { ")
+        .append(quote(kCli.string()))
+        .append(" run big.json -o out.h5 --quiet & pid=$!; ")
+        .append("seen=0; for i in $(seq 400); do if ls -a | grep -q '^[.]out[.]h5[.]tmp-'; then seen=1; break; fi; sleep 0.025; done; ")
+        .append("kill -").append(name).append(" $pid; wait $pid; status=$?; [ $seen = 1 ] || exit 99; exit $status; }");
+    const int raw = std::system(("sh -c " + quote(script)).c_str());
+    ASSERT_TRUE(WIFEXITED(raw));
+    EXPECT_EQ(WEXITSTATUS(raw), 128 + number) << name;
+    EXPECT_EQ(outputs(), std::vector<std::string>{}) << name;
+  }
 }
 
 TEST_F(CliTest, BadOptionsAndFiles) {
   expect_input_error({"run", kSquare, "--backend", "tape"}, {"--backend", "tape"});
   expect_input_error({"run", kSquare, "--threads", "0"}, {"--threads"});
   expect_input_error({"run", kSquare, "--threads", "100000"}, {"--threads", "at most 1024"});  // libgomp crashed here
+  // Unsigned options wrapped: --seed -1 became 2^64 - 1 (stored as -1), --max-nodes 1e13 was an
+  // internal error of the VM store; an option the backend does not have was recorded as used.
+  expect_input_error({"run", kSquare, "--seed", "-1"}, {"--seed", "from 0 to"});
+  expect_input_error({"run", kSquare, "--seed", "99999999999999999999999"}, {"--seed"});
+  expect_input_error({"run", kSquare, "--max-nodes", "1e13"}, {"--max-nodes", "to 2147483647"});
+  expect_input_error({"run", kSquare, "--backend", "vector", "--prefault"}, {"--prefault", "vm backend only"});
+  expect_input_error({"stats", "any.h5", "--samples", "-1"}, {"--samples"});
+  expect_input_error({"stats", "any.h5", "--samples", "1e8"}, {"--samples", "to 10000000"});
   expect_input_error({"run", "absent.json"}, {"absent.json"});
   expect_input_error({"stats", "absent.h5"}, {"absent.h5", "does not exist"});
   write("text.json", "not hdf5");

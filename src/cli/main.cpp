@@ -3,12 +3,19 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <thread>
 
+#include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/geometry/input_error.hpp"
+#include "nodegen/io/hdf5_writer.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "run_command.hpp"
 #include "stats_command.hpp"
@@ -36,9 +43,44 @@ int fail(int status, const std::string& message) {
   return status;
 }
 
+// A whole number in [lo, hi], spelled as digits (1e6 and 1.5e6 are accepted when whole), for the
+// options CLI11 would otherwise wrap (an unsigned option took --seed -1 as 2^64 - 1).
+std::uint64_t whole_number(const std::string& text, const char* option, std::uint64_t lo, std::uint64_t hi) {
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [stop, ec] = std::from_chars(text.data(), end, value);
+  if (ec == std::errc() && stop != end) {  // 1e6: as a double, if it is a whole number in range
+    char* dstop = nullptr;
+    const double d = std::strtod(text.c_str(), &dstop);
+    if (dstop == text.c_str() + text.size() && d >= 0 && d == static_cast<double>(static_cast<std::uint64_t>(d)) &&
+        d <= 1.8e19) {
+      value = static_cast<std::uint64_t>(d);
+      ec = std::errc(), stop = end;
+    }
+  }
+  if (ec != std::errc() || stop != end || value < lo || value > hi)
+    throw nodegen::InputError(option, "value", "expected a whole number from " + std::to_string(lo) + " to " +
+                                                   std::to_string(hi) + ", got " + text);
+  return value;
+}
+
+// Exit status 2 when stdout could not take everything printed (a full disk, a closed pipe): a
+// summary or a stats report that silently went missing must not look like success.
+int checked_stdout(int status) {
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    const int err = errno;
+    return status != 0 ? status : fail(2, std::string("stdout: output: cannot write the printed report: ") + std::strerror(err));
+  }
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write past the file-size limit (ulimit -f) then fails with EFBIG and is reported as one error
+  // line with the temporaries removed, instead of SIGXFSZ killing the run and leaving them behind.
+  std::signal(SIGXFSZ, SIG_IGN);
+  nodegen::io::skip_hdf5_shutdown_at_exit();
   CLI::App app(kDescription, "nodegen");
   app.set_version_flag("--version", "nodegen " NODEGEN_VERSION, "Print the version and exit");
   app.require_subcommand(1);
@@ -46,9 +88,7 @@ int main(int argc, char** argv) {
 
   nodegen::cli::RunArgs run;
   run.threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, static_cast<unsigned>(nodegen::cli::kMaxThreads)));
-  std::string output, report;
-  std::uint64_t seed = 0;
-  std::size_t max_nodes = 0;
+  std::string output, report, seed, max_nodes;
   CLI::App* run_cmd = app.add_subcommand(
       "run",
       "Fill DOMAIN.json with nodes and write FILE.h5 + FILE.xdmf. On a terminal a progress line shows nodes\n"
@@ -64,12 +104,14 @@ int main(int argc, char** argv) {
                       "Node storage: vm (virtual-memory reservation, default), vector (std::vector + lock), "
                       "suballoc (bit-heap suballocator). Same algorithm and nodes, different memory behaviour")
       ->capture_default_str();
-  run_cmd->add_flag("--prefault", run.prefault, "vm backend: populate pages ahead of use (fewer page faults in the fill)");
-  run_cmd->add_flag("--huge-pages", run.huge_pages, "vm backend: ask for transparent huge pages");
-  auto* seed_opt = run_cmd->add_option("--seed", seed, "Random seed (default: the domain file's, else 1); same seed and threads=1 give the same nodes");
+  run_cmd->add_flag("--prefault", run.prefault, "vm backend only: populate pages ahead of use (fewer page faults in the fill)");
+  run_cmd->add_flag("--huge-pages", run.huge_pages, "vm backend only: ask for transparent huge pages");
+  auto* seed_opt = run_cmd->add_option("--seed", seed,
+                                       "Random seed, 0 to 2^63-1 (default: the domain file's, else 1); the same seed "
+                                       "gives the same boundary nodes, and with --threads 1 the same nodes");
   auto* cap_opt = run_cmd->add_option("--max-nodes", max_nodes,
-                                      "Node cap: stop with an error instead of exhausting memory when the spacing "
-                                      "asks for more (default: the domain file's, else 1e8)");
+                                      "Node cap, 1 to 2^31-1: stop with an error instead of exhausting memory when the "
+                                      "spacing asks for more (default: the domain file's, else 1e8)");
   run_cmd->add_flag("-q,--quiet", run.quiet, "No progress line and no summary (errors are still printed)");
   run_cmd->add_option("--report", report,
                       "Also write a JSON report: nodes, boundary/interior, seconds, nodes/s, peak RSS, minor "
@@ -77,7 +119,7 @@ int main(int argc, char** argv) {
 
   std::string stats_file;
   bool stats_json = false;
-  int stats_samples = 0;
+  std::string stats_samples;
   CLI::App* stats_cmd = app.add_subcommand(
       "stats",
       "Quality report of a nodegen HDF5 file: node counts; nearest-neighbour distance / h (min, mean, max);\n"
@@ -102,14 +144,16 @@ int main(int argc, char** argv) {
   }
 
   try {
+    using nodegen::FillParams;
     if (*run_cmd) {
       if (!output.empty()) run.output = output;
       if (!report.empty()) run.report = report;
-      if (*seed_opt) run.seed = seed;
-      if (*cap_opt) run.max_nodes = max_nodes;
-      return nodegen::cli::run_command(run);
+      if (*seed_opt) run.seed = whole_number(seed, "--seed", 0, FillParams::kMaxSeed);
+      if (*cap_opt) run.max_nodes = whole_number(max_nodes, "--max-nodes", 1, FillParams::kMaxNodeCap);
+      return checked_stdout(nodegen::cli::run_command(run));
     }
-    return nodegen::cli::stats_command(stats_file, stats_json, stats_samples);
+    const std::size_t samples = stats_samples.empty() ? 0 : whole_number(stats_samples, "--samples", 1, 10'000'000);
+    return checked_stdout(nodegen::cli::stats_command(stats_file, stats_json, samples));
   } catch (const nodegen::InputError& e) {
     return fail(2, e.what());
   } catch (const nodegen::StoreFull& e) {

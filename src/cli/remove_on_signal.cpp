@@ -14,7 +14,9 @@ namespace {
 
 constexpr int kMaxFiles = 4;
 constexpr std::size_t kMaxPath = 4096;
-constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+// The signals that end a process by default and that a user, a scheduler (SIGUSR1/2, SIGXCPU on
+// HPC batch systems), a timer or a closed pipe may send. SIGXFSZ is ignored by main() instead.
+constexpr std::array<int, 9> kSignals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGPIPE};
 
 // Fixed storage: the handler may not allocate or touch std::filesystem objects.
 char g_paths[kMaxFiles][kMaxPath];

@@ -1,5 +1,6 @@
 #pragma once
-// Ctrl-C (SIGINT), SIGTERM or SIGHUP during a run would skip the destructors that delete the output
+// Ctrl-C (SIGINT), SIGTERM, SIGHUP or another terminating signal (SIGQUIT, SIGUSR1/2, SIGALRM,
+// SIGXCPU, SIGPIPE: the list is in remove_on_signal.cpp) during a run would skip the destructors that delete the output
 // temporaries and leave hidden ".FILE.h5.tmp-XXXXXX" files behind. While a RemoveOnSignal is alive, those
 // signals first unlink the registered files (unlink is async-signal-safe), then terminate the process
 // the way the signal would have (default action re-raised), so the exit status still says "killed by
@@ -18,7 +19,7 @@ class RemoveOnSignal {
   ~RemoveOnSignal();  // restores the previous handlers
 };
 
-// Holds back SIGINT, SIGTERM and SIGHUP in the calling thread while it lives; one that arrives meanwhile
+// Holds back those signals in the calling thread while it lives; one that arrives meanwhile
 // is delivered when it ends. The run creates its temporaries and then registers them: a signal in
 // between would otherwise kill the process before the handler exists and leave them behind. (The run
 // has no other threads then, so no other thread can take the signal.)

@@ -70,14 +70,17 @@ io::NodeArraysView view_of(const Discretization<D>& disc, const Spacing& spacing
   return v;
 }
 
-void write_report(io::PendingFile& file, const nlohmann::json& report) {
-  {
-    std::ofstream out(file.temp_path());
-    out << report.dump(2) << '\n';
-    out.close();
-    if (!out) throw InputError(file.final_path().string(), "report", "cannot write it");
-  }
-  file.commit();
+// Writes the report's temporary (committed with the outputs, after everything is written).
+void write_report(const io::PendingFile& file, const nlohmann::json& report) {
+  std::ofstream out(file.temp_path());
+  out << report.dump(2) << '\n';
+  out.close();
+  if (!out) throw InputError(file.final_path().string(), "report", "cannot write it");
+}
+
+// The names of the boundary ids as a JSON array: element k - 1 names id k (as types holds -k).
+nlohmann::json boundary_names(const DomainFile& domain) {
+  return std::visit([](const auto& d) { return nlohmann::json(d->boundary_names()); }, domain.domain);
 }
 
 std::string human_bytes(std::size_t bytes) {
@@ -158,6 +161,10 @@ int run_command(const RunArgs& args) {
   } catch (const std::invalid_argument& e) {
     throw InputError("--backend", "value", e.what());
   }
+  // Only the VM store has these; taken silently by another backend they would be recorded as used.
+  if (backend != Backend::vm && (args.prefault || args.huge_pages))
+    throw InputError(args.prefault ? "--prefault" : "--huge-pages", "backend",
+                     std::string("applies to the vm backend only, not ") + std::string(backend_name(backend)));
 
   DomainFile domain = load_domain_file(args.domain);
   if (args.seed) domain.fill.seed = *args.seed;
@@ -171,7 +178,7 @@ int run_command(const RunArgs& args) {
   std::optional<HoldSignals> hold(std::in_place);  // until the temporaries are registered for removal
   io::OutputFiles files(output);
   std::optional<io::PendingFile> report_file;
-  if (args.report) report_file.emplace(*args.report);
+  if (args.report) report_file.emplace(*args.report, "report");
   std::vector<fs::path> temporaries = {files.h5_temp_path(), files.xdmf_temp_path()};
   if (report_file) temporaries.push_back(report_file->temp_path());
   const RemoveOnSignal interrupted(temporaries);
@@ -220,6 +227,7 @@ int run_command(const RunArgs& args) {
       {"prefault", std::int64_t{args.prefault}},
       {"huge_pages", std::int64_t{args.huge_pages}},
       {"boundary_nodes", static_cast<std::int64_t>(boundary)},
+      {"boundary_names", boundary_names(domain).dump()},
       {"fill_seconds", fill_seconds},
       {"boundary_seconds", boundary_seconds},
       {"seconds_before_write", seconds_since(start)},
@@ -228,7 +236,6 @@ int run_command(const RunArgs& args) {
   std::visit([&](const auto& d) { files.write(view_of(d, domain.spacing, args.threads, evaluators), metadata); },
              result);
 
-  made_here.keep();
   const double seconds = seconds_since(start);
   const ResourceUsage usage = current_resource_usage();
   if (report_file) {
@@ -237,6 +244,7 @@ int run_command(const RunArgs& args) {
                                 {"nodes", nodes},
                                 {"boundary_nodes", boundary},
                                 {"interior_nodes", nodes - boundary},
+                                {"boundary_names", boundary_names(domain)},
                                 {"seconds", seconds},
                                 {"fill_seconds", fill_seconds},
                                 {"boundary_seconds", boundary_seconds},
@@ -248,8 +256,20 @@ int run_command(const RunArgs& args) {
                                 {"huge_pages", args.huge_pages},
                                 {"threads", args.threads},
                                 {"seed", domain.fill.seed},
-                                {"output", output.string()}});
+                                {"output", files.h5_path().string()}});
   }
+  // Every file is written; only now do they replace older ones, together (a report that failed to
+  // write used to leave the new output in place while the run exited with an error).
+  files.commit();
+  if (report_file) {
+    try {
+      report_file->commit();
+    } catch (...) {
+      files.remove_committed();
+      throw;
+    }
+  }
+  made_here.keep();
   // The run succeeded, but a spacing as wide as the domain leaves nothing inside it (a ball smaller
   // than h becomes one node): say so even with --quiet, since the file alone would not tell.
   if (nodes == boundary)

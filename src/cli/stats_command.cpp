@@ -52,7 +52,7 @@ io::QualityReport measure(const io::NodeArrays& nodes, const std::optional<Domai
 
 }  // namespace
 
-int stats_command(const std::filesystem::path& file, bool json, int samples) {
+int stats_command(const std::filesystem::path& file, bool json, std::size_t samples) {
   const io::StoredDiscretization stored = io::read_hdf5(file);
   const io::NodeArrays& nodes = stored.nodes;
   if (nodes.h.size() != nodes.node_count())
@@ -61,7 +61,7 @@ int stats_command(const std::filesystem::path& file, bool json, int samples) {
 
   io::QualityOptions options;
   options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options.samples = samples > 0 ? static_cast<std::size_t>(samples)
+  options.samples = samples > 0 ? samples
                                 : std::clamp<std::size_t>(nodes.node_count(), 100'000, 10'000'000);
   const io::QualityReport r =
       nodes.dim == 2 ? measure<2>(nodes, domain, options) : measure<3>(nodes, domain, options);

@@ -33,7 +33,7 @@ class Writer {
 
   [[noreturn]] void fail(const std::string& reason) const { detail::throw_io_error(shown_, "output", reason); }
   void check(herr_t status, const char* what) const {
-    if (status < 0) fail(std::string("HDF5 failed writing ") + what + " (disk full?)");
+    if (status < 0) fail(std::string("HDF5 failed writing ") + what + " (disk full, or over a file size limit?)");
   }
 
   H5Handle group(const char* name) {
@@ -185,6 +185,8 @@ void check_consistent(const NodeArraysView& nodes) {
 }
 
 }  // namespace
+
+void skip_hdf5_shutdown_at_exit() { H5dont_atexit(); }
 
 void write_hdf5(const std::filesystem::path& file, const NodeArraysView& nodes, const RunMetadata& metadata,
                 const std::filesystem::path& shown_name) {

@@ -11,9 +11,16 @@
 
 namespace nodegen::io {
 
-OutputFiles::OutputFiles(const std::filesystem::path& h5_path) : h5_(h5_path), xdmf_(xdmf_path_for(h5_path)) {
-  if (xdmf_path_for(h5_path) == h5_path)
+// The sidecar goes beside the file the HDF5 path resolves to (PendingFile follows a symbolic link),
+// since it names that file relative to its own folder.
+OutputFiles::OutputFiles(const std::filesystem::path& h5_path) : h5_(h5_path), xdmf_(xdmf_path_for(h5_.final_path())) {
+  if (xdmf_.final_path() == h5_.final_path())
     detail::throw_io_error(h5_path, "output", "the HDF5 file must not end in .xdmf (the sidecar takes that name)");
+  // The sidecar refers to the data as "NAME.h5:/domain/pos"; ParaView's XDMF readers split that at the
+  // first colon, so a name with one would open as an empty or broken dataset.
+  if (h5_.final_path().filename().string().find(':') != std::string::npos)
+    detail::throw_io_error(h5_path, "output", "the file name must not contain ':' (the XDMF sidecar refers to "
+                                              "the data as NAME:/dataset, and ParaView splits at the colon)");
 }
 
 void OutputFiles::write(const NodeArraysView& nodes, const RunMetadata& metadata) {
@@ -24,6 +31,9 @@ void OutputFiles::write(const NodeArraysView& nodes, const RunMetadata& metadata
     out.close();
     if (!out) detail::throw_io_error(xdmf_.final_path(), "output", std::string("cannot write: ") + std::strerror(errno));
   }
+}
+
+void OutputFiles::commit() {
   h5_.commit();
   try {
     xdmf_.commit();
@@ -34,8 +44,16 @@ void OutputFiles::write(const NodeArraysView& nodes, const RunMetadata& metadata
   }
 }
 
+void OutputFiles::remove_committed() noexcept {
+  std::error_code ignored;
+  std::filesystem::remove(xdmf_.final_path(), ignored);
+  std::filesystem::remove(h5_.final_path(), ignored);
+}
+
 void write_output(const std::filesystem::path& h5_path, const NodeArraysView& nodes, const RunMetadata& metadata) {
-  OutputFiles(h5_path).write(nodes, metadata);
+  OutputFiles files(h5_path);
+  files.write(nodes, metadata);
+  files.commit();
 }
 
 }  // namespace nodegen::io

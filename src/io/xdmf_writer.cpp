@@ -36,7 +36,8 @@ std::string xdmf_document(const std::string& h5_file_name, std::size_t node_coun
   std::ostringstream x;
   x << "<?xml version=\"1.0\" ?>\n"
     << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-    << "<!-- Written by nodegen: the nodes of " << file << " as points (exact positions: /domain/pos). -->\n"
+    // The comment names no file: a name holding "--" would end it and break the XML.
+    << "<!-- Written by nodegen: the nodes as points (exact positions: /domain/pos of the HDF5 file). -->\n"
     << "<Xdmf Version=\"3.0\">\n"
     << "  <Domain>\n"
     << "    <Grid Name=\"nodes\" GridType=\"Uniform\">\n"

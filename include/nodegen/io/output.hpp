@@ -23,16 +23,21 @@ class OutputFiles {
   const std::filesystem::path& h5_temp_path() const { return h5_.temp_path(); }
   const std::filesystem::path& xdmf_temp_path() const { return xdmf_.temp_path(); }
 
-  // Writes both temporaries, then renames them into place (h5 first, so the sidecar never points
-  // at a missing file). Call once.
+  // Writes both temporaries. Call once, then commit() (a caller with more files to write, such as
+  // the CLI's report, writes them all before committing any, so a late failure leaves none behind).
   void write(const NodeArraysView& nodes, const RunMetadata& metadata);
+  // Renames both into place (h5 first, so the sidecar never points at a missing file); when the
+  // sidecar's rename fails, the new h5 is removed again: no half pair.
+  void commit();
+  // Removes both files from their final places (after commit(), when a later step of the run failed).
+  void remove_committed() noexcept;
 
  private:
   PendingFile h5_;
   PendingFile xdmf_;
 };
 
-// One-call form: OutputFiles(h5_path).write(nodes, metadata).
+// One-call form: OutputFiles(h5_path).write(nodes, metadata), then commit().
 void write_output(const std::filesystem::path& h5_path, const NodeArraysView& nodes, const RunMetadata& metadata);
 
 }  // namespace nodegen::io

@@ -3,15 +3,21 @@
 // the same directory (so the final rename(2) is atomic: same file system) and renamed into place by
 // commit(). If commit() is never reached (an exception, a failed write), the destructor deletes the
 // temporary, so a failed run leaves nothing behind and never clobbers an older good file.
+//
+// A final path that is a symbolic link is written through: the file it points to is replaced, not the
+// link (the temporary lies beside that file). A final path that exists and is not a regular file (a
+// device such as /dev/null, a FIFO, a socket) is refused: renaming over it would destroy it.
 #include <filesystem>
+#include <string>
 
 namespace nodegen::io {
 
 class PendingFile {
  public:
   // Creates the temporary ("<dir>/.<name>.tmp-XXXXXX", mode 0644 like an ordinary new file).
-  // Throws InputError "<final>: output: <reason>" when the directory is missing or not writable.
-  explicit PendingFile(std::filesystem::path final_path);
+  // Throws InputError "<final>: <field>: <reason>" when the directory is missing or not writable, or
+  // the path is a directory or another kind of non-regular file. `field` names the option in errors.
+  explicit PendingFile(std::filesystem::path final_path, std::string field = "output");
   PendingFile(const PendingFile&) = delete;
   PendingFile& operator=(const PendingFile&) = delete;
   PendingFile(PendingFile&& other) noexcept;
@@ -19,6 +25,7 @@ class PendingFile {
   ~PendingFile();
 
   const std::filesystem::path& temp_path() const { return temp_; }
+  // Where the file will be: the given path, or the file a symbolic link there points to.
   const std::filesystem::path& final_path() const { return final_; }
 
   // Renames the temporary onto the final path (replacing an older file). Throws InputError on failure
@@ -30,6 +37,7 @@ class PendingFile {
  private:
   std::filesystem::path final_;
   std::filesystem::path temp_;
+  std::string field_;
   bool pending_ = false;
 };
 
