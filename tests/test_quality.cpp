@@ -73,6 +73,36 @@ TEST(Quality, SquareLattice) {
   EXPECT_EQ(r.holes.samples, 200'000u);
 }
 
+TEST(Quality, ThinRotatedDomainStillGetsItsSamples) {
+  // A bar 0.02 wide along the diagonal of [0, 50]^2 fills 1/1768 of its bounding box: a fixed number
+  // of draws in the box left a few samples inside it, and a measure tens of percent off. Nodes every
+  // 0.01 along its axis, h = 0.01.
+  const Vec<2> u = Vec<2>(1, 1).normalized(), n(-u[1], u[0]);
+  const double length = 50 * std::sqrt(2.0), half_width = 0.01;
+  NodeArrays nodes;
+  nodes.dim = 2;
+  for (double t = 0; t <= length; t += 0.01) {
+    const Vec<2> p = t * u;
+    nodes.positions.insert(nodes.positions.end(), {p[0], p[1]});
+    nodes.types.push_back(1);
+    nodes.bmap.push_back(-1);
+    nodes.h.push_back(0.01);
+  }
+  QualityDomain<2> bar;
+  bar.box.lo = Vec<2>(-0.01, -0.01);
+  bar.box.hi = Vec<2>(50.01, 50.01);
+  bar.contains = [&](const Vec<2>& p) {
+    const double t = p.dot(u);
+    return t >= 0 && t <= length && std::abs(p.dot(n)) <= half_width;
+  };
+  const auto r = quality_report<2>(nodes, &bar, QualityOptions{20'000, 3, 2});
+  EXPECT_GE(r.holes.samples, 20'000u);
+  EXPECT_GT(r.holes.drawn, 20'000'000u);  // the share inside is 1/1768
+  EXPECT_NEAR(r.measure, length * 2 * half_width, 0.03 * length * 2 * half_width);
+  // Farthest point of the bar from the axis nodes: half the node step along it and half the width across.
+  EXPECT_LE(r.holes.max, std::hypot(0.5, 1.0) + 1e-9);
+}
+
 TEST(Quality, CubicLattice) {
   const auto nodes = lattice<3>(20);  // a = h = 0.05
   const auto domain = unit_box<3>();

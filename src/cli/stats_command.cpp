@@ -1,6 +1,7 @@
 #include "stats_command.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -66,6 +67,12 @@ int stats_command(const std::filesystem::path& file, bool json, std::size_t samp
   const io::QualityReport r =
       nodes.dim == 2 ? measure<2>(nodes, domain, options) : measure<3>(nodes, domain, options);
 
+  // A thin domain can fill so little of its bounding box that the bounded draws find fewer samples.
+  if (domain && r.holes.samples < options.samples)
+    std::fprintf(stderr, "nodegen: warning: %s: holes: only %zu of the %zu samples asked for fell inside the domain in "
+                         "%zu random points of its bounding box; measure, packing and holes are less precise\n",
+                 file.c_str(), r.holes.samples, options.samples, r.holes.drawn);
+
   if (json) {
     const nlohmann::json out = {
         {"file", file.string()},
@@ -76,7 +83,8 @@ int stats_command(const std::filesystem::path& file, bool json, std::size_t samp
         {"nn_over_h", {{"min", r.nn_over_h.min}, {"mean", r.nn_over_h.mean}, {"max", r.nn_over_h.max}}},
         {"packing_density", r.packing_density},  // NaN (no domain) dumps as null
         {"measure", r.measure},
-        {"holes", {{"mean", r.holes.mean}, {"p999", r.holes.p999}, {"max", r.holes.max}, {"samples", r.holes.samples}}},
+        {"holes", {{"mean", r.holes.mean}, {"p999", r.holes.p999}, {"max", r.holes.max}, {"samples", r.holes.samples},
+                   {"drawn", r.holes.drawn}}},
     };
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
@@ -90,11 +98,16 @@ int stats_command(const std::filesystem::path& file, bool json, std::size_t samp
   else
     std::printf("nn / h      -   (fewer than 2 nodes: no nearest other node)\n");
   if (domain) {
-    std::printf("packing     %.4f   (balls of diameter h / %s %.6g; densest possible %s)\n", r.packing_density,
-                nodes.dim == 2 ? "area" : "volume", r.measure,
-                nodes.dim == 2 ? "0.907, hexagonal" : "0.740, fcc");
-    std::printf("holes / h   mean %.4f  p99.9 %.4f  max %.4f   (%zu random points of the domain to the nearest node)\n",
-                r.holes.mean, r.holes.p999, r.holes.max, r.holes.samples);
+    // "-" where there is nothing to measure (no nodes, or no sample inside), as for nn / h above.
+    auto num = [](double v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.4f", v);
+      return std::isfinite(v) ? std::string(buf) : std::string("-");
+    };
+    std::printf("packing     %s   (balls of diameter h / %s %.6g; densest possible %s)\n", num(r.packing_density).c_str(),
+                nodes.dim == 2 ? "area" : "volume", r.measure, nodes.dim == 2 ? "0.907, hexagonal" : "0.740, fcc");
+    std::printf("holes / h   mean %s  p99.9 %s  max %s   (%zu random points of the domain to the nearest node)\n",
+                num(r.holes.mean).c_str(), num(r.holes.p999).c_str(), num(r.holes.max).c_str(), r.holes.samples);
   }
   return 0;
 }
