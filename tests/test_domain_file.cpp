@@ -172,9 +172,18 @@ TEST_F(BadInput, BadFieldTypesAndValues) {
             file() + ": fill.max_nodes: must be at most 2147483647 (the output indexes nodes with int32), got 100000000000000");
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[1,0]]}})"),
             file() + ": shape.points: a polygon ring needs at least 3 distinct points, got 2");
+  // A point file's line holds two numbers and nothing else ("1 1abc" and "0 0 0" were taken as points).
+  for (const char* typo : {"1 1abc", "0 0 0"}) {
+    std::ofstream(dir / "ring.txt") << "0 0\n1 0\n" << typo << "\n0 1\n";
+    EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":"ring.txt"}})"),
+              file() + ": shape.points: " + (dir / "ring.txt").string() + " line 3: expected two numbers \"x y\"")
+        << typo;
+  }
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"box","min":[1,0],"max":[0,1]}})"),
             file() + ": shape.max: must exceed min in every coordinate");
   EXPECT_EQ(error_of(R"([1, 2])"), file() + ": (top level): expected a JSON object, got an array");
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"box","min":[0,0],"max":[1,1],"max":[2,2]}})"),
+            file() + ": max: given twice in one object (JSON would keep only the last); remove one");
 }
 
 // Rings that cross have no inside on either side of the crossing, so they are refused, with the point.

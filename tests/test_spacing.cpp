@@ -50,6 +50,11 @@ TEST(Spacing, BadExpressionsAreRefusedWithTheReason) {
   EXPECT_THROW(Spacing::expression("0.01 +"), std::invalid_argument);
   EXPECT_THROW(Spacing::expression("0.01 * w"), std::invalid_argument);  // unknown variable
   EXPECT_THROW(Spacing::expression("   "), std::invalid_argument);
+  // Accepted by muparser, but typos as a spacing: several values, an assignment to a coordinate.
+  EXPECT_THROW(Spacing::expression("0.1, 0.05"), std::invalid_argument);
+  EXPECT_THROW(Spacing::expression("x = 0.05"), std::invalid_argument);
+  EXPECT_THROW(Spacing::expression("0.01 + (y = 0.5)"), std::invalid_argument);
+  EXPECT_NO_THROW(Spacing::expression("x == 0.5 ? 0.01 : 0.02"));
   try {
     Spacing::expression("sqrt(x");
     FAIL() << "no exception";

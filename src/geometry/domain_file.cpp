@@ -219,7 +219,8 @@ class Loader {
           if (c == ',') c = ' ';
         std::istringstream row(line);
         double x, y;
-        if (!(row >> x >> y) || !std::isfinite(x) || !std::isfinite(y))
+        std::string rest;  // "1 1abc" and "0 0 0" are typos, not points: nothing may follow the pair
+        if (!(row >> x >> y) || (row >> rest) || !std::isfinite(x) || !std::isfinite(y))
           fail(at, file + " line " + std::to_string(line_no) + ": expected two numbers \"x y\"");
         pts.emplace_back(x, y);
       }
@@ -330,8 +331,20 @@ std::string syntax_reason(const json::parse_error& e) {
 DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path) {
   const std::string file = path.string();
   json root;
+  // A key given twice in one object: JSON parsers keep the last one silently, which hid a typo's
+  // fix (or a stale value) and led to a confusing error elsewhere.
+  std::vector<std::set<std::string>> keys_of_open_objects;
+  std::string duplicate;
+  const json::parser_callback_t track_keys = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys_of_open_objects.emplace_back();
+    if (event == json::parse_event_t::object_end && !keys_of_open_objects.empty()) keys_of_open_objects.pop_back();
+    if (event == json::parse_event_t::key && !keys_of_open_objects.empty() &&
+        !keys_of_open_objects.back().insert(parsed.get<std::string>()).second && duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
   try {
-    root = json::parse(text);
+    root = json::parse(text, track_keys);
   } catch (const json::parse_error& e) {
     // The byte where parsing stopped.
     throw InputError(file, line_column(text, e.byte == 0 ? 0 : e.byte - 1), "invalid JSON: " + syntax_reason(e));
@@ -344,6 +357,8 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
     throw InputError(file, at == std::string::npos ? std::string("JSON") : line_column(text, at),
                      "invalid JSON: the number " + number + " is out of range (a double holds about 1.8e308 at most)");
   }
+  if (!duplicate.empty())
+    throw InputError(file, duplicate, "given twice in one object (JSON would keep only the last); remove one");
   if (!root.is_object()) throw InputError(file, "(top level)", "expected a JSON object, got " + type_name(root));
 
   Loader probe(path, 0);

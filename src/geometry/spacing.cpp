@@ -62,12 +62,21 @@ Spacing Spacing::expression(const std::string& text) {
   if (text.find_first_not_of(" \t\n") == std::string::npos) throw std::invalid_argument("empty expression");
   try {
     mu::Parser probe;
-    double x = 0.5, y = 0.5, z = 0.5;
+    // Odd probe values, so that an assignment of any round number shows as a change below.
+    constexpr double x0 = 0.4142135623730951, y0 = 0.7320508075688772, z0 = 0.2360679774997897;
+    double x = x0, y = y0, z = z0;
     probe.DefineVar("x", &x);
     probe.DefineVar("y", &y);
     probe.DefineVar("z", &z);
     probe.SetExpr(text);
     probe.Eval();
+    // muparser also takes "0.1, 0.05" (several results: the last one was used) and "x = 0.05" (an
+    // assignment to the coordinate, which then reads as h = 0.05 everywhere): typos, not spacings.
+    if (probe.GetNumResults() != 1)
+      throw std::invalid_argument("expression \"" + text + "\" gives " + std::to_string(probe.GetNumResults()) +
+                                  " values (a comma separates them); it must give one");
+    if (x != x0 || y != y0 || z != z0)
+      throw std::invalid_argument("expression \"" + text + "\" assigns to x, y or z (\"=\"); compare with \"==\"");
   } catch (const mu::Parser::exception_type& e) {
     throw std::invalid_argument("cannot parse expression \"" + text + "\": " + e.GetMsg());
   }
