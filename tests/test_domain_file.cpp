@@ -182,6 +182,14 @@ TEST_F(BadInput, BadFieldTypesAndValues) {
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"box","min":[1,0],"max":[0,1]}})"),
             file() + ": shape.max: must exceed min in every coordinate");
   EXPECT_EQ(error_of(R"([1, 2])"), file() + ": (top level): expected a JSON object, got an array");
+  // Beyond what squared distances hold: at 1e160 the fill never saw a candidate as too close and
+  // seemed to hang; at h = 1e-120, h^2 underflows.
+  EXPECT_EQ(error_of(R"({"dim":2,"spacing":1e158,"shape":{"type":"box","min":[0,0],"max":[1e160,1e160]}})"),
+            file() + ": shape: its bounding box reaches 1e+160, beyond the 1e+100 that squared distances allow; "
+                     "rescale the domain");
+  EXPECT_NE(error_of(R"({"dim":2,"spacing":1e-120,"shape":{"type":"box","min":[0,0],"max":[1e-118,1e-118]}})")
+                .find(": spacing: h = 1e-120 at "),
+            std::string::npos);
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"box","min":[0,0],"max":[1,1],"max":[2,2]}})"),
             file() + ": max: given twice in one object (JSON would keep only the last); remove one");
 }

@@ -18,6 +18,11 @@
 namespace nodegen {
 namespace {
 
+// The range of coordinates and spacings the fill's arithmetic holds: squared distances (up to
+// (2e100)^2 summed over 3 axes) stay finite, and h^2 stays a normal double.
+constexpr double kMaxCoordinate = 1e100;
+constexpr double kMinSpacing = 1e-100;
+
 using nlohmann::json;
 using namespace geometry_detail;
 
@@ -251,11 +256,13 @@ void validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>& 
   const Box<D> box = domain.bounding_box();
   auto check = [&](const Vec<D>& p) {
     const double v = h(p);
-    if (!std::isfinite(v) || !(v > 0)) {
+    if (!std::isfinite(v) || !(v > 0) || v < kMinSpacing) {
       std::string where;
       for (int i = 0; i < D; ++i) where += (i ? ", " : "") + num(p[i]);
-      L.fail("spacing", "h = " + num(v) + " at (" + where + ") is not positive and finite (\"" + spacing.describe() +
-                            "\", sampled over the bounding box)");
+      L.fail("spacing", "h = " + num(v) + " at (" + where + ") is not " +
+                            (v > 0 && std::isfinite(v) ? "at least " + num(kMinSpacing) + " (its square would underflow)"
+                                                       : std::string("positive and finite")) +
+                            " (\"" + spacing.describe() + "\", sampled over the bounding box)");
     }
     return v;
   };
@@ -299,6 +306,11 @@ std::shared_ptr<const Domain<D>> build_domain(const Loader& L, const json& root)
   std::vector<std::string> names;
   shape->register_parts(names);
   const Box<D> box = shape->bounds();
+  // Squared distances must stay finite: at 1e160 they overflowed to inf, no candidate was ever too
+  // close, and the fill piled nodes onto the same points until it seemed to hang.
+  if (std::max(box.lo.cwiseAbs().maxCoeff(), box.hi.cwiseAbs().maxCoeff()) > kMaxCoordinate)
+    L.fail("shape", "its bounding box reaches " + num(std::max(box.lo.cwiseAbs().maxCoeff(), box.hi.cwiseAbs().maxCoeff())) +
+                        ", beyond the " + num(kMaxCoordinate) + " that squared distances allow; rescale the domain");
   if (box.empty() || !(box.volume() > 0)) L.fail("shape", "the shape is empty (its bounding box has no volume)");
   auto domain = std::make_shared<const Domain<D>>(std::move(shape), std::move(names));
   if (!(domain->measure() > 0)) L.fail("shape", "the shape is empty (no inside point found on a grid over its box)");
