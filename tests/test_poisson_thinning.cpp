@@ -62,6 +62,14 @@ std::vector<std::uint32_t> thin_points(const std::vector<Vec<3>>& points, const 
   return out;
 }
 
+// The thinning radius of every sample.
+std::vector<double> radii(const std::vector<Vec<3>>& samples, const Spacing& spacing) {
+  auto h = spacing.evaluator();
+  std::vector<double> r(samples.size());
+  for (std::size_t i = 0; i < samples.size(); ++i) r[i] = kFactor * h(samples[i]);
+  return r;
+}
+
 // Brute force over a grid of buckets: pairs of kept samples closer than the smaller radius, and
 // dropped samples with no kept sample within their radius.
 void expect_maximal_disk_set(const std::vector<Vec<3>>& samples, const std::vector<double>& r,
@@ -102,11 +110,8 @@ TEST(PoissonThinning, GradedSpacingGivesAMaximalDiskSet) {
   // h grows 8x across the sphere, so radii span many cells and blocks are sized by the largest.
   const auto spacing = Spacing::expression("0.02 + 0.07 * (z + 0.5)");
   const auto samples = sphere_samples(0.5, 0.05, 30, 2);
-  auto h = spacing.evaluator();
-  std::vector<double> r(samples.size());
-  for (std::size_t i = 0; i < samples.size(); ++i) r[i] = kFactor * h(samples[i]);
   const auto kept = thin_points(samples, spacing, 0.02, 3, 2);
-  expect_maximal_disk_set(samples, r, kept);
+  expect_maximal_disk_set(samples, radii(samples, spacing), kept);
 }
 
 TEST(PoissonThinning, KeptSetDoesNotDependOnThreads) {
@@ -131,9 +136,6 @@ TEST(PoissonThinning, NoSamplesNoNodes) { EXPECT_TRUE(thin_points({}, Spacing::c
 TEST(PoissonThinning, AbsurdSpacingRatioStillGivesAMaximalSet) {
   const auto spacing = Spacing::expression("0.05 + 5e9 * (z > 0.4)");
   const auto samples = sphere_samples(0.5, 0.05, 12, 5);
-  auto h = spacing.evaluator();
-  std::vector<double> r(samples.size());
-  for (std::size_t i = 0; i < samples.size(); ++i) r[i] = kFactor * h(samples[i]);
   PointSamples source(samples, spacing);
   const double cell = std::sqrt(0.05 * 5e9);
   const auto kept = thin_samples(source, spacing, kFactor, cell, 9, 2);
@@ -144,8 +146,8 @@ TEST(PoissonThinning, AbsurdSpacingRatioStillGivesAMaximalSet) {
     items.push_back(s.item);
     on_cap += samples[s.item][2] > 0.4;
   }
-  expect_maximal_disk_set(samples, r, items);
-  EXPECT_EQ(on_cap, 0);  // a cap sample is kept only with no kept sample within 4.6e9: there are
+  expect_maximal_disk_set(samples, radii(samples, spacing), items);
+  EXPECT_EQ(on_cap, 0);  // a cap sample would need no kept sample within 4.6e9 of it
   EXPECT_EQ(thin_points(samples, spacing, cell, 9, 1), items);
   EXPECT_EQ(thin_points(samples, spacing, cell, 9, 3), items);
 }
