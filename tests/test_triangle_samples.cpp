@@ -102,6 +102,11 @@ TEST(TriangleSamples, PiecesAreNoWiderThanAskedAndFollowLongTriangles) {
     return static_cast<double>(source.items());
   };
   const double ten = pieces_of(10.0), twenty = pieces_of(20.0);
+  // Corners in a line (up to rounding): no area, no pieces.
+  const std::vector<WorldTriangle> line{{{0, 0, 0}, {1, 1, 1}, {2, 2, 2}, {0, 0, 1}}};
+  TriangleSamples flat(line, Spacing::constant(0.01), 24.0, 1, 1);
+  flat.set_piece_size(0.1);
+  EXPECT_EQ(flat.items(), 0u);
   EXPECT_GE(ten, 100.0);  // 10 / (0.1 / sqrt 2) cells of the grid along its length
   EXPECT_LE(ten, 160.0);
   EXPECT_NEAR(twenty / ten, 2.0, 0.05);

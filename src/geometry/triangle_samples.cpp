@@ -104,6 +104,8 @@ void TriangleSamples::set_piece_size(double size) {
     auto& out = part[static_cast<std::size_t>(t)];
     for (std::size_t i = begin; i < end; ++i) {
       const Frame f = frame(static_cast<std::uint32_t>(i));
+      // Corners in a line up to rounding (or NaN): no area to sample, and no direction across it.
+      if (!(f.apex_n > 1e-12 * f.length)) continue;
       const auto columns = static_cast<std::uint32_t>(std::ceil(f.length / c));
       for (std::uint32_t col = 0; col < columns; ++col) {
         const double t0 = col * c, t1 = std::min(t0 + c, f.length);
