@@ -3,6 +3,7 @@
 // point by point; errors for missing, unreadable and open meshes; surface nodes of the mesh.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <map>
 #include <numbers>
 #include <random>
+#include <string>
 
 #include <unistd.h>
 
@@ -221,6 +223,30 @@ TEST(Mesh, SurfaceNodesLieOnTheMeshWithOutwardNormalsAtSpacingH) {
   std::normal_distribution<double> g;
   for (int k = 0; k < 400; ++k) probes.push_back(Vec<3>(g(rng), g(rng), g(rng)).normalized() * 0.99);
   EXPECT_LT(test::largest_gap_over_h(nodes, probes, f.spacing), 1.6);  // no holes in the cover
+}
+
+// h 1e10 times larger on part of the surface: x > 1.2 on the torus (|x| <= 1.35), which the bounding-box
+// grid choosing the boundary's cell sees (cell 2e4), and x > 1.3, which it misses (cell 0.04). The
+// thinning sized its blocks by the largest radius and asked for 1e17 and 1e32 cells per block
+// (std::length_error; "out of memory" through the CLI). Now the small-h part gets about the nodes the
+// plain spacing gives it, the huge-h part none (a node there would need no other within 9e9), and the
+// nodes are the same on 1 and 2 threads.
+TEST(Mesh, AbsurdSpacingRatioOnTheSurfaceStillPlacesNodes) {
+  const DomainFile f = load_domain_file(test::source_dir() / "domains" / "torus_mesh.json");
+  const auto& d = *domain_of<3>(f);
+  const auto plain = d.boundary_nodes(f.spacing, 3, 2);
+  for (const double cut : {1.2, 1.3}) {
+    const Spacing spacing = Spacing::expression("0.04 + 1e10 * (x > " + std::to_string(cut) + ")");
+    const auto nodes = d.boundary_nodes(spacing, 3, 2);
+    const auto below = [&](const auto& set) {
+      return std::count_if(set.begin(), set.end(), [&](const auto& n) { return n.pos[0] <= cut; });
+    };
+    EXPECT_EQ(below(nodes), static_cast<long>(nodes.size())) << cut;
+    EXPECT_NEAR(static_cast<double>(nodes.size()) / static_cast<double>(below(plain)), 1.0, 0.03) << cut;
+    const auto one = d.boundary_nodes(spacing, 3, 1);
+    ASSERT_EQ(one.size(), nodes.size()) << cut;
+    for (std::size_t i = 0; i < one.size(); ++i) ASSERT_EQ(one[i].pos, nodes[i].pos) << cut << " " << i;
+  }
 }
 
 TEST(Mesh, MeshInCsgWithAnalyticShapes) {

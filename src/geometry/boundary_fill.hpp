@@ -15,6 +15,7 @@
 
 #include "boundary_sink.hpp"
 #include "point_grid.hpp"
+#include "triangle_samples.hpp"
 
 namespace nodegen::geometry_detail {
 
@@ -47,10 +48,6 @@ struct Patch {
 void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<3>& occupied,
                 BoundarySink<3>& sink);
 
-struct WorldTriangle {
-  Vec<3> a, b, c;
-  Vec<3> normal;  // outward unit
-};
 void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, BoundarySink<3>& sink);
 
 }  // namespace nodegen::geometry_detail

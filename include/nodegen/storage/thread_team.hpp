@@ -10,6 +10,7 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #if !defined(NODEGEN_STD_THREADS)
@@ -74,12 +75,16 @@ void parallel_for(std::size_t n, int threads, Fn&& fn) {
 }
 
 // fn(i) for every i in [0, n), each thread taking the next item when it is done with one: for a few
-// items of uneven cost (the faces of a cube chart, the thinning's blocks of one colour).
+// items of uneven cost (the faces of a cube chart, the thinning's blocks of one colour). fn may also
+// take (thread, i), thread < team_for(n, threads), to index per-thread state.
 template <class Fn>
 void parallel_for_each_item(std::size_t n, int threads, Fn&& fn) {
   std::atomic<std::size_t> next{0};
-  auto take = [&](int, int) {
-    for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) fn(i);
+  auto take = [&](int t, int) {
+    for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
+      if constexpr (std::is_invocable_v<Fn&, int, std::size_t>) fn(t, i);
+      else fn(i);
+    }
   };
   const int team = team_for(n, threads);
   if (team > 1) run_team(team, take);
