@@ -91,6 +91,34 @@ TEST(Boundary, DenseSmoothPolygonIsSpacedByArcLengthNotByVertices) {
   expect_unit_outward_normals(d, nodes, f.spacing);
 }
 
+TEST(Boundary, PolygonRingNormalsFollowTheNestingDepthNotTheRingIndex) {
+  // Even-odd solid of nested squares (each ring given counter-clockwise, as a user would): an island
+  // (depth 2) in a hole, a hole (depth 3) in that island, and a "hole" lying outside the outline
+  // (depth 0, so solid). The normals of every ring must point away from the solid.
+  auto square = [](double lo, double hi) {
+    return "[[" + std::to_string(lo) + "," + std::to_string(lo) + "],[" + std::to_string(hi) + "," +
+           std::to_string(lo) + "],[" + std::to_string(hi) + "," + std::to_string(hi) + "],[" +
+           std::to_string(lo) + "," + std::to_string(hi) + "]]";
+  };
+  auto f = parse(R"({"dim":2,"spacing":0.05,"shape":{"type":"polygon","points":)" + square(0, 4) +
+                 R"(,"holes":[)" + square(1, 3) + "," + square(1.5, 2.5) + "," + square(1.8, 2.2) + "," +
+                 square(5, 6) + "]}}");
+  const auto& d = *domain_of<2>(f);
+  const auto nodes = d.boundary_nodes(f.spacing, 1);
+  // Ring k (id k + 1) is solid inside for depths 0, 2 and the outside square, hole-like for 1 and 3.
+  const double solid_inside[5] = {1, -1, 1, -1, 1};
+  const Vec<2> centre[5] = {{2, 2}, {2, 2}, {2, 2}, {2, 2}, {5.5, 5.5}};
+  int counted[5] = {};
+  for (const auto& n : nodes) {
+    const int ring = n.boundary_id - 1;
+    ASSERT_GT(solid_inside[ring] * n.normal.dot(n.pos - centre[ring]), 0.0)
+        << "ring " << ring << " at " << n.pos.transpose() << " normal " << n.normal.transpose();
+    ++counted[ring];
+  }
+  for (int ring = 0; ring < 5; ++ring) EXPECT_GT(counted[ring], 0) << "ring " << ring;
+  expect_unit_outward_normals(d, nodes, f.spacing);
+}
+
 TEST(Boundary, DiskNodesAreOnTheCircleWithRadialNormals) {
   auto f = parse(R"({"dim":2,"spacing":0.02,"shape":{"type":"disk","center":[1,1],"radius":0.5}})");
   const auto nodes = domain_of<2>(f)->boundary_nodes(f.spacing, 1);
