@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <fstream>
+#include <iomanip>
 #include <numbers>
+#include <sstream>
 #include <random>
 
 #include "geometry_test_support.hpp"
@@ -242,6 +244,45 @@ TEST(Boundary, UnionDropsTheSharedFaceAndDuplicates) {
   const auto r = nearest_over_h(nodes, f.spacing);
   EXPECT_NEAR(*std::min_element(r.begin(), r.end()), 1.0, 1e-9);
   expect_unit_outward_normals(d, nodes, f.spacing);
+}
+
+// The domain file `{"dim":D,"spacing":h,"shape":SHAPE}` with every `@v@` in SHAPE written as at + v.
+DomainFile shifted_domain(int dim, double h, std::string shape, double at) {
+  for (std::size_t k; (k = shape.find('@')) != std::string::npos;) {
+    const std::size_t end = shape.find('@', k + 1);
+    std::ostringstream value;
+    value << std::setprecision(17) << at + std::stod(shape.substr(k + 1, end - k - 1));
+    shape.replace(k, end - k + 1, value.str());
+  }
+  std::ostringstream json;
+  json << std::setprecision(17) << R"({"dim":)" << dim << R"(,"spacing":)" << h << R"(,"shape":)" << shape << "}";
+  return parse(json.str());
+}
+
+// The domain moved to 3e6 has as many boundary nodes as at the origin, with outward normals (probed at
+// 1e-2 h: 1e-5 h is below a unit in the last place there).
+template <int D>
+void expect_same_boundary_far_away(double h, const std::string& shape) {
+  const auto origin = shifted_domain(D, h, shape, 0.0), far = shifted_domain(D, h, shape, 3e6);
+  const auto& d = *domain_of<D>(far);
+  const auto nodes = d.boundary_nodes(far.spacing, 1);
+  EXPECT_EQ(nodes.size(), domain_of<D>(origin)->boundary_nodes(origin.spacing, 1).size()) << shape;
+  for (const auto& n : nodes) {
+    ASSERT_TRUE(d.contains(n.pos - 1e-2 * h * n.normal)) << shape << " at " << n.pos.transpose();
+    ASSERT_FALSE(d.contains(n.pos + 1e-2 * h * n.normal)) << shape << " at " << n.pos.transpose();
+  }
+}
+
+TEST(Boundary, SmallDomainsFarFromTheOriginKeepTheirBoundary) {
+  // 1e-3 wide domains at 3e6, where a unit in the last place (4.7e-10) exceeds 1e-7 of the diagonal:
+  // with that as the on-boundary probe offset every CSG node was dropped, and a 3D face's parameter
+  // step of 1e-7 of its range moved no coordinate (a zero metric: the faces were left half empty).
+  expect_same_boundary_far_away<2>(1e-5, R"({"type":"union","children":[
+      {"type":"box","min":[@0@,@0@],"max":[@0.001@,@0.001@]}]})");
+  expect_same_boundary_far_away<2>(2e-5, R"({"type":"difference","children":[
+      {"type":"disk","center":[@0@,@0@],"radius":0.001},
+      {"type":"box","min":[@0.0005@,@-0.0003@],"max":[@0.0015@,@0.0003@]}]})");
+  expect_same_boundary_far_away<3>(1e-4, R"({"type":"box","min":[@0@,@0@,@0@],"max":[@0.001@,@0.001@,@0.001@]})");
 }
 
 TEST(Boundary, Csg3DBoxMinusBallHasSharpJunctionArcs) {

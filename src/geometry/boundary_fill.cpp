@@ -170,7 +170,12 @@ std::vector<double> place_curve(const Curve<D>& c, BoundarySink<D>& sink, PointG
 
 void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<3>& occupied, BoundarySink<3>& sink) {
   constexpr int candidates = 15;
-  const double du = 1e-7 * (patch.hi - patch.lo).maxCoeff();
+  // Parameter step of the metric's central differences: 1e-7 of the parameter range, but large enough
+  // that the step moves the point by 100 coordinate resolutions (of a small patch far from the
+  // origin, 1e-7 of the range moves it by less than a unit in the last place, and the metric reads 0).
+  const double range = (patch.hi - patch.lo).maxCoeff();
+  const double world = (patch.point(patch.hi) - patch.point(patch.lo)).norm();
+  const double du = std::clamp(100.0 * sink.resolution() * range / world, 1e-7 * range, 1e-3 * range);
   auto inside = [&](const Vec<2>& u) {
     return (u.array() >= patch.lo.array()).all() && (u.array() <= patch.hi.array()).all();
   };

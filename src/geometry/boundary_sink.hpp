@@ -1,6 +1,7 @@
 #pragma once
 // What a leaf shape writes its boundary nodes into: spacing, the "is this on the combined boundary"
 // filter, a seeded random generator, and the collected nodes with their priority for the final thinning.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -31,10 +32,13 @@ class BoundarySink {
  public:
   // keep(p, n) says whether a node of some part lies on the boundary of the whole domain; empty means
   // always (a domain without CSG). cell: grid cell size for the spacing checks (about the smallest h).
-  // inside: the whole domain's inside test, used to find the normal at junctions. threads: how many a
-  // part may use to place its nodes (keep and inside must then be safe to call concurrently).
+  // inside: the whole domain's inside test, used to find the normal at junctions. resolution: the
+  // smallest offset from a point of the domain that its coordinates surely resolve (see
+  // coordinate_resolution); probes around a point are never smaller. threads: how many a part may use
+  // to place its nodes (keep and inside must then be safe to call concurrently).
   BoundarySink(const Spacing& spacing, std::function<bool(const Vec<D>&, const Vec<D>&)> keep,
-               std::function<bool(const Vec<D>&)> inside, double cell, std::uint64_t seed, int threads = 1)
+               std::function<bool(const Vec<D>&)> inside, double cell, double resolution, std::uint64_t seed,
+               int threads = 1)
       : spacing_(spacing),
         threads_(threads < 1 ? 1 : threads),
         h_(spacing.evaluator()),
@@ -42,7 +46,8 @@ class BoundarySink {
         inside_(std::move(inside)),
         rng_(seed),
         junctions_(cell),
-        cell_(cell) {}
+        cell_(cell),
+        resolution_(resolution) {}
 
   double h(const Vec<D>& p) const { return h_(p); }
   const Spacing& spacing() const { return spacing_; }  // for parts that evaluate h on several threads
@@ -51,13 +56,14 @@ class BoundarySink {
   bool filtering() const { return static_cast<bool>(keep_); }
   std::mt19937_64& rng() { return rng_; }
   double cell() const { return cell_; }
+  double resolution() const { return resolution_; }
 
   void emit(const Vec<D>& p, const Vec<D>& n, int id, int priority) { nodes_.push_back({p, n, id, priority, false}); }
 
   // A sink for a part placed on another thread: the same spacing, filter, inside test and cell, its own
   // spacing evaluator and random stream (seeded by the caller, so results do not depend on which thread
   // runs the part). absorb() moves its nodes into this sink afterwards.
-  BoundarySink fork(std::uint64_t seed) const { return BoundarySink(spacing_, keep_, inside_, cell_, seed, 1); }
+  BoundarySink fork(std::uint64_t seed) const { return BoundarySink(spacing_, keep_, inside_, cell_, resolution_, seed, 1); }
 
   // Appends the nodes of a forked sink, dropping its junction nodes within 0.9 h of a junction node
   // this sink already has (as emit_junction would have, had the part been placed here).
@@ -68,10 +74,13 @@ class BoundarySink {
 
   // A point where a part stops being on the combined boundary (a CSG junction). Several parts find the
   // same junction; only one node per spacing is kept.
-  // Its normal is neither part's: it points away from the solid as seen on a small sphere around p.
+  // Its normal is neither part's: it points away from the solid as seen on a small sphere around p,
+  // of radius 1e-3 h, but at least 10 resolutions: p lies within about one probe offset of the true
+  // junction, and on a smaller sphere the directions would round onto a few coordinate steps.
   void emit_junction(const Vec<D>& p, const Vec<D>& n, int id) {
     const double hp = h(p);
-    if (claim_junction(p, hp)) nodes_.push_back({p, junction_normal(p, n, 1e-3 * hp), id, corner_priority, true});
+    if (claim_junction(p, hp))
+      nodes_.push_back({p, junction_normal(p, n, std::max(1e-3 * hp, 10.0 * resolution_)), id, corner_priority, true});
   }
 
   std::vector<RawNode<D>>& nodes() { return nodes_; }
@@ -122,6 +131,7 @@ class BoundarySink {
   std::mt19937_64 rng_;
   PointGrid<D> junctions_;
   double cell_;
+  double resolution_;
   std::vector<RawNode<D>> nodes_;
 };
 
