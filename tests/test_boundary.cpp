@@ -285,6 +285,46 @@ TEST(Boundary, SmallDomainsFarFromTheOriginKeepTheirBoundary) {
   expect_same_boundary_far_away<3>(1e-4, R"({"type":"box","min":[@0@,@0@,@0@],"max":[@0.001@,@0.001@,@0.001@]})");
 }
 
+// The outward normal of the box [lo, hi] at a point of its surface: the normalised sum of the normals of
+// the faces it lies on (a face normal, an edge's or a corner's bisector).
+template <int D>
+Vec<D> box_normal(const Vec<D>& p, const Vec<D>& lo, const Vec<D>& hi) {
+  Vec<D> n = Vec<D>::Zero();
+  for (int a = 0; a < D; ++a) n[a] = (std::abs(p[a] - hi[a]) < 1e-9) - (std::abs(p[a] - lo[a]) < 1e-9);
+  return n.normalized();
+}
+
+TEST(Boundary, UnionCornersAndEdgesOnTheCombinedBoundaryGetItsNormalAndAVisibleFacesId) {
+  // L-shape [0,2]x[0,1] U [0,1]x[1,2]: the children's corner (0,1) lies on the straight edge x = 0.
+  auto l = parse(R"({"dim":2,"spacing":0.05,"shape":{"type":"union","children":[
+      {"type":"box","name":"bottom","min":[0,0],"max":[2,1]},{"type":"box","name":"top","min":[0,1],"max":[1,2]}]}})");
+  const auto l_nodes = domain_of<2>(l)->boundary_nodes(l.spacing, 1);
+  int found = 0;
+  for (const auto& n : l_nodes) {
+    if ((n.pos - Vec<2>(0, 1)).norm() > 1e-12) continue;
+    ++found;
+    EXPECT_NEAR(n.normal[0], -1.0, 1e-12) << n.normal.transpose();
+    EXPECT_NEAR(n.normal[1], 0.0, 1e-12) << n.normal.transpose();
+  }
+  EXPECT_EQ(found, 1);
+  // Two unit cubes sharing the face x = 1 make the box [0,2]x[0,1]x[0,1]: the first cube's edges and
+  // corners on x = 1 lie on its faces or edges, and no node may bear the id of a buried face (the first
+  // cube's x+, 2, or the second's x-, 7).
+  auto u = parse(R"({"dim":3,"spacing":0.1,"shape":{"type":"union","children":[
+      {"type":"box","min":[0,0,0],"max":[1,1,1]},{"type":"box","min":[1,0,0],"max":[2,1,1]}]}})");
+  const auto& d = *domain_of<3>(u);
+  ASSERT_EQ(d.boundary_names()[1], "shape.children[0]:x+");
+  const auto nodes = d.boundary_nodes(u.spacing, 1);
+  for (const auto& n : nodes) {
+    ASSERT_NE(n.boundary_id, 2) << n.pos.transpose();
+    ASSERT_NE(n.boundary_id, 7) << n.pos.transpose();
+    const Vec<3> analytic = box_normal<3>(n.pos, Vec<3>(0, 0, 0), Vec<3>(2, 1, 1));
+    ASSERT_GT(n.normal.dot(analytic), std::cos(1.0 * std::numbers::pi / 180))
+        << n.pos.transpose() << " normal " << n.normal.transpose();
+  }
+  expect_unit_outward_normals(d, nodes, u.spacing);
+}
+
 TEST(Boundary, Csg3DBoxMinusBallHasSharpJunctionArcs) {
   auto f = parse(R"({"dim":3,"spacing":0.08,"shape":{"type":"difference","children":[
       {"type":"box","min":[-1,-1,-1],"max":[1,1,1]},{"type":"sphere","center":[1,1,1],"radius":0.8}]}})");

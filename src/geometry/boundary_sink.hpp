@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <nodegen/geometry/spacing.hpp>
@@ -17,6 +18,16 @@ namespace nodegen::geometry_detail {
 
 // Lower priority wins when two nodes from different parts are too close: sharp features first.
 enum Priority : int { corner_priority = 0, edge_priority = 1, surface_priority = 2 };
+
+// A face of a part that meets others at a corner or edge node of that part: the unit direction from
+// the node into the face (away from the corner or across the edge), the face's outward unit normal and
+// its id.
+template <int D>
+struct Facet {
+  Vec<D> into;
+  Vec<D> normal;
+  int id;
+};
 
 template <int D>
 struct RawNode {
@@ -74,18 +85,45 @@ class BoundarySink {
 
   // A point where a part stops being on the combined boundary (a CSG junction). Several parts find the
   // same junction; only one node per spacing is kept.
-  // Its normal is neither part's: it points away from the solid as seen on a small sphere around p,
-  // of radius 1e-3 h, but at least 10 resolutions: p lies within about one probe offset of the true
-  // junction, and on a smaller sphere the directions would round onto a few coordinate steps.
+  // Its normal is neither part's: it points away from the solid as seen on a small sphere around p.
   void emit_junction(const Vec<D>& p, const Vec<D>& n, int id) {
     const double hp = h(p);
-    if (claim_junction(p, hp))
-      nodes_.push_back({p, junction_normal(p, n, std::max(1e-3 * hp, 10.0 * resolution_)), id, corner_priority, true});
+    if (claim_junction(p, hp)) nodes_.push_back({p, junction_normal(p, n, probe_radius(hp)), id, corner_priority, true});
+  }
+
+  // The normal and id of a corner or edge node p of a part (its own: n, id; its faces there: facets)
+  // that keep() accepted. n, the bisector of the part's faces, is right only where every one of them
+  // stays on the combined boundary. A face that another part covers (the shared face of a union) or
+  // cuts away no longer bounds the solid next to p, and the combined surface there is made of the faces
+  // that remain: flat where one remains (the corner (0,1) of [0,2]x[0,1] in a union with [0,1]x[1,2]
+  // lies on the straight edge x = 0), an edge where two of a box corner's three remain. So the node gets
+  // the normalised sum of the remaining faces' normals and the id of the first, a face whose surface is
+  // on the combined boundary there. Each face is tested by keep() one probe radius into it from p. When
+  // none remains (keep() accepted p only because the bisector probe straddles a thin gap), n and id stay.
+  std::pair<Vec<D>, int> feature_normal(const Vec<D>& p, const Vec<D>& n, int id,
+                                        const std::vector<Facet<D>>& facets) const {
+    if (!keep_ || facets.empty()) return {n, id};
+    const double r = probe_radius(h(p));
+    Vec<D> sum = Vec<D>::Zero();
+    int first = 0;
+    std::size_t remaining = 0;
+    for (const Facet<D>& f : facets) {
+      if (!keep_(p + r * f.into, f.normal)) continue;
+      if (remaining++ == 0) first = f.id;
+      sum += f.normal;
+    }
+    if (remaining == facets.size() || remaining == 0 || !(sum.norm() > 1e-9)) return {n, id};
+    return {sum.normalized(), first};
   }
 
   std::vector<RawNode<D>>& nodes() { return nodes_; }
 
  private:
+  // How far from a boundary point p (spacing hp there) its surroundings are probed: 1e-3 h, but at
+  // least 10 resolutions (p lies within about one keep() offset of a junction, and on a smaller sphere
+  // the directions would round onto a few coordinate steps).
+  double probe_radius(double hp) const { return std::max(1e-3 * hp, 10.0 * resolution_); }
+
   // Records a junction node at p (spacing hp there) unless one lies within 0.9 hp already; true when
   // p is new.
   bool claim_junction(const Vec<D>& p, double hp) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "cube_chart.hpp"
+#include "cube_facets.hpp"
 #include "shape.hpp"
 
 namespace nodegen::geometry_detail {
@@ -46,15 +47,18 @@ class BoxShape final : public Shape<D> {
   static Vec<D> cube_normal(const Vec<D>& c) {
     Vec<D> n = Vec<D>::Zero();
     for (int i = 0; i < D; ++i)
-      if (std::abs(c[i]) >= 1.0 - 1e-12) n[i] = c[i] > 0 ? 1.0 : -1.0;
+      if (on_cube_face(c, i)) n[i] = c[i] > 0 ? 1.0 : -1.0;
     return n.normalized();
   }
 
   void emit_2d(const Placement<D>& where, BoundarySink<D>& sink) const {
     const Vec<2> corners[4] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
     PointGrid<2> occupied(sink.cell());
+    auto point = [&](const Vec<2>& c) { return where.point(from_cube(c)); };
+    auto normal = [&](const Vec<2>& c) { return where.normal(cube_normal(c)); };
+    auto id = [this](int axis, int side) { return face_id(axis, side); };
     for (const auto& c : corners)
-      place_corner<2>(where.point(from_cube(c)), where.normal(cube_normal(c)), face_id(0, c[0] > 0), sink, &occupied);
+      place_corner<2>(point(c), normal(c), face_id(0, c[0] > 0), sink, &occupied, cube_facets<2>(c, point, normal, id));
     for (int e = 0; e < 4; ++e) {
       const Vec<2> a = corners[e], b = corners[(e + 1) % 4];
       const Vec<2> n = cube_normal(0.5 * (a + b));  // the edge midpoint lies on one face only
@@ -231,7 +235,14 @@ class PolygonShape final : public Shape<2> {
         place_curve(walk, sink, &occupied);
         continue;
       }
-      for (std::size_t i : corners) place_corner<2>(where.point(ring[i]), where.normal(vertex_normal[i]), id, sink, &occupied);
+      for (std::size_t i : corners) {
+        // The two edges meeting at the corner, for feature_normal (both have the ring's id).
+        const Vec<2> ahead = where.point(ring[(i + 1) % n]) - where.point(ring[i]);
+        const Vec<2> behind = where.point(ring[(i + n - 1) % n]) - where.point(ring[i]);
+        const std::vector<Facet<2>> facets = {{ahead.normalized(), where.normal(edge_normal[i]), id},
+                                              {behind.normalized(), where.normal(edge_normal[(i + n - 1) % n]), id}};
+        place_corner<2>(where.point(ring[i]), where.normal(vertex_normal[i]), id, sink, &occupied, facets);
+      }
       for (std::size_t k = 0; k < corners.size(); ++k) {
         walk.t0 = arc[corners[k]];
         walk.t1 = k + 1 < corners.size() ? arc[corners[k + 1]] : arc[corners.front()] + length;
