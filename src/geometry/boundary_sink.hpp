@@ -74,7 +74,9 @@ class BoundarySink {
   // A sink for a part placed on another thread: the same spacing, filter, inside test and cell, its own
   // spacing evaluator and random stream (seeded by the caller, so results do not depend on which thread
   // runs the part). absorb() moves its nodes into this sink afterwards.
-  BoundarySink fork(std::uint64_t seed) const { return BoundarySink(spacing_, keep_, inside_, cell_, resolution_, seed, 1); }
+  BoundarySink fork(std::uint64_t seed) const {
+    return BoundarySink(spacing_, keep_, inside_, cell_, resolution_, seed, 1);
+  }
 
   // Appends the nodes of a forked sink, dropping its junction nodes within 0.9 h of a junction node
   // this sink already has (as emit_junction would have, had the part been placed here).
@@ -88,7 +90,8 @@ class BoundarySink {
   // Its normal is neither part's: it points away from the solid as seen on a small sphere around p.
   void emit_junction(const Vec<D>& p, const Vec<D>& n, int id) {
     const double hp = h(p);
-    if (claim_junction(p, hp)) nodes_.push_back({p, junction_normal(p, n, probe_radius(hp)), id, corner_priority, true});
+    if (claim_junction(p, hp))
+      nodes_.push_back({p, junction_normal(p, n, probe_radius(hp)), id, corner_priority, true});
   }
 
   // The normal and id of a corner or edge node p of a part (its own: n, id; its faces there: facets)
