@@ -268,5 +268,54 @@ TEST(Mesh, MissingUnreadableAndOpenMeshesAreInputErrors) {
                                      " is not closed (3 border edges): the inside test needs a watertight surface");
 }
 
+// `m` scaled by `scale` about the origin, moved by `offset`, its faces turned inside out when `flip`,
+// appended to `into` as another shell.
+void add_shell(TriMesh& into, const TriMesh& m, double scale, const Vec<3>& offset, bool flip) {
+  const int base = static_cast<int>(into.v.size());
+  for (const auto& p : m.v) into.v.push_back(scale * p + offset);
+  for (auto [a, b, c] : m.f)
+    into.f.push_back(flip ? std::array{base + a, base + c, base + b} : std::array{base + a, base + b, base + c});
+}
+
+TEST(Mesh, MeshesThatDoNotBoundOneVolumeAreInputErrors) {
+  // Each of these used to load silently and give inverted normals where the shells overlap or nest.
+  const auto dir = temp_dir();
+  const TriMesh ball = icosphere(2);
+  auto message = [&](const TriMesh& m, const std::string& file) {
+    write_mesh(m, dir / file, "off");
+    try {
+      load_mesh_domain(dir, file);
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string prefix = (dir / "mesh_domain.json").string() + ": shape.file: mesh ";
+  TriMesh overlapping;
+  add_shell(overlapping, ball, 1.0, Vec<3>::Zero(), false);
+  add_shell(overlapping, ball, 1.0, Vec<3>(0.5, 0, 0), false);
+  EXPECT_EQ(message(overlapping, "overlapping.off"),
+            prefix + (dir / "overlapping.off").string() +
+                " intersects itself (overlapping or crossing shells): the inside test needs a surface that bounds "
+                "one volume");
+  TriMesh nested_alike;
+  add_shell(nested_alike, ball, 1.0, Vec<3>::Zero(), false);
+  add_shell(nested_alike, ball, 0.5, Vec<3>::Zero(), false);
+  EXPECT_EQ(message(nested_alike, "nested_alike.off"),
+            prefix + (dir / "nested_alike.off").string() +
+                " does not bound a volume: a shell nested in another must be oriented the other way (a cavity "
+                "faces inward)");
+  // A cavity facing inward and two separate shells are fine.
+  TriMesh hollow;
+  add_shell(hollow, ball, 1.0, Vec<3>::Zero(), false);
+  add_shell(hollow, ball, 0.5, Vec<3>::Zero(), true);
+  EXPECT_EQ(message(hollow, "hollow.off"), "no error");
+  TriMesh apart;
+  add_shell(apart, ball, 1.0, Vec<3>::Zero(), false);
+  add_shell(apart, ball, 1.0, Vec<3>(3, 0, 0), false);
+  EXPECT_EQ(message(apart, "apart.off"), "no error");
+}
+
 }  // namespace
 }  // namespace nodegen
