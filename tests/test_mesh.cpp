@@ -243,17 +243,20 @@ TEST(Mesh, MeshInCsgWithAnalyticShapes) {
   }
 }
 
+// The one-line InputError loading the mesh domain of `file` in `dir` raises, or "no error".
+std::string load_error(const std::filesystem::path& dir, const std::string& file) {
+  try {
+    load_mesh_domain(dir, file);
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 TEST(Mesh, MissingUnreadableAndOpenMeshesAreInputErrors) {
   const auto dir = temp_dir();
-  auto message = [&](const std::string& file) {
-    try {
-      load_mesh_domain(dir, file);
-    } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = [&](const std::string& file) { return load_error(dir, file); };
   const std::string prefix = (dir / "mesh_domain.json").string() + ": shape.file: ";
   EXPECT_EQ(message("nope.stl"), prefix + "file not found: " + (dir / "nope.stl").string());
 
@@ -278,43 +281,37 @@ void add_shell(TriMesh& into, const TriMesh& m, double scale, const Vec<3>& offs
 }
 
 TEST(Mesh, MeshesThatDoNotBoundOneVolumeAreInputErrors) {
-  // Each of these used to load silently and give inverted normals where the shells overlap or nest.
+  // A unit sphere plus a second shell: the sphere scaled, moved and maybe turned inside out. The first two
+  // used to load silently and give inverted normals where the shells overlap or nest.
+  struct Case {
+    std::string file;
+    double scale;
+    Vec<3> offset;
+    bool flip;
+    std::string error;  // after "mesh FILE"; empty: loads
+  };
+  const std::vector<Case> cases = {
+      {"overlapping.off", 1.0, Vec<3>(0.5, 0, 0), false,
+       " intersects itself (overlapping or crossing shells): the inside test needs a surface that bounds one "
+       "volume"},
+      {"nested_alike.off", 0.5, Vec<3>::Zero(), false,
+       " does not bound a volume: a shell nested in another must be oriented the other way (a cavity faces "
+       "inward)"},
+      {"hollow.off", 0.5, Vec<3>::Zero(), true, ""},  // a cavity facing inward
+      {"apart.off", 1.0, Vec<3>(3, 0, 0), false, ""},  // two separate bodies
+  };
   const auto dir = temp_dir();
   const TriMesh ball = icosphere(2);
-  auto message = [&](const TriMesh& m, const std::string& file) {
-    write_mesh(m, dir / file, "off");
-    try {
-      load_mesh_domain(dir, file);
-    } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  const std::string prefix = (dir / "mesh_domain.json").string() + ": shape.file: mesh ";
-  TriMesh overlapping;
-  add_shell(overlapping, ball, 1.0, Vec<3>::Zero(), false);
-  add_shell(overlapping, ball, 1.0, Vec<3>(0.5, 0, 0), false);
-  EXPECT_EQ(message(overlapping, "overlapping.off"),
-            prefix + (dir / "overlapping.off").string() +
-                " intersects itself (overlapping or crossing shells): the inside test needs a surface that bounds "
-                "one volume");
-  TriMesh nested_alike;
-  add_shell(nested_alike, ball, 1.0, Vec<3>::Zero(), false);
-  add_shell(nested_alike, ball, 0.5, Vec<3>::Zero(), false);
-  EXPECT_EQ(message(nested_alike, "nested_alike.off"),
-            prefix + (dir / "nested_alike.off").string() +
-                " does not bound a volume: a shell nested in another must be oriented the other way (a cavity "
-                "faces inward)");
-  // A cavity facing inward and two separate shells are fine.
-  TriMesh hollow;
-  add_shell(hollow, ball, 1.0, Vec<3>::Zero(), false);
-  add_shell(hollow, ball, 0.5, Vec<3>::Zero(), true);
-  EXPECT_EQ(message(hollow, "hollow.off"), "no error");
-  TriMesh apart;
-  add_shell(apart, ball, 1.0, Vec<3>::Zero(), false);
-  add_shell(apart, ball, 1.0, Vec<3>(3, 0, 0), false);
-  EXPECT_EQ(message(apart, "apart.off"), "no error");
+  for (const Case& c : cases) {
+    TriMesh m;
+    add_shell(m, ball, 1.0, Vec<3>::Zero(), false);
+    add_shell(m, ball, c.scale, c.offset, c.flip);
+    write_mesh(m, dir / c.file, "off");
+    const std::string expected = c.error.empty() ? "no error"
+                                                 : (dir / "mesh_domain.json").string() + ": shape.file: mesh " +
+                                                       (dir / c.file).string() + c.error;
+    EXPECT_EQ(load_error(dir, c.file), expected);
+  }
 }
 
 }  // namespace
