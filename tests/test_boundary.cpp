@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <fstream>
+#include <iomanip>
 #include <numbers>
+#include <sstream>
 #include <random>
 
 #include "geometry_test_support.hpp"
@@ -88,6 +90,34 @@ TEST(Boundary, DenseSmoothPolygonIsSpacedByArcLengthNotByVertices) {
     for (const auto& n : nodes) best = std::min(best, (n.pos - corner).norm());
     EXPECT_LT(best, 1e-12) << "sharp corner " << corner.transpose();
   }
+  expect_unit_outward_normals(d, nodes, f.spacing);
+}
+
+TEST(Boundary, PolygonRingNormalsFollowTheNestingDepthNotTheRingIndex) {
+  // Even-odd solid of nested squares (each ring given counter-clockwise, as a user would): an island
+  // (depth 2) in a hole, a hole (depth 3) in that island, and a "hole" lying outside the outline
+  // (depth 0, so solid). The normals of every ring must point away from the solid.
+  auto square = [](double lo, double hi) {
+    return "[[" + std::to_string(lo) + "," + std::to_string(lo) + "],[" + std::to_string(hi) + "," +
+           std::to_string(lo) + "],[" + std::to_string(hi) + "," + std::to_string(hi) + "],[" +
+           std::to_string(lo) + "," + std::to_string(hi) + "]]";
+  };
+  auto f = parse(R"({"dim":2,"spacing":0.05,"shape":{"type":"polygon","points":)" + square(0, 4) +
+                 R"(,"holes":[)" + square(1, 3) + "," + square(1.5, 2.5) + "," + square(1.8, 2.2) + "," +
+                 square(5, 6) + "]}}");
+  const auto& d = *domain_of<2>(f);
+  const auto nodes = d.boundary_nodes(f.spacing, 1);
+  // Ring k (id k + 1) is solid inside for depths 0, 2 and the outside square, hole-like for 1 and 3.
+  const double solid_inside[5] = {1, -1, 1, -1, 1};
+  const Vec<2> centre[5] = {{2, 2}, {2, 2}, {2, 2}, {2, 2}, {5.5, 5.5}};
+  int counted[5] = {};
+  for (const auto& n : nodes) {
+    const int ring = n.boundary_id - 1;
+    ASSERT_GT(solid_inside[ring] * n.normal.dot(n.pos - centre[ring]), 0.0)
+        << "ring " << ring << " at " << n.pos.transpose() << " normal " << n.normal.transpose();
+    ++counted[ring];
+  }
+  for (int ring = 0; ring < 5; ++ring) EXPECT_GT(counted[ring], 0) << "ring " << ring;
   expect_unit_outward_normals(d, nodes, f.spacing);
 }
 
@@ -214,6 +244,85 @@ TEST(Boundary, UnionDropsTheSharedFaceAndDuplicates) {
   const auto r = nearest_over_h(nodes, f.spacing);
   EXPECT_NEAR(*std::min_element(r.begin(), r.end()), 1.0, 1e-9);
   expect_unit_outward_normals(d, nodes, f.spacing);
+}
+
+// The domain file `{"dim":D,"spacing":h,"shape":SHAPE}` with every `@v@` in SHAPE written as at + v.
+DomainFile shifted_domain(int dim, double h, std::string shape, double at) {
+  for (std::size_t k; (k = shape.find('@')) != std::string::npos;) {
+    const std::size_t end = shape.find('@', k + 1);
+    std::ostringstream value;
+    value << std::setprecision(17) << at + std::stod(shape.substr(k + 1, end - k - 1));
+    shape.replace(k, end - k + 1, value.str());
+  }
+  std::ostringstream json;
+  json << std::setprecision(17) << R"({"dim":)" << dim << R"(,"spacing":)" << h << R"(,"shape":)" << shape << "}";
+  return parse(json.str());
+}
+
+// The domain moved to 3e6 has as many boundary nodes as at the origin, with outward normals (probed at
+// 1e-2 h: 1e-5 h is below a unit in the last place there).
+template <int D>
+void expect_same_boundary_far_away(double h, const std::string& shape) {
+  const auto origin = shifted_domain(D, h, shape, 0.0), far = shifted_domain(D, h, shape, 3e6);
+  const auto& d = *domain_of<D>(far);
+  const auto nodes = d.boundary_nodes(far.spacing, 1);
+  EXPECT_EQ(nodes.size(), domain_of<D>(origin)->boundary_nodes(origin.spacing, 1).size()) << shape;
+  for (const auto& n : nodes) {
+    ASSERT_TRUE(d.contains(n.pos - 1e-2 * h * n.normal)) << shape << " at " << n.pos.transpose();
+    ASSERT_FALSE(d.contains(n.pos + 1e-2 * h * n.normal)) << shape << " at " << n.pos.transpose();
+  }
+}
+
+TEST(Boundary, SmallDomainsFarFromTheOriginKeepTheirBoundary) {
+  // 1e-3 wide domains at 3e6, where a unit in the last place (4.7e-10) exceeds 1e-7 of the diagonal:
+  // with that as the on-boundary probe offset every CSG node was dropped, and a 3D face's parameter
+  // step of 1e-7 of its range moved no coordinate (a zero metric: the faces were left half empty).
+  expect_same_boundary_far_away<2>(1e-5, R"({"type":"union","children":[
+      {"type":"box","min":[@0@,@0@],"max":[@0.001@,@0.001@]}]})");
+  expect_same_boundary_far_away<2>(2e-5, R"({"type":"difference","children":[
+      {"type":"disk","center":[@0@,@0@],"radius":0.001},
+      {"type":"box","min":[@0.0005@,@-0.0003@],"max":[@0.0015@,@0.0003@]}]})");
+  expect_same_boundary_far_away<3>(1e-4, R"({"type":"box","min":[@0@,@0@,@0@],"max":[@0.001@,@0.001@,@0.001@]})");
+}
+
+// The outward normal of the box [lo, hi] at a point of its surface: the normalised sum of the normals of
+// the faces it lies on (a face normal, an edge's or a corner's bisector).
+template <int D>
+Vec<D> box_normal(const Vec<D>& p, const Vec<D>& lo, const Vec<D>& hi) {
+  Vec<D> n = Vec<D>::Zero();
+  for (int a = 0; a < D; ++a) n[a] = (std::abs(p[a] - hi[a]) < 1e-9) - (std::abs(p[a] - lo[a]) < 1e-9);
+  return n.normalized();
+}
+
+TEST(Boundary, UnionCornersAndEdgesOnTheCombinedBoundaryGetItsNormalAndAVisibleFacesId) {
+  // L-shape [0,2]x[0,1] U [0,1]x[1,2]: the children's corner (0,1) lies on the straight edge x = 0.
+  auto l = parse(R"({"dim":2,"spacing":0.05,"shape":{"type":"union","children":[
+      {"type":"box","name":"bottom","min":[0,0],"max":[2,1]},{"type":"box","name":"top","min":[0,1],"max":[1,2]}]}})");
+  const auto l_nodes = domain_of<2>(l)->boundary_nodes(l.spacing, 1);
+  int found = 0;
+  for (const auto& n : l_nodes) {
+    if ((n.pos - Vec<2>(0, 1)).norm() > 1e-12) continue;
+    ++found;
+    EXPECT_NEAR(n.normal[0], -1.0, 1e-12) << n.normal.transpose();
+    EXPECT_NEAR(n.normal[1], 0.0, 1e-12) << n.normal.transpose();
+  }
+  EXPECT_EQ(found, 1);
+  // Two unit cubes sharing the face x = 1 make the box [0,2]x[0,1]x[0,1]: the first cube's edges and
+  // corners on x = 1 lie on its faces or edges, and no node may bear the id of a buried face (the first
+  // cube's x+, 2, or the second's x-, 7).
+  auto u = parse(R"({"dim":3,"spacing":0.1,"shape":{"type":"union","children":[
+      {"type":"box","min":[0,0,0],"max":[1,1,1]},{"type":"box","min":[1,0,0],"max":[2,1,1]}]}})");
+  const auto& d = *domain_of<3>(u);
+  ASSERT_EQ(d.boundary_names()[1], "shape.children[0]:x+");
+  const auto nodes = d.boundary_nodes(u.spacing, 1);
+  for (const auto& n : nodes) {
+    ASSERT_NE(n.boundary_id, 2) << n.pos.transpose();
+    ASSERT_NE(n.boundary_id, 7) << n.pos.transpose();
+    const Vec<3> analytic = box_normal<3>(n.pos, Vec<3>(0, 0, 0), Vec<3>(2, 1, 1));
+    ASSERT_GT(n.normal.dot(analytic), std::cos(1.0 * std::numbers::pi / 180))
+        << n.pos.transpose() << " normal " << n.normal.transpose();
+  }
+  expect_unit_outward_normals(d, nodes, u.spacing);
 }
 
 TEST(Boundary, Csg3DBoxMinusBallHasSharpJunctionArcs) {

@@ -269,17 +269,20 @@ TEST(Mesh, MeshInCsgWithAnalyticShapes) {
   }
 }
 
+// The one-line InputError loading the mesh domain of `file` in `dir` raises, or "no error".
+std::string load_error(const std::filesystem::path& dir, const std::string& file) {
+  try {
+    load_mesh_domain(dir, file);
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 TEST(Mesh, MissingUnreadableAndOpenMeshesAreInputErrors) {
   const auto dir = temp_dir();
-  auto message = [&](const std::string& file) {
-    try {
-      load_mesh_domain(dir, file);
-    } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = [&](const std::string& file) { return load_error(dir, file); };
   const std::string prefix = (dir / "mesh_domain.json").string() + ": shape.file: ";
   EXPECT_EQ(message("nope.stl"), prefix + "file not found: " + (dir / "nope.stl").string());
 
@@ -292,6 +295,49 @@ TEST(Mesh, MissingUnreadableAndOpenMeshesAreInputErrors) {
   write_mesh(open, dir / "open.off", "off");
   EXPECT_EQ(message("open.off"), prefix + "mesh " + (dir / "open.off").string() +
                                      " is not closed (3 border edges): the inside test needs a watertight surface");
+}
+
+// `m` scaled by `scale` about the origin, moved by `offset`, its faces turned inside out when `flip`,
+// appended to `into` as another shell.
+void add_shell(TriMesh& into, const TriMesh& m, double scale, const Vec<3>& offset, bool flip) {
+  const int base = static_cast<int>(into.v.size());
+  for (const auto& p : m.v) into.v.push_back(scale * p + offset);
+  for (auto [a, b, c] : m.f)
+    into.f.push_back(flip ? std::array{base + a, base + c, base + b} : std::array{base + a, base + b, base + c});
+}
+
+TEST(Mesh, MeshesThatDoNotBoundOneVolumeAreInputErrors) {
+  // A unit sphere plus a second shell: the sphere scaled, moved and maybe turned inside out. The first two
+  // used to load silently and give inverted normals where the shells overlap or nest.
+  struct Case {
+    std::string file;
+    double scale;
+    Vec<3> offset;
+    bool flip;
+    std::string error;  // after "mesh FILE"; empty: loads
+  };
+  const std::vector<Case> cases = {
+      {"overlapping.off", 1.0, Vec<3>(0.5, 0, 0), false,
+       " intersects itself (overlapping or crossing shells): the inside test needs a surface that bounds one "
+       "volume"},
+      {"nested_alike.off", 0.5, Vec<3>::Zero(), false,
+       " does not bound a volume: a shell nested in another must be oriented the other way (a cavity faces "
+       "inward)"},
+      {"hollow.off", 0.5, Vec<3>::Zero(), true, ""},  // a cavity facing inward
+      {"apart.off", 1.0, Vec<3>(3, 0, 0), false, ""},  // two separate bodies
+  };
+  const auto dir = temp_dir();
+  const TriMesh ball = icosphere(2);
+  for (const Case& c : cases) {
+    TriMesh m;
+    add_shell(m, ball, 1.0, Vec<3>::Zero(), false);
+    add_shell(m, ball, c.scale, c.offset, c.flip);
+    write_mesh(m, dir / c.file, "off");
+    const std::string expected = c.error.empty() ? "no error"
+                                                 : (dir / "mesh_domain.json").string() + ": shape.file: mesh " +
+                                                       (dir / c.file).string() + c.error;
+    EXPECT_EQ(load_error(dir, c.file), expected);
+  }
 }
 
 }  // namespace

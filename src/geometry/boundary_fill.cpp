@@ -56,9 +56,12 @@ T bisect(T a, T b, bool keep_a, KeepAt&& keep_at) {
 }  // namespace
 
 template <int D>
-void place_corner(const Vec<D>& p, const Vec<D>& n, int id, BoundarySink<D>& sink, PointGrid<D>* occupied) {
+void place_corner(const Vec<D>& p, const Vec<D>& n, int id, BoundarySink<D>& sink, PointGrid<D>* occupied,
+                  const std::vector<Facet<D>>& facets) {
   if (occupied) occupied->insert(p);
-  if (sink.keep(p, n)) sink.emit(p, n, id, corner_priority);
+  if (!sink.keep(p, n)) return;
+  const auto [normal, part] = sink.feature_normal(p, n, id, facets);
+  sink.emit(p, normal, part, corner_priority);
 }
 
 template <int D>
@@ -81,6 +84,12 @@ std::vector<double> place_curve(const Curve<D>& c, BoundarySink<D>& sink, PointG
   }
 
   auto keep_at = [&](double t) { return sink.keep(c.point(t), c.normal(t)); };
+  auto emit_at = [&](double t) {  // a kept node; a sharp edge's gets the combined solid's normal and id
+    const Vec<D> p = c.point(t);
+    const auto [normal, part] =
+        c.facets ? sink.feature_normal(p, c.normal(t), c.id, c.facets(t)) : std::pair(c.normal(t), c.id);
+    sink.emit(p, normal, part, c.priority);
+  };
   std::vector<char> kept(placed.size());
   for (std::size_t i = 0; i < placed.size(); ++i) {
     if (occupied) occupied->insert(c.point(placed[i]));
@@ -88,7 +97,7 @@ std::vector<double> place_curve(const Curve<D>& c, BoundarySink<D>& sink, PointG
   }
   auto emit_placed = [&] {
     for (std::size_t i = 0; i < placed.size(); ++i)
-      if (kept[i]) sink.emit(c.point(placed[i]), c.normal(placed[i]), c.id, c.priority);
+      if (kept[i]) emit_at(placed[i]);
   };
   if (!sink.filtering()) {
     emit_placed();
@@ -136,7 +145,7 @@ std::vector<double> place_curve(const Curve<D>& c, BoundarySink<D>& sink, PointG
     for (long i = 1; i < m; ++i) {
       const double s = fa + (fb - fa) * i / m;
       const double t = s > total ? invert(ts, f, s - total) : invert(ts, f, s);
-      sink.emit(c.point(t), c.normal(t), c.id, c.priority);
+      emit_at(t);
     }
     if (a_junction) emit_junction_at(a);
     if (b_junction) emit_junction_at(b);
@@ -170,7 +179,12 @@ std::vector<double> place_curve(const Curve<D>& c, BoundarySink<D>& sink, PointG
 
 void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<3>& occupied, BoundarySink<3>& sink) {
   constexpr int candidates = 15;
-  const double du = 1e-7 * (patch.hi - patch.lo).maxCoeff();
+  // Parameter step of the metric's central differences: 1e-7 of the parameter range, but large enough
+  // that the step moves the point by 100 coordinate resolutions (of a small patch far from the
+  // origin, 1e-7 of the range moves it by less than a unit in the last place, and the metric reads 0).
+  const double range = (patch.hi - patch.lo).maxCoeff();
+  const double world = (patch.point(patch.hi) - patch.point(patch.lo)).norm();
+  const double du = std::clamp(100.0 * sink.resolution() * range / world, 1e-7 * range, 1e-3 * range);
   auto inside = [&](const Vec<2>& u) {
     return (u.array() >= patch.lo.array()).all() && (u.array() <= patch.hi.array()).all();
   };
@@ -246,7 +260,9 @@ void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, Bound
 
 template std::vector<double> place_curve<2>(const Curve<2>&, BoundarySink<2>&, PointGrid<2>*);
 template std::vector<double> place_curve<3>(const Curve<3>&, BoundarySink<3>&, PointGrid<3>*);
-template void place_corner<2>(const Vec<2>&, const Vec<2>&, int, BoundarySink<2>&, PointGrid<2>*);
-template void place_corner<3>(const Vec<3>&, const Vec<3>&, int, BoundarySink<3>&, PointGrid<3>*);
+template void place_corner<2>(const Vec<2>&, const Vec<2>&, int, BoundarySink<2>&, PointGrid<2>*,
+                              const std::vector<Facet<2>>&);
+template void place_corner<3>(const Vec<3>&, const Vec<3>&, int, BoundarySink<3>&, PointGrid<3>*,
+                              const std::vector<Facet<3>>&);
 
 }  // namespace nodegen::geometry_detail

@@ -27,15 +27,20 @@ struct Curve {
   bool closed = false;  // closed: t1 wraps to t0; open: the end points are corners placed by the caller
   int id = 1;
   int priority = edge_priority;
+  // For a sharp edge (a box's edge in 3D): the faces meeting at the node at t, so that on a CSG
+  // boundary it gets the combined solid's normal and id (BoundarySink::feature_normal). Empty: none.
+  std::function<std::vector<Facet<D>>(double)> facets;
 };
 
 // Returns the parameters of every node placed (kept or not), so surface fills can start from them.
 template <int D>
 std::vector<double> place_curve(const Curve<D>& curve, BoundarySink<D>& sink, PointGrid<D>* occupied = nullptr);
 
-// A corner: emitted when kept, and recorded in `occupied`.
+// A corner: emitted when kept (with the normal and id feature_normal gives it from the part's faces
+// meeting there), and recorded in `occupied`.
 template <int D>
-void place_corner(const Vec<D>& p, const Vec<D>& n, int id, BoundarySink<D>& sink, PointGrid<D>* occupied = nullptr);
+void place_corner(const Vec<D>& p, const Vec<D>& n, int id, BoundarySink<D>& sink, PointGrid<D>* occupied = nullptr,
+                  const std::vector<Facet<D>>& facets = {});
 
 struct Patch {
   std::function<Vec<3>(const Vec<2>&)> point;   // parameter -> world

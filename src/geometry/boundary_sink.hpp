@@ -1,10 +1,12 @@
 #pragma once
 // What a leaf shape writes its boundary nodes into: spacing, the "is this on the combined boundary"
 // filter, a seeded random generator, and the collected nodes with their priority for the final thinning.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <nodegen/geometry/spacing.hpp>
@@ -16,6 +18,16 @@ namespace nodegen::geometry_detail {
 
 // Lower priority wins when two nodes from different parts are too close: sharp features first.
 enum Priority : int { corner_priority = 0, edge_priority = 1, surface_priority = 2 };
+
+// A face of a part that meets others at a corner or edge node of that part: the unit direction from
+// the node into the face (away from the corner or across the edge), the face's outward unit normal and
+// its id.
+template <int D>
+struct Facet {
+  Vec<D> into;
+  Vec<D> normal;
+  int id;
+};
 
 template <int D>
 struct RawNode {
@@ -31,10 +43,13 @@ class BoundarySink {
  public:
   // keep(p, n) says whether a node of some part lies on the boundary of the whole domain; empty means
   // always (a domain without CSG). cell: grid cell size for the spacing checks (about the smallest h).
-  // inside: the whole domain's inside test, used to find the normal at junctions. threads: how many a
-  // part may use to place its nodes (keep and inside must then be safe to call concurrently).
+  // inside: the whole domain's inside test, used to find the normal at junctions. resolution: the
+  // smallest offset from a point of the domain that its coordinates surely resolve (see
+  // coordinate_resolution); probes around a point are never smaller. threads: how many a part may use
+  // to place its nodes (keep and inside must then be safe to call concurrently).
   BoundarySink(const Spacing& spacing, std::function<bool(const Vec<D>&, const Vec<D>&)> keep,
-               std::function<bool(const Vec<D>&)> inside, double cell, std::uint64_t seed, int threads = 1)
+               std::function<bool(const Vec<D>&)> inside, double cell, double resolution, std::uint64_t seed,
+               int threads = 1)
       : spacing_(spacing),
         threads_(threads < 1 ? 1 : threads),
         h_(spacing.evaluator()),
@@ -42,7 +57,8 @@ class BoundarySink {
         inside_(std::move(inside)),
         rng_(seed),
         junctions_(cell),
-        cell_(cell) {}
+        cell_(cell),
+        resolution_(resolution) {}
 
   double h(const Vec<D>& p) const { return h_(p); }
   const Spacing& spacing() const { return spacing_; }  // for parts that evaluate h on several threads
@@ -51,13 +67,16 @@ class BoundarySink {
   bool filtering() const { return static_cast<bool>(keep_); }
   std::mt19937_64& rng() { return rng_; }
   double cell() const { return cell_; }
+  double resolution() const { return resolution_; }
 
   void emit(const Vec<D>& p, const Vec<D>& n, int id, int priority) { nodes_.push_back({p, n, id, priority, false}); }
 
   // A sink for a part placed on another thread: the same spacing, filter, inside test and cell, its own
   // spacing evaluator and random stream (seeded by the caller, so results do not depend on which thread
   // runs the part). absorb() moves its nodes into this sink afterwards.
-  BoundarySink fork(std::uint64_t seed) const { return BoundarySink(spacing_, keep_, inside_, cell_, seed, 1); }
+  BoundarySink fork(std::uint64_t seed) const {
+    return BoundarySink(spacing_, keep_, inside_, cell_, resolution_, seed, 1);
+  }
 
   // Appends the nodes of a forked sink, dropping its junction nodes within 0.9 h of a junction node
   // this sink already has (as emit_junction would have, had the part been placed here).
@@ -71,12 +90,43 @@ class BoundarySink {
   // Its normal is neither part's: it points away from the solid as seen on a small sphere around p.
   void emit_junction(const Vec<D>& p, const Vec<D>& n, int id) {
     const double hp = h(p);
-    if (claim_junction(p, hp)) nodes_.push_back({p, junction_normal(p, n, 1e-3 * hp), id, corner_priority, true});
+    if (claim_junction(p, hp))
+      nodes_.push_back({p, junction_normal(p, n, probe_radius(hp)), id, corner_priority, true});
+  }
+
+  // The normal and id of a corner or edge node p of a part (its own: n, id; its faces there: facets)
+  // that keep() accepted. n, the bisector of the part's faces, is right only where every one of them
+  // stays on the combined boundary. A face that another part covers (the shared face of a union) or
+  // cuts away no longer bounds the solid next to p, and the combined surface there is made of the faces
+  // that remain: flat where one remains (the corner (0,1) of [0,2]x[0,1] in a union with [0,1]x[1,2]
+  // lies on the straight edge x = 0), an edge where two of a box corner's three remain. So the node gets
+  // the normalised sum of the remaining faces' normals and the id of the first, a face whose surface is
+  // on the combined boundary there. Each face is tested by keep() one probe radius into it from p. When
+  // none remains (keep() accepted p only because the bisector probe straddles a thin gap), n and id stay.
+  std::pair<Vec<D>, int> feature_normal(const Vec<D>& p, const Vec<D>& n, int id,
+                                        const std::vector<Facet<D>>& facets) const {
+    if (!keep_ || facets.empty()) return {n, id};
+    const double r = probe_radius(h(p));
+    Vec<D> sum = Vec<D>::Zero();
+    int first = 0;
+    std::size_t remaining = 0;
+    for (const Facet<D>& f : facets) {
+      if (!keep_(p + r * f.into, f.normal)) continue;
+      if (remaining++ == 0) first = f.id;
+      sum += f.normal;
+    }
+    if (remaining == facets.size() || remaining == 0 || !(sum.norm() > 1e-9)) return {n, id};
+    return {sum.normalized(), first};
   }
 
   std::vector<RawNode<D>>& nodes() { return nodes_; }
 
  private:
+  // How far from a boundary point p (spacing hp there) its surroundings are probed: 1e-3 h, but at
+  // least 10 resolutions (p lies within about one keep() offset of a junction, and on a smaller sphere
+  // the directions would round onto a few coordinate steps).
+  double probe_radius(double hp) const { return std::max(1e-3 * hp, 10.0 * resolution_); }
+
   // Records a junction node at p (spacing hp there) unless one lies within 0.9 hp already; true when
   // p is new.
   bool claim_junction(const Vec<D>& p, double hp) {
@@ -122,6 +172,7 @@ class BoundarySink {
   std::mt19937_64 rng_;
   PointGrid<D> junctions_;
   double cell_;
+  double resolution_;
   std::vector<RawNode<D>> nodes_;
 };
 

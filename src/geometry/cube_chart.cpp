@@ -1,18 +1,21 @@
 #include "cube_chart.hpp"
 
+#include "cube_facets.hpp"
 #include "nodegen/storage/thread_team.hpp"
 
 namespace nodegen::geometry_detail {
 
 void cover_cube_chart(const CubeChart& chart, BoundarySink<3>& sink) {
   PointGrid<3> occupied(sink.cell());
+  // The faces meeting at a corner or edge point of a sharp chart (a box): see feature_normal.
+  auto facets = [&chart](const Vec<3>& c) { return cube_facets<3>(c, chart.point, chart.normal, chart.face_id); };
   std::vector<Vec<3>> border;  // cube coordinates of every corner and edge node placed
 
   for (int i = 0; i < 8; ++i) {
     const Vec<3> c((i & 1) ? 1.0 : -1.0, (i & 2) ? 1.0 : -1.0, (i & 4) ? 1.0 : -1.0);
     const Vec<3> p = chart.point(c);
     if (chart.sharp) {
-      place_corner(p, chart.normal(c), chart.face_id(0, c[0] > 0), sink, &occupied);
+      place_corner(p, chart.normal(c), chart.face_id(0, c[0] > 0), sink, &occupied, facets(c));
     } else {
       occupied.insert(p);
       if (sink.keep(p, chart.normal(c))) sink.emit(p, chart.normal(c), chart.face_id(0, c[0] > 0), surface_priority);
@@ -37,6 +40,7 @@ void cover_cube_chart(const CubeChart& chart, BoundarySink<3>& sink) {
       edge.t1 = 1.0;
       edge.id = chart.face_id(a1, base[a1] > 0);
       edge.priority = chart.sharp ? edge_priority : surface_priority;
+      if (chart.sharp) edge.facets = [facets, at](double t) { return facets(at(t)); };
       for (double t : place_curve(edge, sink, &occupied)) border.push_back(at(t));
     }
   }
@@ -61,7 +65,16 @@ void cover_cube_chart(const CubeChart& chart, BoundarySink<3>& sink) {
       };
       Patch face;
       face.point = [&, at](const Vec<2>& u) { return chart.point(at(u)); };
-      face.normal = [&, at](const Vec<2>& u) { return chart.normal(at(u)); };
+      if (chart.sharp) {
+        // A box face is flat: its normal is the one at its centre on its border too, where chart.normal
+        // gives the edge's bisector. With that, the border seeds of a face a CSG buries (the shared
+        // face of a union) looked kept, and each front step off them put a junction node bearing the
+        // buried face's id on the edge.
+        const Vec<3> flat = chart.normal(at(Vec<2>::Zero()));
+        face.normal = [flat](const Vec<2>&) { return flat; };
+      } else {
+        face.normal = [&, at](const Vec<2>& u) { return chart.normal(at(u)); };
+      }
       face.lo = Vec<2>(-1.0, -1.0);
       face.hi = Vec<2>(1.0, 1.0);
       face.id = chart.face_id(axis, side);

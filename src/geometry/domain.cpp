@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
 
 #include "boundary_sink.hpp"
@@ -30,6 +31,16 @@ void for_each_grid_point(const Box<D>& box, int n, F&& f) {
     }
     f(p);
   }
+}
+
+// The smallest offset that surely moves a point of the box: 64 units in the last place of its largest
+// coordinate (the inside tests of transformed shapes round by a few units on their own). Offsets chosen
+// relative to the box's size alone vanish for a small domain far from the origin: at 3e6 a unit in the
+// last place is 4.7e-10, more than 1e-7 of a 1e-3 wide box.
+template <int D>
+double coordinate_resolution(const Box<D>& box) {
+  const double extent = std::max(box.lo.cwiseAbs().maxCoeff(), box.hi.cwiseAbs().maxCoeff());
+  return 64.0 * std::numeric_limits<double>::epsilon() * extent;
 }
 
 }  // namespace
@@ -71,17 +82,19 @@ std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, s
   const double cell = std::max(std::sqrt(h_min * std::max(h_min, h_max)), 1e-6 * diag);
 
   // A node of some part is on the boundary of the whole domain when just inside it (against its outward
-  // normal) is in the domain and just outside is not. Without CSG every node is.
+  // normal) is in the domain and just outside is not. Without CSG every node is. "Just" is 1e-7 of the
+  // diagonal, or the coordinates' resolution where that is coarser (else both probes round to p).
+  const double resolution = coordinate_resolution(box_);
   std::function<bool(const Vec<D>&, const Vec<D>&)> keep;
   if (root_->is_csg()) {
-    const double eps = 1e-7 * diag;
+    const double eps = std::max(1e-7 * diag, resolution);
     keep = [this, eps](const Vec<D>& p, const Vec<D>& n) {
       return root_->contains(p - eps * n) && !root_->contains(p + eps * n);
     };
   }
   std::function<bool(const Vec<D>&)> inside;
   if (keep) inside = [this](const Vec<D>& p) { return contains(p); };
-  BoundarySink<D> sink(spacing, keep, inside, cell, seed, threads);
+  BoundarySink<D> sink(spacing, keep, inside, cell, resolution, seed, threads);
   root_->emit_boundary(Placement<D>{}, sink);
 
   // Where parts meet, nodes of different parts may be closer than the spacing allows: keep corners and

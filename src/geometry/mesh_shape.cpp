@@ -8,6 +8,7 @@
 #include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
 #include <CGAL/Polygon_mesh_processing/IO/polygon_mesh_io.h>
 #include <CGAL/Polygon_mesh_processing/orientation.h>
+#include <CGAL/Polygon_mesh_processing/self_intersections.h>
 #include <CGAL/Polygon_mesh_processing/triangulate_faces.h>
 #include <CGAL/Side_of_triangle_mesh.h>
 #include <CGAL/Surface_mesh.h>
@@ -62,7 +63,18 @@ class MeshShape final : public Shape<3> {
       throw std::runtime_error("mesh " + file + " is not closed (" + std::to_string(border) +
                                " border edges): the inside test needs a watertight surface");
     }
+    // The inside test counts crossings, and the nodes' normals are the faces' own: both need a surface
+    // that bounds one volume. Overlapping or crossing shells (two cubes sharing space) and a shell nested
+    // in another with the same orientation (where a hollow was meant) gave inverted normals silently.
+    if (PMP::does_self_intersect(mesh_))
+      throw std::runtime_error("mesh " + file +
+                               " intersects itself (overlapping or crossing shells): the inside test needs a "
+                               "surface that bounds one volume");
     if (!PMP::is_outward_oriented(mesh_)) PMP::reverse_face_orientations(mesh_);
+    if (!PMP::does_bound_a_volume(mesh_))
+      throw std::runtime_error("mesh " + file +
+                               " does not bound a volume: a shell nested in another must be oriented the other "
+                               "way (a cavity faces inward)");
     // Face indices then run 0..n-1, so triangles_[face.idx()] is the face's triangle.
     if (mesh_.has_garbage()) mesh_.collect_garbage();
 

@@ -1,10 +1,12 @@
 // Leaf shapes with analytic inside tests: box, ball (disk / sphere) and polygon with holes.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <stdexcept>
 
 #include "cube_chart.hpp"
+#include "cube_facets.hpp"
 #include "shape.hpp"
 
 namespace nodegen::geometry_detail {
@@ -45,15 +47,18 @@ class BoxShape final : public Shape<D> {
   static Vec<D> cube_normal(const Vec<D>& c) {
     Vec<D> n = Vec<D>::Zero();
     for (int i = 0; i < D; ++i)
-      if (std::abs(c[i]) >= 1.0 - 1e-12) n[i] = c[i] > 0 ? 1.0 : -1.0;
+      if (on_cube_face(c, i)) n[i] = c[i] > 0 ? 1.0 : -1.0;
     return n.normalized();
   }
 
   void emit_2d(const Placement<D>& where, BoundarySink<D>& sink) const {
     const Vec<2> corners[4] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
     PointGrid<2> occupied(sink.cell());
+    auto point = [&](const Vec<2>& c) { return where.point(from_cube(c)); };
+    auto normal = [&](const Vec<2>& c) { return where.normal(cube_normal(c)); };
+    auto id = [this](int axis, int side) { return face_id(axis, side); };
     for (const auto& c : corners)
-      place_corner<2>(where.point(from_cube(c)), where.normal(cube_normal(c)), face_id(0, c[0] > 0), sink, &occupied);
+      place_corner<2>(point(c), normal(c), face_id(0, c[0] > 0), sink, &occupied, cube_facets<2>(c, point, normal, id));
     for (int e = 0; e < 4; ++e) {
       const Vec<2> a = corners[e], b = corners[(e + 1) % 4];
       const Vec<2> n = cube_normal(0.5 * (a + b));  // the edge midpoint lies on one face only
@@ -124,19 +129,24 @@ class BallShape final : public Shape<D> {
   int id_ = 1;
 };
 
-// Polygon with holes; the solid is the even-odd interior of all rings. Edges are bucketed into
-// horizontal bands so the crossing test only looks at edges that can cross the query's row.
+// Polygon with holes; the solid is the even-odd interior of all rings (a hole may hold an island, which
+// may hold a hole...). Edges are bucketed into horizontal bands so the crossing test only looks at
+// edges that can cross the query's row.
 class PolygonShape final : public Shape<2> {
  public:
   PolygonShape(std::vector<std::vector<Vec<2>>> rings, std::string label)
       : rings_(std::move(rings)), label_(std::move(label)) {
     box_ = {Vec<2>::Constant(1e300), Vec<2>::Constant(-1e300)};
-    for (const auto& ring : rings_) {
+    for (std::size_t r = 0; r < rings_.size(); ++r) {
+      const auto& ring = rings_[r];
       for (const auto& p : ring) {
         box_.lo = box_.lo.cwiseMin(p);
         box_.hi = box_.hi.cwiseMax(p);
       }
-      for (std::size_t i = 0; i < ring.size(); ++i) edges_.push_back({ring[i], ring[(i + 1) % ring.size()]});
+      for (std::size_t i = 0; i < ring.size(); ++i) {
+        edges_.push_back({ring[i], ring[(i + 1) % ring.size()]});
+        edge_ring_.push_back(r);
+      }
     }
     bands_.resize(std::clamp<std::size_t>(edges_.size() / 2, 1, 4096));
     band_scale_ = static_cast<double>(bands_.size()) / std::max(box_.hi[1] - box_.lo[1], 1e-300);
@@ -147,18 +157,7 @@ class PolygonShape final : public Shape<2> {
     }
   }
 
-  bool contains(const Vec<2>& p) const override {
-    if (!box_.contains(p)) return false;
-    bool inside = false;
-    for (std::uint32_t e : bands_[band(p[1])]) {
-      const auto& [a, b] = edges_[e];
-      if ((a[1] > p[1]) != (b[1] > p[1])) {
-        const double x = a[0] + (p[1] - a[1]) * (b[0] - a[0]) / (b[1] - a[1]);
-        if (p[0] < x) inside = !inside;
-      }
-    }
-    return inside;
-  }
+  bool contains(const Vec<2>& p) const override { return box_.contains(p) && odd_crossings(p, no_ring); }
   Box<2> bounds() const override { return box_; }
 
   void register_parts(std::vector<std::string>& names) override {
@@ -175,9 +174,14 @@ class PolygonShape final : public Shape<2> {
     for (std::size_t r = 0; r < rings_.size(); ++r) {
       const auto& ring = rings_[r];
       const int id = first_id_ + static_cast<int>(r);
-      // Outward from the solid: right of the travel direction for a counter-clockwise outer ring,
-      // into the hole for a hole.
-      const double sign = (signed_area(ring) > 0 ? 1.0 : -1.0) * (r == 0 ? 1.0 : -1.0);
+      // Outward from the solid: right of the travel direction for a counter-clockwise ring whose inside
+      // is solid, left of it when the solid lies outside the ring. Which one follows from the even-odd
+      // rule, not from the ring's index: just outside the ring, a point is solid iff it lies inside an
+      // odd number of the other rings (its nesting depth is odd: a hole's island sits at depth 2, a
+      // "hole" placed outside the outline at depth 0). Rings neither cross nor touch
+      // (find_ring_crossing), so any vertex of the ring tells the depth.
+      const bool solid_outside = odd_crossings(ring.front(), r);
+      const double sign = (signed_area(ring) > 0 ? 1.0 : -1.0) * (solid_outside ? -1.0 : 1.0);
       const std::size_t n = ring.size();
       std::vector<Vec<2>> edge_normal(n), vertex_normal(n);
       std::vector<char> sharp(n);
@@ -231,7 +235,14 @@ class PolygonShape final : public Shape<2> {
         place_curve(walk, sink, &occupied);
         continue;
       }
-      for (std::size_t i : corners) place_corner<2>(where.point(ring[i]), where.normal(vertex_normal[i]), id, sink, &occupied);
+      for (std::size_t i : corners) {
+        // The two edges meeting at the corner, for feature_normal (both have the ring's id).
+        const Vec<2> ahead = where.point(ring[(i + 1) % n]) - where.point(ring[i]);
+        const Vec<2> behind = where.point(ring[(i + n - 1) % n]) - where.point(ring[i]);
+        const std::vector<Facet<2>> facets = {{ahead.normalized(), where.normal(edge_normal[i]), id},
+                                              {behind.normalized(), where.normal(edge_normal[(i + n - 1) % n]), id}};
+        place_corner<2>(where.point(ring[i]), where.normal(vertex_normal[i]), id, sink, &occupied, facets);
+      }
       for (std::size_t k = 0; k < corners.size(); ++k) {
         walk.t0 = arc[corners[k]];
         walk.t1 = k + 1 < corners.size() ? arc[corners[k + 1]] : arc[corners.front()] + length;
@@ -250,6 +261,21 @@ class PolygonShape final : public Shape<2> {
     }
     return 0.5 * s;
   }
+  static constexpr std::size_t no_ring = static_cast<std::size_t>(-1);
+  // Even-odd crossing test: whether a ray from p towards +x crosses an odd number of edges, ignoring the
+  // edges of ring `skip` (no_ring: count all).
+  bool odd_crossings(const Vec<2>& p, std::size_t skip) const {
+    bool odd = false;
+    for (std::uint32_t e : bands_[band(p[1])]) {
+      if (edge_ring_[e] == skip) continue;
+      const auto& [a, b] = edges_[e];
+      if ((a[1] > p[1]) != (b[1] > p[1])) {
+        const double x = a[0] + (p[1] - a[1]) * (b[0] - a[0]) / (b[1] - a[1]);
+        if (p[0] < x) odd = !odd;
+      }
+    }
+    return odd;
+  }
   std::size_t band(double y) const {
     const double k = (y - box_.lo[1]) * band_scale_;
     return static_cast<std::size_t>(std::clamp(k, 0.0, static_cast<double>(bands_.size() - 1)));
@@ -259,6 +285,7 @@ class PolygonShape final : public Shape<2> {
   std::string label_;
   Box<2> box_;
   std::vector<std::pair<Vec<2>, Vec<2>>> edges_;
+  std::vector<std::size_t> edge_ring_;  // the ring each edge belongs to
   std::vector<std::vector<std::uint32_t>> bands_;
   double band_scale_ = 1.0;
   int first_id_ = 1;
