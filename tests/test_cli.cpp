@@ -358,6 +358,10 @@ TEST_F(CliTest, OutputThroughASymbolicLinkReplacesItsTarget) {
   EXPECT_TRUE(fs::exists(dir_ / "results/old.xdmf"));  // with the sidecar beside it
   EXPECT_EQ(nodegen::io::read_hdf5(dir_ / "link.h5").nodes.node_count(),
             nodegen::io::read_hdf5(dir_ / "results/old.h5").nodes.node_count());
+  // The overwrite guard knows where the sidecar goes: beside the target, not beside the link.
+  const Result r = run({"run", kSquare, "-o", "link.h5", "--report", "results/old.xdmf"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("would overwrite the run's output"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, XdmfSidecarCopesWithTheFileName) {

@@ -133,7 +133,8 @@ void refuse_overwriting_inputs(const RunArgs& args, const DomainFile& domain, co
     return ec ? fs::path() : c;
   };
   auto same = [](const fs::path& a, const fs::path& b) { return !a.empty() && a == b; };
-  const fs::path out = canonical(output), sidecar = canonical(io::xdmf_path_for(output));
+  // The sidecar goes beside the file the output resolves to (through a symbolic link), as OutputFiles puts it.
+  const fs::path out = canonical(output), sidecar = canonical(io::xdmf_path_for(out.empty() ? output : out));
   const fs::path report = args.report ? canonical(*args.report) : fs::path();
   std::vector<fs::path> inputs = domain.inputs;
   inputs.insert(inputs.begin(), args.domain);

@@ -123,7 +123,8 @@ class BlockedThinning {
  private:
   struct Block {
     Coords coords{};
-    std::vector<std::int32_t> head;  // per cell of the block: last kept sample in it, -1 none
+    bool thinned = false;            // its samples are thinned (or being thinned): its kept ones count
+    std::vector<std::int32_t> head;  // dense blocks: per cell, the last kept sample in it, -1 none
     std::vector<std::int32_t> next;  // per kept sample: the previous one in its cell, -1 none
     std::vector<Vec<3>> pos;         // per kept sample
     std::vector<std::uint32_t> item;  // per kept sample
@@ -151,18 +152,29 @@ class BlockedThinning {
       for (const SurfaceSample& s : generated) {
         if (block_coords(s.pos) != block.coords) continue;  // another block's: drawn there too
         const double r = radius_factor_ * checked_surface_spacing(h(s.pos));
-        if (r > block_edge_) block.wide.push_back({s.pos, r, s.item});
+        // Wide a hair early: a radius within rounding of the block edge must not reach two blocks over
+        // (a block of the same colour, thinned at the same time).
+        if (r > block_edge_ * (1.0 - 1e-9)) block.wide.push_back({s.pos, r, s.item});
         else candidates.push_back({s.pos, r, s.item});
       }
     }
     std::mt19937_64 rng(seed ^ (0x9E3779B97F4A7C15ull * (std::uint64_t{b} + 1)));
     std::shuffle(candidates.begin(), candidates.end(), rng);
-    block.head.assign(static_cast<std::size_t>(block_cells_ * block_cells_ * block_cells_), -1);
+    // A dense grid of heads only where the block has samples enough to fill it: with a graded spacing
+    // the cell follows the smallest h on the whole surface, and a 32^3 grid (128 KiB) in every block of
+    // the coarse parts held 4 GiB for a 1 550-node torus (h from 2e-4 to 0.5). A sparse block keeps
+    // its few kept samples in a list, scanned whole (the same answers: any kept sample within r of p
+    // lies in the cells a dense test visits).
+    const std::size_t cells = static_cast<std::size_t>(block_cells_ * block_cells_ * block_cells_);
+    if (candidates.size() >= cells / 16) block.head.assign(cells, -1);
+    block.thinned = true;
     for (const Candidate& c : candidates) {
       if (near_kept(block, c.pos, c.radius)) continue;
-      const std::size_t cell = local_cell(block, cell_coords(c.pos));
-      block.next.push_back(block.head[cell]);
-      block.head[cell] = static_cast<std::int32_t>(block.pos.size());
+      if (!block.head.empty()) {
+        const std::size_t cell = local_cell(block, cell_coords(c.pos));
+        block.next.push_back(block.head[cell]);
+        block.head[cell] = static_cast<std::int32_t>(block.pos.size());
+      }
       block.pos.push_back(c.pos);
       block.item.push_back(c.item);
     }
@@ -207,8 +219,8 @@ class BlockedThinning {
       const Block* block = nullptr;
       if (bc == own.coords) block = &own;
       else if (const auto found = directory_.find(bc); found != directory_.end()) block = &blocks_[found->second];
-      // A neighbour not thinned yet (a later colour) has an empty grid.
-      if (block && !block->head.empty() && any_within(*block, lo, hi, p, r2)) return true;
+      // A neighbour not thinned yet (a later colour) has nothing kept yet.
+      if (block && block->thinned && any_within(*block, lo, hi, p, r2)) return true;
       int a = 0;
       while (a < 3 && bc[a] == bhi[a]) bc[a] = blo[a], ++a;
       if (a == 3) return false;
@@ -254,6 +266,11 @@ class BlockedThinning {
 
   // Whether a kept sample of `block` in the cells [lo, hi] (clipped to the block) is within sqrt(r2) of p.
   bool any_within(const Block& block, const Coords& lo, const Coords& hi, const Vec<3>& p, double r2) const {
+    if (block.head.empty()) {  // a sparse block: its list
+      for (const Vec<3>& q : block.pos)
+        if ((q - p).squaredNorm() < r2) return true;
+      return false;
+    }
     Coords from, to;
     for (int a = 0; a < 3; ++a) {
       const std::int64_t origin = block.coords[a] * block_cells_;
