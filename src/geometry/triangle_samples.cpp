@@ -8,24 +8,23 @@
 
 #include <Eigen/Geometry>
 
+#include "nodegen/storage/splitmix.hpp"
 #include "nodegen/storage/thread_team.hpp"
 #include "surface_spacing.hpp"
 
 namespace nodegen::geometry_detail {
 namespace {
 
-// SplitMix64: a random stream whose whole state is one word, so every piece can start its own for the
-// price of a few multiplications (a Mersenne twister per piece would need 2.5 KB of state and a
-// 312-word seeding loop).
+// A SplitMix64 stream (storage/splitmix.hpp): its whole state is one word, so every piece can start its
+// own for the price of a few multiplications (a Mersenne twister per piece would need 2.5 KB of state
+// and a 312-word seeding loop).
 class SplitMix {
  public:
   explicit SplitMix(std::uint64_t state) : state_(state) {}
-  std::uint64_t next() { return mix(state_ += 0x9E3779B97F4A7C15ull); }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  static std::uint64_t mix(std::uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+  double unit() {  // [0, 1)
+    const std::uint64_t bits = mix64(state_);
+    state_ += kSplitMixGamma;
+    return unit_uniform(bits);
   }
 
  private:
@@ -132,8 +131,8 @@ void TriangleSamples::samples(std::size_t item, const Box<3>& region, int thread
   const Frame f = frame(name.triangle);
   const double c = cell(), t0 = name.column * c, n0 = name.row * c;
   if (!overlap(square_box(f.a + t0 * f.u + n0 * f.v, f.u, f.v, c), region)) return;
-  SplitMix rng(SplitMix::mix(SplitMix::mix(seed_ ^ (0xD6E8FEB86659FD93ull * (name.triangle + 1ull))) ^
-                             (std::uint64_t{name.column} << 32 | name.row)));
+  SplitMix rng(splitmix_finalize(splitmix_finalize(seed_ ^ (0xD6E8FEB86659FD93ull * (name.triangle + 1ull))) ^
+                                 (std::uint64_t{name.column} << 32 | name.row)));
   const double tm = t0 + 0.5 * c, mid_t = std::min(tm, f.length);
   const Vec<3> middle = f.a + mid_t * f.u + std::min(n0 + 0.5 * c, f.top(mid_t)) * f.v;  // in the triangle
   const double h = checked_surface_spacing(h_[static_cast<std::size_t>(thread)](middle));

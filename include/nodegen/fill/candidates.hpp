@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "nodegen/fill/splitmix.hpp"
+#include "nodegen/storage/splitmix.hpp"
 #include "nodegen/spatial/point.hpp"
 
 namespace nodegen::fill_detail {

@@ -29,7 +29,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "nodegen/fill/splitmix.hpp"
+#include "nodegen/storage/splitmix.hpp"
 #include "nodegen/geometry/box.hpp"
 #include "nodegen/io/node_arrays.hpp"
 #include "nodegen/spatial/kdtree.hpp"
