@@ -105,8 +105,7 @@ TEST(GeometryConcurrent, CsgBoundaryNodesDoNotDependOnThreads) {
 
 // A mesh's surface samples are thinned on several threads (poisson_thinning.hpp): 8 threads (more than
 // cores) must place exactly the nodes one thread places.
-TEST(GeometryConcurrent, MeshBoundaryNodesDoNotDependOnThreads) {
-  const DomainFile f = load_domain_file(test::source_dir() / "domains" / "torus_mesh.json");
+void expect_mesh_boundary_independent_of_threads(const DomainFile& f) {
   const auto& d = *test::domain_of<3>(f);
   const auto one = d.boundary_nodes(f.spacing, 5, 1);
   const auto eight = d.boundary_nodes(f.spacing, 5, threads);
@@ -116,6 +115,20 @@ TEST(GeometryConcurrent, MeshBoundaryNodesDoNotDependOnThreads) {
     ASSERT_EQ(eight[i].pos, one[i].pos) << i;
     ASSERT_EQ(eight[i].normal, one[i].normal) << i;
   }
+}
+
+TEST(GeometryConcurrent, MeshBoundaryNodesDoNotDependOnThreads) {
+  expect_mesh_boundary_independent_of_threads(load_domain_file(test::source_dir() / "domains" / "torus_mesh.json"));
+}
+
+// A graded spacing leaves most thinning blocks sparse (a list instead of a dense cell grid), read by
+// the neighbouring blocks' threads as the dense ones are.
+TEST(GeometryConcurrent, GradedMeshBoundaryNodesDoNotDependOnThreads) {
+  const auto dir = std::filesystem::temp_directory_path();
+  std::ofstream(dir / "nodegen_graded_torus.json")
+      << R"j({"dim":3,"spacing":"0.002 + 0.1*sqrt((x-1.35)^2+y^2+z^2)","shape":{"type":"mesh","file":")j"
+      << (test::source_dir() / "domains" / "meshes" / "torus.stl").string() << R"("}})";
+  expect_mesh_boundary_independent_of_threads(load_domain_file(dir / "nodegen_graded_torus.json"));
 }
 
 }  // namespace
