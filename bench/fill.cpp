@@ -3,6 +3,10 @@
 //
 //   fill [--dim 2|3] [--nodes N] [--threads T] [--backend vm|vector|suballoc] [--seed S]
 //        [--prefault] [--huge-pages] [--no-quality] [--domain FILE.json] [--independent]
+//        [--phase-log FILE.csv]
+//
+// --phase-log writes the seconds of every item of every phase's round and of every completion step
+// (PhaseLog in fill/discretization.hpp), for bench/fill_scaling_model.py.
 //
 // --independent (unit box only) measures the machine's ceiling for T threads on this workload rather
 // than the parallel fill: T separate single-thread fills of N nodes run at the same time in this one
@@ -87,7 +91,24 @@ struct Args {
   std::uint64_t seed = 1;
   bool prefault = false, huge_pages = false, quality = true, nodes_given = false, independent = false;
   std::string domain_file;
+  std::string phase_log;  // --phase-log FILE.csv: every round's item and completion seconds
 };
+
+PhaseLog phase_log;  // recorded when --phase-log is given
+
+// One line per item and per completion step: phase,kind,seconds (kind: item or completion). The
+// scaling model (bench/fill_scaling_model.py) replays them on P threads.
+void write_phase_log(const std::string& path) {
+  if (path.empty()) return;
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error("cannot write " + path);
+  std::fprintf(f, "phase,kind,seconds\n");
+  for (std::size_t p = 0; p < phase_log.item_seconds.size(); ++p) {
+    for (float s : phase_log.item_seconds[p]) std::fprintf(f, "%zu,item,%.9g\n", p, s);
+    if (p < phase_log.completion_seconds.size()) std::fprintf(f, "%zu,completion,%.9g\n", p, phase_log.completion_seconds[p]);
+  }
+  if (std::fclose(f) != 0) throw std::runtime_error("cannot write " + path);
+}
 
 // Constant h giving about `nodes` nodes in a domain of this measure at PNP's packing density.
 template <int D>
@@ -102,6 +123,7 @@ FillOptions fill_options(const Args& a) {
   options.backend = a.backend;
   options.prefault = a.prefault;
   options.huge_pages = a.huge_pages;
+  if (!a.phase_log.empty()) options.phase_log = &phase_log;
   return options;
 }
 
@@ -111,9 +133,11 @@ void report(const Args& a, const std::string& domain_name, const Discretization<
             double rss_peak, const Box<D>& box, Contains&& contains, HAt&& h_at) {
   const double n = static_cast<double>(d.positions.size());
   std::printf("domain=%s dim=%d backend=%s threads=%d nodes=%zu boundary=%zu seconds=%.3f boundary_s=%.3f nodes_per_s=%.4g "
-              "cpu_s=%.3f nodes_per_cpu_s=%.4g peak_rss_per_node=%.1f fill_rss_per_node=%.1f",
+              "cpu_s=%.3f nodes_per_cpu_s=%.4g peak_rss_per_node=%.1f fill_rss_per_node=%.1f phases=%zu tile_runs=%zu "
+              "largest_tile_run=%zu",
               domain_name.c_str(), D, backend_name(a.backend), a.threads, d.positions.size(), d.boundary_count,
-              d.fill_seconds, d.boundary_seconds, n / d.fill_seconds, cpu, n / cpu, rss_peak / n, (rss_peak - rss_before) / n);
+              d.fill_seconds, d.boundary_seconds, n / d.fill_seconds, cpu, n / cpu, rss_peak / n, (rss_peak - rss_before) / n,
+              d.phases, d.tile_runs, d.largest_tile_run);
   if (a.quality) {
     io::NodeArrays arrays;
     arrays.dim = D;
@@ -133,6 +157,7 @@ void report(const Args& a, const std::string& domain_name, const Discretization<
                 q.holes.max);
   }
   std::printf("\n");
+  write_phase_log(a.phase_log);
 }
 
 template <int D>
@@ -221,9 +246,11 @@ int main(int argc, char** argv) {
     else if (arg == "--huge-pages") a.huge_pages = true;
     else if (arg == "--no-quality") a.quality = false;
     else if (arg == "--independent") a.independent = true;
+    else if (arg == "--phase-log") a.phase_log = value();
     else {
       std::fprintf(stderr, "usage: fill [--dim 2|3] [--nodes N] [--threads T] [--backend vm|vector|suballoc] "
-                           "[--seed S] [--prefault] [--huge-pages] [--no-quality] [--domain FILE.json] [--independent]\n");
+                           "[--seed S] [--prefault] [--huge-pages] [--no-quality] [--domain FILE.json] [--independent] "
+                           "[--phase-log FILE.csv]\n");
       return 2;
     }
   }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "nodegen/geometry/input_error.hpp"
+#include "nodegen/io/fingerprint.hpp"
 #include "nodegen/io/hdf5_reader.hpp"
 #include "nodegen/io/output.hpp"
 #include "nodegen/io/xdmf_writer.hpp"
@@ -101,17 +102,27 @@ TEST_P(RoundTrip, EveryArrayAndAttributeComesBackExactly) {
       {"domain_file_text", std::string("{\"dim\": 2}\n")}, {"seed", std::int64_t{42}}, {"fill_seconds", 1.25},
       {"empty", std::string()}};
   const fs::path file = dir.path() / "nodes.h5";
-  nodegen::io::write_output(file, nodes.view(), meta);
+  const std::string fingerprint = nodegen::io::write_output(file, nodes.view(), meta);
 
-  const auto back = nodegen::io::read_hdf5(file);
+  auto back = nodegen::io::read_hdf5(file);
   EXPECT_EQ(back.nodes.dim, dim);
   EXPECT_EQ(back.nodes.positions, nodes.positions);
   EXPECT_EQ(back.nodes.types, nodes.types);
   EXPECT_EQ(back.nodes.bmap, nodes.bmap);
   EXPECT_EQ(back.nodes.normals, nodes.normals);
   EXPECT_EQ(back.nodes.h, nodes.h);
-  ASSERT_EQ(back.metadata.size(), meta.size());
+  // The writer adds the fingerprint of what it wrote, which is also what the reader recomputes.
+  ASSERT_EQ(back.metadata.size(), meta.size() + 1);
+  EXPECT_EQ(back.metadata.back().first, "nodes_sha256");
+  EXPECT_EQ(std::get<std::string>(back.metadata.back().second), fingerprint);
+  EXPECT_EQ(nodegen::io::nodes_sha256(back.nodes), fingerprint);
+  EXPECT_EQ(fingerprint.size(), 64u);
+  back.metadata.pop_back();
   EXPECT_EQ(back.metadata, meta);
+  // One changed value anywhere changes the fingerprint.
+  NodeArrays changed = back.nodes;
+  changed.h.back() = std::nextafter(changed.h.back(), 1e9);
+  EXPECT_NE(nodegen::io::nodes_sha256(changed), fingerprint);
   EXPECT_EQ(*nodegen::io::find_integer(back.metadata, "seed"), 42);
   EXPECT_EQ(nodegen::io::find_integer(back.metadata, "missing"), nullptr);
   // Only the two final files remain: no temporaries.

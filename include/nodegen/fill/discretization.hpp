@@ -13,6 +13,14 @@
 
 namespace nodegen {
 
+// Per-phase timings of a fill (docs/parallel-fill.md, "Scaling model"): for every phase, the seconds of
+// each item of its round (copies of the previous phase's nodes, then its tiles, in the order the items
+// were handed out) and of its completion step. Recording costs two clock reads per item.
+struct PhaseLog {
+  std::vector<std::vector<float>> item_seconds;
+  std::vector<float> completion_seconds;
+};
+
 struct FillOptions {
   int threads = 1;
   Backend backend = Backend::vm;
@@ -20,6 +28,7 @@ struct FillOptions {
   bool huge_pages = false;  // VmStore only: MADV_HUGEPAGE on the reservations
   // Relaxed count of nodes placed (boundary included), updated every few thousand nodes, for a progress bar.
   std::atomic<std::size_t>* progress = nullptr;
+  PhaseLog* phase_log = nullptr;  // filled when set (benchmarks only)
 };
 
 // Boundary nodes first (rows 0 .. boundary_count-1, in the order the geometry produced them), then the
@@ -34,6 +43,9 @@ struct Discretization {
   std::size_t boundary_count = 0;
   double fill_seconds = 0.0;      // boundary placement + interior fill (fill_domain), or the fill alone
   double boundary_seconds = 0.0;  // the boundary placement's share of fill_seconds (fill_domain only)
+  // How the fill's work was cut (pnp_fill.hpp): phases run, tiles expanded over all phases, and the most
+  // nodes one tile placed in one phase. The scaling model of docs/parallel-fill.md is fed with them.
+  std::size_t phases = 0, tile_runs = 0, largest_tile_run = 0;
 };
 
 using AnyDiscretization = std::variant<Discretization<2>, Discretization<3>>;
