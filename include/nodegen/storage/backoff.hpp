@@ -1,6 +1,6 @@
 #pragma once
 // Waiting for another thread that holds something for a few hundred nanoseconds (a k-d tree leaf, a
-// stripe of the fill's spatial locks, the fill's work queue): spin briefly, then yield, because with
+// spin lock): spin briefly, then yield, because with
 // more threads than cores the holder may be descheduled and pure spinning would burn its time slice.
 #include <thread>
 
