@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
 
   nodegen::cli::SolveArgs solve;
   solve.options.threads = run.threads;
-  std::string solve_seeds, solve_k, solve_order, solve_solver = "lu";
+  std::string solve_seeds, solve_k, solve_order, solve_solver = "auto";
   CLI::App* solve_cmd = app.add_subcommand(
       "solve",
       "RBF-FD check of nodes by the solve they give: Poisson's equation with a known (manufactured) solution,\n"
@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
   auto* seeds_opt = solve_cmd->add_option("--seeds", solve_seeds, "A-B: fill the domain file once per seed A..B");
   auto* k_opt = solve_cmd->add_option("--k", solve_k, "Stencil size (default 15 in 2D, 30 in 3D)");
   auto* order_opt = solve_cmd->add_option("--order", solve_order, "Monomials up to this total degree, 1-3 (default 2)");
-  solve_cmd->add_option("--solver", solve_solver, "lu (sparse LU, default) or bicgstab (BiCGSTAB + ILUT)")->capture_default_str();
+  solve_cmd->add_option("--solver", solve_solver, "auto (sparse LU in 2D, BiCGSTAB + ILUT in 3D), lu or bicgstab")->capture_default_str();
   solve_cmd->add_flag("--ghost-nodes", solve.options.ghost_nodes,
                       "A ghost node h outside every Neumann node, carrying the Laplacian at the boundary node "
                       "(docs/neumann.md)");
@@ -189,9 +189,10 @@ int main(int argc, char** argv) {
       if (*order_opt) solve.options.order = static_cast<int>(whole_number(solve_order, "--order", 1, 3));
       if (*solve_threads && (solve.options.threads < 1 || solve.options.threads > nodegen::cli::kMaxThreads))
         throw nodegen::InputError("--threads", "value", "expected a whole number from 1 to 1024");
-      if (solve_solver == "lu") solve.options.solver = nodegen::solve::LinearSolver::sparse_lu;
+      if (solve_solver == "auto") solve.options.solver = nodegen::solve::LinearSolver::automatic;
+      else if (solve_solver == "lu") solve.options.solver = nodegen::solve::LinearSolver::sparse_lu;
       else if (solve_solver == "bicgstab") solve.options.solver = nodegen::solve::LinearSolver::bicgstab_ilut;
-      else throw nodegen::InputError("--solver", "value", "expected lu or bicgstab, got " + solve_solver);
+      else throw nodegen::InputError("--solver", "value", "expected auto, lu or bicgstab, got " + solve_solver);
       return checked_stdout(nodegen::cli::solve_command(solve));
     }
     const std::size_t samples = stats_samples.empty() ? 0 : whole_number(stats_samples, "--samples", 1, 10'000'000);

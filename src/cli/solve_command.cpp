@@ -97,12 +97,14 @@ std::string where(const solve::PoissonResult& r, int dim, const std::vector<std:
   return out + " on " + (id >= 1 && id <= names.size() ? names[id - 1] : "boundary " + std::to_string(id));
 }
 
+const char* solver_name(solve::LinearSolver s) { return s == solve::LinearSolver::sparse_lu ? "sparse LU" : "BiCGSTAB+ILUT"; }
+
 nlohmann::json result_json(const solve::PoissonResult& r, int dim, const std::vector<std::string>& names) {
   std::vector<double> at(r.max_position.begin(), r.max_position.begin() + dim);
   return {{"max_error", r.max_error},        {"relative_l2_error", r.relative_l2_error},
           {"max_at", at},                    {"max_where", where(r, dim, names)},
           {"unknowns", r.unknowns},          {"ghost_nodes", r.ghost_count},
-          {"iterations", r.iterations},      {"assembly_seconds", r.assembly_seconds},
+          {"solver", solver_name(r.solver)}, {"iterations", r.iterations},      {"assembly_seconds", r.assembly_seconds},
           {"solve_seconds", r.solve_seconds}};
 }
 
@@ -124,8 +126,6 @@ Spread spread(std::vector<double> values) {
   const auto above = static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [&](double v) { return v > 5 * median; }));
   return {median, percentile(values, 90), values.back(), above};
 }
-
-const char* solver_name(solve::LinearSolver s) { return s == solve::LinearSolver::sparse_lu ? "sparse LU" : "BiCGSTAB+ILUT"; }
 
 }  // namespace
 
@@ -161,7 +161,7 @@ int solve_command(const SolveArgs& args) {
       return 0;
     }
     std::printf("file        %s (%zu nodes, %dD), %s\n", file.c_str(), stored.nodes.node_count(), stored.nodes.dim,
-                solver_name(options.solver));
+                solver_name(r.solver));
     std::printf("max error   %.3e at %s\n", r.max_error, where(r, stored.nodes.dim, names).c_str());
     std::printf("rel L2      %.3e\n", r.relative_l2_error);
     return 0;

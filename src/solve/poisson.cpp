@@ -209,7 +209,10 @@ PoissonResult solve_poisson(const io::NodeArrays& nodes, const PoissonOptions& o
   result.ghost_count = unknowns - n;
   result.assembly_seconds = seconds_since(start);
   const auto solve_start = Clock::now();
-  const Eigen::VectorXd u = solve_system(matrix, rhs, options.solver, result.iterations, file);
+  result.solver = options.solver != LinearSolver::automatic ? options.solver
+                  : dim == 2                                  ? LinearSolver::sparse_lu
+                                                              : LinearSolver::bicgstab_ilut;
+  const Eigen::VectorXd u = solve_system(matrix, rhs, result.solver, result.iterations, file);
   result.solve_seconds = seconds_since(solve_start);
   if (!u.allFinite()) throw InputError(file, "solve", "the RBF-FD solution is not finite (singular matrix)");
 

@@ -17,13 +17,15 @@
 
 namespace nodegen::solve {
 
-enum class LinearSolver { sparse_lu, bicgstab_ilut };
+// automatic: sparse LU in 2D (fastest there), BiCGSTAB + ILUT in 3D (LU's fill-in grows faster there:
+// 4.0 s against 1.8 s on the unit cube at h = 0.05; bench/results/solver.md).
+enum class LinearSolver { automatic, sparse_lu, bicgstab_ilut };
 
 struct PoissonOptions {
   int stencil_size = 0;            // k; 0: 15 in 2D, 30 in 3D
   int order = 2;                   // monomials up to this total degree (2 or 3)
   std::vector<int> neumann_ids;    // boundary ids (>= 1) with a Neumann condition; the rest are Dirichlet
-  LinearSolver solver = LinearSolver::sparse_lu;
+  LinearSolver solver = LinearSolver::automatic;
   bool ghost_nodes = false;        // a ghost node outside every Neumann node (see above)
   int threads = 1;                 // stencil weights in parallel
 };
@@ -37,6 +39,7 @@ struct PoissonResult {
   double max_wall_distance_over_h = 0;  // distance from it to the nearest boundary node / h there
   std::size_t unknowns = 0;        // nodes + ghost nodes
   std::size_t ghost_count = 0;
+  LinearSolver solver = LinearSolver::sparse_lu;  // the one used
   int iterations = 0;              // BiCGSTAB only
   double assembly_seconds = 0;
   double solve_seconds = 0;
