@@ -5,10 +5,9 @@
 
 #include <cmath>
 #include <string>
-#include <variant>
 
-#include "nodegen/fill/fill.hpp"
 #include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/solve/filled_nodes.hpp"
 #include "nodegen/solve/poisson.hpp"
 #include "nodegen/solve/rbf_fd.hpp"
 
@@ -63,25 +62,11 @@ TEST(RbfFdWeights, RefusesAStencilThatCannotCarryTheMonomials) {
 
 nodegen::io::NodeArrays filled_box(int dim, double h, std::uint64_t seed) {
   const std::string min = dim == 2 ? "[0, 0]" : "[0, 0, 0]", max = dim == 2 ? "[1, 1]" : "[1, 1, 1]";
-  nodegen::DomainFile domain = nodegen::parse_domain_text(
-      R"({"dim": )" + std::to_string(dim) + R"(, "spacing": )" + std::to_string(h) +
-          R"(, "shape": {"type": "box", "min": )" + min + R"(, "max": )" + max + "}}",
-      "box.json");
-  domain.fill.seed = seed;
-  return std::visit(
-      [&](const auto& d) {
-        nodegen::io::NodeArrays out;
-        out.dim = dim;
-        for (const auto& p : d.positions)
-          for (int a = 0; a < dim; ++a) out.positions.push_back(p[a]);
-        for (const auto& n : d.normals)
-          for (int a = 0; a < dim; ++a) out.normals.push_back(n[a]);
-        out.types.assign(d.types.begin(), d.types.end());
-        out.bmap.assign(d.bmap.begin(), d.bmap.end());
-        out.h.assign(out.types.size(), h);
-        return out;
-      },
-      nodegen::fill_domain(domain, nodegen::FillOptions{}));
+  return nodegen::solve::filled_nodes(
+      nodegen::parse_domain_text(R"({"dim": )" + std::to_string(dim) + R"(, "spacing": )" + std::to_string(h) +
+                                     R"(, "shape": {"type": "box", "min": )" + min + R"(, "max": )" + max + "}}",
+                                 "box.json"),
+      seed);
 }
 
 PoissonResult solve_box(int dim, double h, std::uint64_t seed, bool neumann_x_plus, bool ghost) {

@@ -9,10 +9,10 @@
 #include <string>
 #include <variant>
 
-#include "nodegen/fill/fill.hpp"
 #include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/geometry/input_error.hpp"
 #include "nodegen/io/hdf5_reader.hpp"
+#include "nodegen/solve/filled_nodes.hpp"
 
 namespace nodegen::cli {
 
@@ -58,27 +58,9 @@ std::vector<int> neumann_ids(const std::vector<std::string>& wanted, const std::
   return ids;
 }
 
-// The fill's nodes as the reader would return them, h evaluated at every node.
-template <int D>
-io::NodeArrays arrays_of(const Discretization<D>& disc, const Spacing& spacing) {
-  io::NodeArrays out;
-  out.dim = D;
-  const Spacing::Evaluator h = spacing.evaluator();
-  for (const Vec<D>& p : disc.positions) {
-    for (int a = 0; a < D; ++a) out.positions.push_back(p[a]);
-    out.h.push_back(h(p));
-  }
-  for (const Vec<D>& n : disc.normals)
-    for (int a = 0; a < D; ++a) out.normals.push_back(n[a]);
-  out.types.assign(disc.types.begin(), disc.types.end());
-  out.bmap.assign(disc.bmap.begin(), disc.bmap.end());
-  return out;
-}
-
-io::NodeArrays fill_nodes(const DomainFile& domain) {
-  FillOptions options;  // one thread: a seed always gives the same nodes
+io::NodeArrays fill_nodes(const DomainFile& domain, std::uint64_t seed) {
   try {
-    return std::visit([&](const auto& d) { return arrays_of(d, domain.spacing); }, fill_domain(domain, options));
+    return solve::filled_nodes(domain, seed);
   } catch (const StoreFull& e) {
     throw InputError(domain.path.string(), "fill.max_nodes", e.what());
   }
@@ -167,7 +149,7 @@ int solve_command(const SolveArgs& args) {
     return 0;
   }
 
-  DomainFile domain = load_domain_file(args.input);
+  const DomainFile domain = load_domain_file(args.input);
   const std::vector<std::string> names =
       std::visit([](const auto& d) { return d->boundary_names(); }, domain.domain);
   options.neumann_ids = neumann_ids(args.neumann, names);
@@ -176,8 +158,7 @@ int solve_command(const SolveArgs& args) {
   std::vector<double> max_errors, l2_errors;
   nlohmann::json runs = nlohmann::json::array();
   for (std::uint64_t seed = first;; ++seed) {
-    domain.fill.seed = seed;
-    const io::NodeArrays nodes = fill_nodes(domain);
+    const io::NodeArrays nodes = fill_nodes(domain, seed);
     const solve::PoissonResult r = solve::solve_poisson(nodes, options, file);
     max_errors.push_back(r.max_error);
     l2_errors.push_back(r.relative_l2_error);

@@ -92,8 +92,7 @@ Eigen::VectorXd solve_system(const Eigen::SparseMatrix<double>& matrix, const Ei
 
 }  // namespace
 
-PoissonResult solve_poisson(const io::NodeArrays& nodes, const PoissonOptions& options, const std::string& file) {
-  const auto start = Clock::now();
+PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions& options, const std::string& file) {
   const int dim = nodes.dim;
   if (dim != 2 && dim != 3) throw InputError(file, "/domain/pos", "dimension " + std::to_string(dim) + ", expected 2 or 3");
   if (options.order < 1 || options.order > 3)
@@ -158,6 +157,8 @@ PoissonResult solve_poisson(const io::NodeArrays& nodes, const PoissonOptions& o
 
   const ManufacturedSolution exact{dim};
   std::vector<Row> rows(unknowns);
+  PoissonSystem system;
+  system.rows.assign(unknowns, RowKind::ghost_laplacian);
   std::string failure;
   std::size_t failed_node = n;
   std::mutex failure_mutex;
@@ -168,10 +169,12 @@ PoissonResult solve_poisson(const io::NodeArrays& nodes, const PoissonOptions& o
       if (type > 0) {
         rows[i] = stencil_row(cloud, tree, p, k, options.order, StencilOperator::laplacian());
         rows[i].rhs = exact.laplacian(p);
+        system.rows[i] = RowKind::laplacian;
       } else if (is_neumann(type)) {
         const Eigen::Vector3d normal = normal_of(i);
         rows[i] = stencil_row(cloud, tree, p, k, options.order, StencilOperator::derivative_along(normal));
         rows[i].rhs = exact.gradient(p).dot(normal);
+        system.rows[i] = RowKind::neumann;
         if (ghost_of[i] != 0) {
           Row& pde = rows[ghost_of[i]];
           pde = stencil_row(cloud, tree, p, k, options.order, StencilOperator::laplacian());
@@ -181,6 +184,7 @@ PoissonResult solve_poisson(const io::NodeArrays& nodes, const PoissonOptions& o
         rows[i].columns = {static_cast<std::uint32_t>(i)};
         rows[i].weights = Eigen::VectorXd::Ones(1);
         rows[i].rhs = exact.u(p);
+        system.rows[i] = RowKind::dirichlet;
       }
     } catch (const std::runtime_error& e) {
       const std::lock_guard lock(failure_mutex);
@@ -200,37 +204,50 @@ PoissonResult solve_poisson(const io::NodeArrays& nodes, const PoissonOptions& o
   }
   rows.clear();
   rows.shrink_to_fit();
-  Eigen::SparseMatrix<double> matrix(static_cast<Eigen::Index>(unknowns), static_cast<Eigen::Index>(unknowns));
-  matrix.setFromTriplets(triplets.begin(), triplets.end());
-  triplets = {};
+  system.matrix.resize(static_cast<Eigen::Index>(unknowns), static_cast<Eigen::Index>(unknowns));
+  system.matrix.setFromTriplets(triplets.begin(), triplets.end());
+  system.rhs = std::move(rhs);
+  system.points = std::move(cloud.points);
+  system.h = std::move(h);
+  system.node_count = n;
+  return system;
+}
 
+PoissonResult solve_poisson(const io::NodeArrays& nodes, const PoissonOptions& options, const std::string& file) {
+  const auto start = Clock::now();
+  const PoissonSystem system = assemble_poisson(nodes, options, file);
+  const int dim = nodes.dim;
+  const std::size_t n = system.node_count;
+  const std::vector<Eigen::Vector3d>& points = system.points;
+  const std::vector<double>& h = system.h;
+  const ManufacturedSolution exact{dim};
   PoissonResult result;
-  result.unknowns = unknowns;
-  result.ghost_count = unknowns - n;
+  result.unknowns = points.size();
+  result.ghost_count = points.size() - n;
   result.assembly_seconds = seconds_since(start);
   const auto solve_start = Clock::now();
   result.solver = options.solver != LinearSolver::automatic ? options.solver
                   : dim == 2                                  ? LinearSolver::sparse_lu
                                                               : LinearSolver::bicgstab_ilut;
-  const Eigen::VectorXd u = solve_system(matrix, rhs, result.solver, result.iterations, file);
+  const Eigen::VectorXd u = solve_system(system.matrix, system.rhs, result.solver, result.iterations, file);
   result.solve_seconds = seconds_since(solve_start);
   if (!u.allFinite()) throw InputError(file, "solve", "the RBF-FD solution is not finite (singular matrix)");
 
   double err2 = 0, ref2 = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const double ue = exact.u(cloud.points[i]);
+    const double ue = exact.u(points[i]);
     const double e = std::abs(u[static_cast<Eigen::Index>(i)] - ue);
     err2 += e * e;
     ref2 += ue * ue;
     if (e > result.max_error || i == 0) result.max_error = e, result.max_node = i;
   }
   result.relative_l2_error = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
-  const Eigen::Vector3d& worst = cloud.points[result.max_node];
+  const Eigen::Vector3d& worst = points[result.max_node];
   result.max_position = {worst.x(), worst.y(), worst.z()};
   result.max_type = nodes.types[result.max_node];
   double wall = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < n; ++i)
-    if (nodes.types[i] < 0) wall = std::min(wall, (cloud.points[i] - worst).norm());
+    if (nodes.types[i] < 0) wall = std::min(wall, (points[i] - worst).norm());
   result.max_wall_distance_over_h = h[result.max_node] > 0 ? wall / h[result.max_node] : 0.0;
   return result;
 }

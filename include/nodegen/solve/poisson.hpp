@@ -8,6 +8,7 @@
 // With ghost nodes, every Neumann node also gets a node at x + delta n outside the domain (delta = h
 // at the node) whose unknown carries a second row at the boundary node: the Laplacian. Ghosts join
 // every stencil; errors are measured on the real nodes only.
+#include <Eigen/SparseCore>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -44,6 +45,22 @@ struct PoissonResult {
   double assembly_seconds = 0;
   double solve_seconds = 0;
 };
+
+// What each row of the global matrix collocates.
+enum class RowKind : std::uint8_t { dirichlet, laplacian, neumann, ghost_laplacian };
+
+// The assembled system: unknowns are the nodes (0 .. node_count-1), then the ghost nodes.
+struct PoissonSystem {
+  Eigen::SparseMatrix<double> matrix;
+  Eigen::VectorXd rhs;
+  std::vector<Eigen::Vector3d> points;  // node and ghost positions (z = 0 in 2D)
+  std::vector<RowKind> rows;            // per row
+  std::vector<double> h;                // per node: the file's h, else the nearest-neighbour distance
+  std::size_t node_count = 0;
+};
+
+// Builds the system solve_poisson solves (for the solve and for studies of its matrix). Throws as below.
+PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions& options, const std::string& file);
 
 // Throws InputError(file, field, reason) for input the solve cannot take: a dimension other than 2 or 3,
 // fewer nodes than a stencil, a stencil that cannot carry the monomials, a singular global matrix, a
