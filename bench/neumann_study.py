@@ -7,7 +7,7 @@ GeneralFill nodes, with and without ghost nodes, in one command that reruns on a
     bench/neumann_study.py --quick                      a few seeds of each case, to try it out
 
 Cases: the unit square at h = 0.005 (seeds 1-60), Dirichlet everywhere, Neumann du/dn = g on x = 1, and
-the same with ghost nodes; the unit cube at h = 0.04 (seeds 1-20), Neumann on x = 1 without and with
+the same with ghost nodes; the unit cube at h = 0.05 (seeds 1-20), Neumann on x = 1 without and with
 ghost nodes, and Dirichlet. Writes OUT/runs.jsonl (one line per solve) and OUT/summary.md (median, p90,
 worst and the count above 5x and 10x the median of the max and relative L2 errors; where the max lies),
 OUT defaulting to output/neumann_study.
@@ -88,13 +88,23 @@ def main():
     p.add_argument("--seeds2d", default="1-60")
     p.add_argument("--seeds3d", default="1-20")
     p.add_argument("--h2d", type=float, default=0.005)
-    p.add_argument("--h3d", type=float, default=0.04)
-    p.add_argument("--only", default="", help="run only the cases whose name contains this text")
+    p.add_argument("--h3d", type=float, default=0.05)
+    p.add_argument("--only", default="", help="run only the cases whose name contains one of these texts "
+                   "(comma-separated)")
+    p.add_argument("--summarize", nargs="+", metavar="RUNS.jsonl",
+                   help="run nothing: write OUT/summary.md from the runs.jsonl of earlier (partial) studies")
     p.add_argument("--quick", action="store_true", help="seeds 1-3 and 1-2")
     a = p.parse_args()
     if a.quick:
         a.seeds2d, a.seeds3d = "1-3", "1-2"
     os.makedirs(a.out, exist_ok=True)
+
+    if a.summarize:
+        runs = [json.loads(line) for path in a.summarize for line in open(path)]
+        names = list(dict.fromkeys(r["case"] for r in runs))
+        rows = [summary_row({"name": n}, [r for r in runs if r["case"] == n]) for n in names]
+        write_summary(a.out, rows)
+        return 0
 
     generators = ["nodegen"]
     writer = None
@@ -110,7 +120,7 @@ def main():
             for kind, neumann, ghost in (("Dirichlet", False, False), ("Neumann x+", True, False),
                                          ("Neumann x+, ghost nodes", True, True)):
                 name = f"{gen} {dim}D h={h} {kind}"
-                if a.only in name:
+                if any(part in name for part in a.only.split(",")):
                     cases.append({"name": name, "gen": gen, "dim": dim, "h": h, "seeds": seed_range(seeds),
                                   "neumann": neumann, "ghost": ghost})
 
@@ -127,11 +137,15 @@ def main():
             rows.append(summary_row(case, runs))
             print(rows[-1], flush=True)
 
+    write_summary(a.out, rows)
+
+
+def write_summary(out, rows):
     header = ("| case | seeds | nodes | max: median | p90 | worst | >5x | >10x | rel L2: median | p90 | worst | >5x "
               "| max on x+ |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    with open(os.path.join(a.out, "summary.md"), "w") as f:
+    with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(header + "\n" + "\n".join(rows) + "\n")
-    print(f"neumann_study: {os.path.join(a.out, 'summary.md')}")
+    print(f"neumann_study: {os.path.join(out, 'summary.md')}")
 
 
 if __name__ == "__main__":

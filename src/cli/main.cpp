@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
   auto* seeds_opt = solve_cmd->add_option("--seeds", solve_seeds, "A-B: fill the domain file once per seed A..B");
   auto* k_opt = solve_cmd->add_option("--k", solve_k, "Stencil size (default 15 in 2D, 30 in 3D)");
   auto* order_opt = solve_cmd->add_option("--order", solve_order, "Monomials up to this total degree, 1-3 (default 2)");
-  solve_cmd->add_option("--solver", solve_solver, "auto (sparse LU in 2D, BiCGSTAB + ILUT in 3D), lu or bicgstab")->capture_default_str();
+  solve_cmd->add_option("--solver", solve_solver, "auto (BiCGSTAB + ILUT in 3D with every part Dirichlet, else sparse LU), lu or bicgstab")->capture_default_str();
   solve_cmd->add_flag("--ghost-nodes", solve.options.ghost_nodes,
                       "A ghost node h outside every Neumann node, carrying the Laplacian at the boundary node "
                       "(docs/neumann.md)");

@@ -146,10 +146,12 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
 
   // Ghost node g of Neumann node b: x_b + h_b n_b, unknown n + g.
   std::vector<std::size_t> ghost_of(n, 0);  // 0: none, else unknown index
+  std::vector<std::size_t> ghost_owner;
   if (options.ghost_nodes)
     for (std::size_t i = 0; i < n; ++i)
       if (is_neumann(nodes.types[i])) {
         ghost_of[i] = cloud.points.size();
+        ghost_owner.push_back(i);
         cloud.points.push_back(cloud.points[i] + h[i] * normal_of(i));
       }
   const std::size_t unknowns = cloud.points.size();
@@ -210,6 +212,7 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
   system.points = std::move(cloud.points);
   system.h = std::move(h);
   system.node_count = n;
+  system.ghost_owner = std::move(ghost_owner);
   return system;
 }
 
@@ -226,9 +229,11 @@ PoissonResult solve_poisson(const io::NodeArrays& nodes, const PoissonOptions& o
   result.ghost_count = points.size() - n;
   result.assembly_seconds = seconds_since(start);
   const auto solve_start = Clock::now();
+  const bool all_dirichlet = std::all_of(system.rows.begin(), system.rows.end(),
+                                         [](RowKind k) { return k == RowKind::dirichlet || k == RowKind::laplacian; });
   result.solver = options.solver != LinearSolver::automatic ? options.solver
-                  : dim == 2                                  ? LinearSolver::sparse_lu
-                                                              : LinearSolver::bicgstab_ilut;
+                  : dim == 3 && all_dirichlet                 ? LinearSolver::bicgstab_ilut
+                                                              : LinearSolver::sparse_lu;
   const Eigen::VectorXd u = solve_system(system.matrix, system.rhs, result.solver, result.iterations, file);
   result.solve_seconds = seconds_since(solve_start);
   if (!u.allFinite()) throw InputError(file, "solve", "the RBF-FD solution is not finite (singular matrix)");

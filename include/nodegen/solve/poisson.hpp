@@ -18,8 +18,10 @@
 
 namespace nodegen::solve {
 
-// automatic: sparse LU in 2D (fastest there), BiCGSTAB + ILUT in 3D (LU's fill-in grows faster there:
-// 4.0 s against 1.8 s on the unit cube at h = 0.05; bench/results/solver.md).
+// automatic: BiCGSTAB + ILUT in 3D when every boundary part is Dirichlet (LU's fill-in grows fast in 3D,
+// and there BiCGSTAB converges in a few iterations; bench/results/solver.md), sparse LU otherwise: in 2D
+// LU is the faster, and with Neumann rows BiCGSTAB+ILUT can fail to converge (the matrix then has
+// eigenvalues of both signs; docs/neumann.md).
 enum class LinearSolver { automatic, sparse_lu, bicgstab_ilut };
 
 struct PoissonOptions {
@@ -56,6 +58,7 @@ struct PoissonSystem {
   std::vector<Eigen::Vector3d> points;  // node and ghost positions (z = 0 in 2D)
   std::vector<RowKind> rows;            // per row
   std::vector<double> h;                // per node: the file's h, else the nearest-neighbour distance
+  std::vector<std::size_t> ghost_owner; // per ghost (unknown node_count + g): its boundary node
   std::size_t node_count = 0;
 };
 
