@@ -76,7 +76,7 @@ def summary_row(case, runs):
     on_wall = sum("on shape:x+" in r["max_where"] for r in runs)
     nodes = statistics.median(r["nodes"] for r in runs)
     return (f"| {case['name']} | {len(runs)} | {nodes:.0f} | {m['median']:.2e} | {m['p90']:.2e} | {m['worst']:.2e} "
-            f"({m['worst'] / m['median']:.0f}x) | {m['above5']} | {m['above10']} | {l2['median']:.2e} | {l2['p90']:.2e} "
+            f"({m['worst'] / m['median']:.1f}x) | {m['above5']} | {m['above10']} | {l2['median']:.2e} | {l2['p90']:.2e} "
             f"| {l2['worst']:.2e} | {l2['above5']} | {on_wall} |")
 
 
