@@ -262,6 +262,46 @@ TEST_F(CliTest, StatsWithoutTheDomainReportsWhatItCan) {
   EXPECT_TRUE(s["holes"]["p999"].is_null());
 }
 
+// `nodegen solve` on a written file (the small solve case of the test suite): errors of the size a
+// second-order scheme gives at h = 0.04, the max placed, Neumann by part name; and per seed on a domain file.
+TEST_F(CliTest, SolveChecksAWrittenFileAndADomainOverSeeds) {
+  write("sq.json", R"({"dim": 2, "spacing": 0.04, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  ASSERT_EQ(run({"run", "sq.json", "-o", "sq.h5", "--threads", "1", "-q"}).status, 0);
+  Result r = run({"solve", "sq.h5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(max error   [0-9.]+e-0[23] at \(0\.\d+, 0\.\d+\) interior)"))) << r.out;
+  r = run({"solve", "sq.h5", "--neumann", "shape:x+", "--ghost-nodes", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto one = nlohmann::json::parse(r.out);
+  EXPECT_LT(one["max_error"].get<double>(), 2e-2);  // 1.1e-2 today; an inconsistent Neumann row gives O(1)
+  EXPECT_LT(one["relative_l2_error"].get<double>(), 6e-3);
+  EXPECT_GT(one["ghost_nodes"].get<int>(), 20);
+  r = run({"solve", "sq.json", "--seeds", "1-3", "--neumann", "shape:x+", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto many = nlohmann::json::parse(r.out);
+  ASSERT_EQ(many["runs"].size(), 3u);
+  EXPECT_EQ(many["runs"][2]["seed"], 3);
+  EXPECT_GE(many["max_error"]["worst"].get<double>(), many["max_error"]["median"].get<double>());
+  r = run({"solve", "sq.json", "--seeds", "4-5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("2 seeds"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("above 5x median"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, SolveBadInput) {
+  write("sq.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  expect_input_error({"solve", "sq.json", "--neumann", "shape:z+"}, {"--neumann", "shape:z+", "shape:x-, shape:x+"});
+  expect_input_error({"solve", "sq.json", "--seeds", "5-2"}, {"--seeds", "5-2"});
+  expect_input_error({"solve", "sq.json", "--seeds", "x"}, {"--seeds"});
+  expect_input_error({"solve", "sq.json", "--order", "4"}, {"--order"});
+  expect_input_error({"solve", "sq.json", "--k", "5"}, {"--k", "monomials"});
+  expect_input_error({"solve", "sq.json", "--solver", "cg"}, {"--solver", "cg"});
+  expect_input_error({"solve", "sq.json", "--neumann", "shape:x-,shape:x+,shape:y-,shape:y+"}, {"constant"});
+  expect_input_error({"solve", "absent.h5"}, {"absent.h5"});
+  ASSERT_EQ(run({"run", "sq.json", "-o", "sq.h5", "-q"}).status, 0);
+  expect_input_error({"solve", "sq.h5", "--seeds", "1-2"}, {"--seeds", "domain file"}, "", {"sq.h5", "sq.xdmf"});
+}
+
 TEST_F(CliTest, MalformedJson) {
   write("broken.json", "{\"dim\": 2, \"spacing\": 0.01,\n");
   expect_input_error({"run", "broken.json"}, {"broken.json", "line 2"});

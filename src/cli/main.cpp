@@ -18,6 +18,7 @@
 #include "nodegen/io/hdf5_writer.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "run_command.hpp"
+#include "solve_command.hpp"
 #include "stats_command.hpp"
 
 namespace {
@@ -28,6 +29,7 @@ constexpr const char* kDescription =
     "\n"
     "  nodegen run domains/square.json              fill, write output/square.h5 + output/square.xdmf\n"
     "  nodegen stats output/square.h5              quality report of a written file\n"
+    "  nodegen solve output/square.h5              RBF-FD Poisson check of a written file\n"
     "\n"
     "Output: FILE.h5 holds group /domain in the layout Medusa's DomainDiscretization::load(hdf, \"domain\")\n"
     "reads (pos {d,N}, types, bmap, normals {d,Nb}, attribute N) plus h per node and the run's metadata\n"
@@ -85,7 +87,7 @@ int main(int argc, char** argv) {
   CLI::App app(kDescription, "nodegen");
   app.set_version_flag("--version", "nodegen " NODEGEN_VERSION, "Print the version and exit");
   app.require_subcommand(1);
-  app.footer("Run 'nodegen run --help' or 'nodegen stats --help' for the options of each command.");
+  app.footer("Run 'nodegen run --help', 'nodegen stats --help' or 'nodegen solve --help' for the options of each command.");
 
   nodegen::cli::RunArgs run;
   run.threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, static_cast<unsigned>(nodegen::cli::kMaxThreads)));
@@ -132,6 +134,34 @@ int main(int argc, char** argv) {
   stats_cmd->add_flag("--json", stats_json, "Print the report as JSON");
   stats_cmd->add_option("--samples", stats_samples, "Random points for the hole metric (default: max(1e5, N), at most 1e7)");
 
+  nodegen::cli::SolveArgs solve;
+  solve.options.threads = run.threads;
+  std::string solve_seeds, solve_k, solve_order, solve_solver = "auto";
+  CLI::App* solve_cmd = app.add_subcommand(
+      "solve",
+      "RBF-FD check of nodes by the solve they give: Poisson's equation with a known (manufactured) solution,\n"
+      "  2D: u = sin(pi x) sin(pi y) + e^x cos(2y),  3D: u = sin(pi x) sin(pi y) sin(pi z) + e^x cos(2y) cos(z),\n"
+      "PHS r^3 + monomials, the k nearest nodes as each stencil, Dirichlet on every boundary part except those\n"
+      "named by --neumann (du/dn = g along the file's normals). Prints the max error (and where it lies) and\n"
+      "the relative L2 error. Given a domain file, fills it in-process (one thread, so a seed gives the same\n"
+      "nodes), once with its seed or once per seed of --seeds, and prints median, p90, worst and the count\n"
+      "above 5x the median. docs/neumann.md explains the Neumann figures.");
+  solve_cmd->add_option("INPUT", solve.input, "A .h5 written by nodegen run (or in its layout), or a domain file (JSON)")
+      ->required();
+  solve_cmd->add_option("--neumann", solve.neumann,
+                        "Boundary part with a Neumann condition, by its name in the file's boundary_names (e.g. "
+                        "box:x+); repeat or separate with commas. A file without names names its parts 1, 2, ...")
+      ->delimiter(',');
+  auto* seeds_opt = solve_cmd->add_option("--seeds", solve_seeds, "A-B: fill the domain file once per seed A..B");
+  auto* k_opt = solve_cmd->add_option("--k", solve_k, "Stencil size (default 15 in 2D, 30 in 3D)");
+  auto* order_opt = solve_cmd->add_option("--order", solve_order, "Monomials up to this total degree, 1-3 (default 2)");
+  solve_cmd->add_option("--solver", solve_solver, "auto (BiCGSTAB + ILUT in 3D with every part Dirichlet, else sparse LU), lu or bicgstab")->capture_default_str();
+  solve_cmd->add_flag("--ghost-nodes", solve.options.ghost_nodes,
+                      "A ghost node h outside every Neumann node, carrying the Laplacian at the boundary node "
+                      "(docs/neumann.md)");
+  auto* solve_threads = solve_cmd->add_option("--threads", solve.options.threads, "Threads for the stencil weights, 1-1024 (default: all cores)");
+  solve_cmd->add_flag("--json", solve.json, "Print the results as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -152,6 +182,18 @@ int main(int argc, char** argv) {
       if (*seed_opt) run.seed = whole_number(seed, "--seed", 0, FillParams::kMaxSeed);
       if (*cap_opt) run.max_nodes = whole_number(max_nodes, "--max-nodes", 1, FillParams::kMaxNodeCap);
       return checked_stdout(nodegen::cli::run_command(run));
+    }
+    if (*solve_cmd) {
+      if (*seeds_opt) solve.seeds = nodegen::cli::parse_seed_range(solve_seeds);
+      if (*k_opt) solve.options.stencil_size = static_cast<int>(whole_number(solve_k, "--k", 1, 1000));
+      if (*order_opt) solve.options.order = static_cast<int>(whole_number(solve_order, "--order", 1, 3));
+      if (*solve_threads && (solve.options.threads < 1 || solve.options.threads > nodegen::cli::kMaxThreads))
+        throw nodegen::InputError("--threads", "value", "expected a whole number from 1 to 1024");
+      if (solve_solver == "auto") solve.options.solver = nodegen::solve::LinearSolver::automatic;
+      else if (solve_solver == "lu") solve.options.solver = nodegen::solve::LinearSolver::sparse_lu;
+      else if (solve_solver == "bicgstab") solve.options.solver = nodegen::solve::LinearSolver::bicgstab_ilut;
+      else throw nodegen::InputError("--solver", "value", "expected auto, lu or bicgstab, got " + solve_solver);
+      return checked_stdout(nodegen::cli::solve_command(solve));
     }
     const std::size_t samples = stats_samples.empty() ? 0 : whole_number(stats_samples, "--samples", 1, 10'000'000);
     return checked_stdout(nodegen::cli::stats_command(stats_file, stats_json, samples));

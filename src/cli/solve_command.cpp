@@ -1,0 +1,195 @@
+#include "solve_command.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <variant>
+
+#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/geometry/input_error.hpp"
+#include "nodegen/io/hdf5_reader.hpp"
+#include "nodegen/solve/filled_nodes.hpp"
+
+namespace nodegen::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_hdf5(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  char signature[8] = {};
+  in.read(signature, sizeof signature);
+  return in && std::string(signature, sizeof signature) == std::string("\x89HDF\r\n\x1a\n", 8);
+}
+
+// The file's boundary part names (element k-1 names id k); a file without them (written by another
+// program) names its parts by their ids, "1", "2", ...
+std::vector<std::string> stored_boundary_names(const io::StoredDiscretization& stored, const fs::path& file) {
+  if (const std::string* text = io::find_string(stored.metadata, "boundary_names")) {
+    try {
+      return nlohmann::json::parse(*text).get<std::vector<std::string>>();
+    } catch (const std::exception&) {
+      throw InputError(file.string(), "/domain boundary_names", "not a JSON array of strings");
+    }
+  }
+  std::int32_t most = 0;
+  for (std::int32_t t : stored.nodes.types) most = std::max(most, -t);
+  std::vector<std::string> names;
+  for (std::int32_t id = 1; id <= most; ++id) names.push_back(std::to_string(id));
+  return names;
+}
+
+std::vector<int> neumann_ids(const std::vector<std::string>& wanted, const std::vector<std::string>& names) {
+  std::vector<int> ids;
+  for (const std::string& name : wanted) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) {
+      std::string known;
+      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+      throw InputError("--neumann", "value", "no boundary part named \"" + name + "\" (the parts: " + known + ")");
+    }
+    ids.push_back(static_cast<int>(it - names.begin()) + 1);
+  }
+  return ids;
+}
+
+io::NodeArrays fill_nodes(const DomainFile& domain, std::uint64_t seed) {
+  try {
+    return solve::filled_nodes(domain, seed);
+  } catch (const StoreFull& e) {
+    throw InputError(domain.path.string(), "fill.max_nodes", e.what());
+  }
+}
+
+std::string where(const solve::PoissonResult& r, int dim, const std::vector<std::string>& names) {
+  char buf[160];
+  if (dim == 2) std::snprintf(buf, sizeof buf, "(%.4f, %.4f)", r.max_position[0], r.max_position[1]);
+  else std::snprintf(buf, sizeof buf, "(%.4f, %.4f, %.4f)", r.max_position[0], r.max_position[1], r.max_position[2]);
+  std::string out = buf;
+  if (r.max_type > 0) {
+    std::snprintf(buf, sizeof buf, " interior, %.2f h from the boundary", r.max_wall_distance_over_h);
+    return out + buf;
+  }
+  const auto id = static_cast<std::size_t>(-r.max_type);
+  return out + " on " + (id >= 1 && id <= names.size() ? names[id - 1] : "boundary " + std::to_string(id));
+}
+
+const char* solver_name(solve::LinearSolver s) { return s == solve::LinearSolver::sparse_lu ? "sparse LU" : "BiCGSTAB+ILUT"; }
+
+nlohmann::json result_json(const solve::PoissonResult& r, int dim, const std::vector<std::string>& names) {
+  std::vector<double> at(r.max_position.begin(), r.max_position.begin() + dim);
+  return {{"max_error", r.max_error},        {"relative_l2_error", r.relative_l2_error},
+          {"max_at", at},                    {"max_where", where(r, dim, names)},
+          {"unknowns", r.unknowns},          {"ghost_nodes", r.ghost_count},
+          {"solver", solver_name(r.solver)}, {"iterations", r.iterations},      {"assembly_seconds", r.assembly_seconds},
+          {"solve_seconds", r.solve_seconds}};
+}
+
+// Nearest-rank percentile of sorted values.
+double percentile(const std::vector<double>& sorted, double p) {
+  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+}
+
+struct Spread {
+  double median, p90, worst;
+  std::size_t above_5x;
+};
+
+Spread spread(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t m = values.size();
+  const double median = m % 2 ? values[m / 2] : 0.5 * (values[m / 2 - 1] + values[m / 2]);
+  const auto above = static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [&](double v) { return v > 5 * median; }));
+  return {median, percentile(values, 90), values.back(), above};
+}
+
+}  // namespace
+
+std::pair<std::uint64_t, std::uint64_t> parse_seed_range(const std::string& text) {
+  auto whole = [&](const std::string& part) {
+    if (part.empty() || part.size() > 18 || part.find_first_not_of("0123456789") != std::string::npos)
+      throw InputError("--seeds", "value", "expected A-B with whole numbers A <= B, got \"" + text + "\"");
+    return static_cast<std::uint64_t>(std::stoull(part));
+  };
+  const auto dash = text.find('-');
+  const std::uint64_t a = whole(text.substr(0, dash));
+  const std::uint64_t b = dash == std::string::npos ? a : whole(text.substr(dash + 1));
+  if (b < a) throw InputError("--seeds", "value", "expected A-B with A <= B, got \"" + text + "\"");
+  if (b - a >= 100'000) throw InputError("--seeds", "value", "at most 100000 seeds, got \"" + text + "\"");
+  return {a, b};
+}
+
+int solve_command(const SolveArgs& args) {
+  const std::string file = args.input.string();
+  solve::PoissonOptions options = args.options;
+
+  if (is_hdf5(args.input)) {
+    if (args.seeds) throw InputError("--seeds", "value", "needs a domain file (JSON), not an HDF5 file");
+    const io::StoredDiscretization stored = io::read_hdf5(args.input);
+    const std::vector<std::string> names = stored_boundary_names(stored, args.input);
+    options.neumann_ids = neumann_ids(args.neumann, names);
+    const solve::PoissonResult r = solve::solve_poisson(stored.nodes, options, file);
+    if (args.json) {
+      nlohmann::json out = result_json(r, stored.nodes.dim, names);
+      out["file"] = file;
+      out["nodes"] = stored.nodes.node_count();
+      std::printf("%s\n", out.dump(2).c_str());
+      return 0;
+    }
+    std::printf("file        %s (%zu nodes, %dD), %s\n", file.c_str(), stored.nodes.node_count(), stored.nodes.dim,
+                solver_name(r.solver));
+    std::printf("max error   %.3e at %s\n", r.max_error, where(r, stored.nodes.dim, names).c_str());
+    std::printf("rel L2      %.3e\n", r.relative_l2_error);
+    return 0;
+  }
+
+  const DomainFile domain = load_domain_file(args.input);
+  const std::vector<std::string> names =
+      std::visit([](const auto& d) { return d->boundary_names(); }, domain.domain);
+  options.neumann_ids = neumann_ids(args.neumann, names);
+  const auto [first, last] = args.seeds ? *args.seeds : std::pair{domain.fill.seed, domain.fill.seed};
+
+  std::vector<double> max_errors, l2_errors;
+  nlohmann::json runs = nlohmann::json::array();
+  for (std::uint64_t seed = first;; ++seed) {
+    const io::NodeArrays nodes = fill_nodes(domain, seed);
+    const solve::PoissonResult r = solve::solve_poisson(nodes, options, file);
+    max_errors.push_back(r.max_error);
+    l2_errors.push_back(r.relative_l2_error);
+    if (args.json) {
+      nlohmann::json run = result_json(r, nodes.dim, names);
+      run["seed"] = seed;
+      run["nodes"] = nodes.node_count();
+      runs.push_back(run);
+    } else {
+      std::printf("seed %-6llu nodes %zu  max %.3e  rel L2 %.3e  max at %s\n", static_cast<unsigned long long>(seed),
+                  nodes.node_count(), r.max_error, r.relative_l2_error, where(r, nodes.dim, names).c_str());
+      std::fflush(stdout);
+    }
+    if (seed == last) break;
+  }
+  if (max_errors.size() == 1 && !args.json) return 0;
+
+  const Spread m = spread(max_errors), l = spread(l2_errors);
+  if (args.json) {
+    auto js = [](const Spread& s) {
+      return nlohmann::json{{"median", s.median}, {"p90", s.p90}, {"worst", s.worst}, {"above_5x_median", s.above_5x}};
+    };
+    const nlohmann::json out = {{"domain", file}, {"seeds", {first, last}}, {"runs", runs},
+                                {"max_error", js(m)}, {"relative_l2_error", js(l)}};
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%zu seeds      median     p90        worst      above 5x median\n", max_errors.size());
+  std::printf("max error    %.3e  %.3e  %.3e  %zu\n", m.median, m.p90, m.worst, m.above_5x);
+  std::printf("rel L2       %.3e  %.3e  %.3e  %zu\n", l.median, l.p90, l.worst, l.above_5x);
+  return 0;
+}
+
+}  // namespace nodegen::cli

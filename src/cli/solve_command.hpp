@@ -1,0 +1,29 @@
+#pragma once
+// `nodegen solve FILE.h5|DOMAIN.json ...`: the RBF-FD Poisson check (solve/poisson.hpp) on a written
+// file, or on a domain file filled in-process, once or once per seed of a range.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nodegen/solve/poisson.hpp"
+
+namespace nodegen::cli {
+
+struct SolveArgs {
+  std::filesystem::path input;                 // a nodegen HDF5 file, or a domain file (JSON)
+  std::vector<std::string> neumann;            // boundary part names (boundary_names) with du/dn = g
+  solve::PoissonOptions options;               // neumann_ids are filled in from the names
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> seeds;  // --seeds A-B (domain file only)
+  bool json = false;
+};
+
+// Parses "A-B" or "A" (whole numbers, A <= B). Throws InputError naming --seeds.
+std::pair<std::uint64_t, std::uint64_t> parse_seed_range(const std::string& text);
+
+// Throws InputError for bad input (the caller prints it and exits 2). Returns 0.
+int solve_command(const SolveArgs& args);
+
+}  // namespace nodegen::cli

@@ -1,0 +1,260 @@
+#include "nodegen/solve/poisson.hpp"
+
+#include <Eigen/IterativeLinearSolvers>
+#include <Eigen/OrderingMethods>
+#include <Eigen/SparseCore>
+#include <Eigen/SparseLU>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <nanoflann.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "nodegen/geometry/input_error.hpp"
+#include "nodegen/solve/manufactured.hpp"
+#include "nodegen/solve/rbf_fd.hpp"
+#include "nodegen/storage/thread_team.hpp"
+
+namespace nodegen::solve {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// The points the stencils are taken from: the nodes, then the ghost nodes (if any), as nanoflann's
+// dataset adaptor.
+struct PointCloud {
+  int dim = 2;
+  std::vector<Eigen::Vector3d> points;
+  std::size_t kdtree_get_point_count() const { return points.size(); }
+  double kdtree_get_pt(std::size_t i, std::size_t axis) const { return points[i][static_cast<Eigen::Index>(axis)]; }
+  template <class Box>
+  bool kdtree_get_bbox(Box&) const { return false; }
+};
+using KdTree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<double, PointCloud>, PointCloud, -1,
+                                                   std::uint32_t>;
+
+std::vector<std::uint32_t> nearest(const KdTree& tree, const Eigen::Vector3d& p, int k) {
+  std::vector<std::uint32_t> index(static_cast<std::size_t>(k));
+  std::vector<double> dist2(static_cast<std::size_t>(k));
+  const std::size_t found = tree.knnSearch(p.data(), static_cast<std::size_t>(k), index.data(), dist2.data());
+  index.resize(found);
+  return index;
+}
+
+// One row of the global matrix: the unknowns of a stencil, their weights, and the right-hand side.
+struct Row {
+  std::vector<std::uint32_t> columns;
+  Eigen::VectorXd weights;
+  double rhs = 0;
+};
+
+Row stencil_row(const PointCloud& cloud, const KdTree& tree, const Eigen::Vector3d& centre, int k, int order,
+                const StencilOperator& op) {
+  Row row;
+  row.columns = nearest(tree, centre, k);
+  Eigen::MatrixXd offsets(static_cast<Eigen::Index>(row.columns.size()), cloud.dim);
+  for (std::size_t j = 0; j < row.columns.size(); ++j)
+    offsets.row(static_cast<Eigen::Index>(j)) = (cloud.points[row.columns[j]] - centre).head(cloud.dim).transpose();
+  row.weights = rbf_fd_weights(offsets, order, op);
+  return row;
+}
+
+Eigen::VectorXd solve_system(const Eigen::SparseMatrix<double>& matrix, const Eigen::VectorXd& rhs, LinearSolver solver,
+                             int& iterations, const std::string& file) {
+  if (solver == LinearSolver::sparse_lu) {
+    Eigen::SparseLU<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> lu;
+    lu.analyzePattern(matrix);
+    lu.factorize(matrix);
+    if (lu.info() != Eigen::Success)
+      throw InputError(file, "solve", "the RBF-FD matrix is singular (sparse LU: " + lu.lastErrorMessage() + ")");
+    return lu.solve(rhs);
+  }
+  const Eigen::SparseMatrix<double, Eigen::RowMajor> rows = matrix;
+  Eigen::BiCGSTAB<Eigen::SparseMatrix<double, Eigen::RowMajor>, Eigen::IncompleteLUT<double>> bicg;
+  bicg.preconditioner().setDroptol(1e-4);
+  bicg.preconditioner().setFillfactor(20);
+  bicg.setTolerance(1e-12);
+  bicg.setMaxIterations(1000);
+  bicg.compute(rows);
+  if (bicg.info() != Eigen::Success) throw InputError(file, "solve", "ILUT preconditioner failed on the RBF-FD matrix");
+  Eigen::VectorXd u = bicg.solve(rhs);
+  iterations = static_cast<int>(bicg.iterations());
+  if (bicg.info() != Eigen::Success)
+    throw InputError(file, "solve", "BiCGSTAB did not converge in 1000 iterations (error " + std::to_string(bicg.error()) +
+                                        "); try --solver lu");
+  return u;
+}
+
+}  // namespace
+
+PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions& options, const std::string& file) {
+  const int dim = nodes.dim;
+  if (dim != 2 && dim != 3) throw InputError(file, "/domain/pos", "dimension " + std::to_string(dim) + ", expected 2 or 3");
+  if (options.order < 1 || options.order > 3)
+    throw InputError("--order", "value", "expected 1, 2 or 3, got " + std::to_string(options.order));
+  const int k = options.stencil_size > 0 ? options.stencil_size : default_stencil_size(dim);
+  const int monomials = monomial_count(dim, options.order);
+  if (k < monomials)
+    throw InputError("--k", "value", std::to_string(k) + " nodes cannot carry the " + std::to_string(monomials) +
+                                         " monomials of order " + std::to_string(options.order) + " in " +
+                                         std::to_string(dim) + "D");
+  const std::size_t n = nodes.node_count();
+  if (n < static_cast<std::size_t>(k))
+    throw InputError(file, "/domain/pos", std::to_string(n) + " nodes, fewer than a stencil of " + std::to_string(k));
+
+  auto is_neumann = [&](std::int32_t type) {
+    return type < 0 && std::find(options.neumann_ids.begin(), options.neumann_ids.end(), -type) != options.neumann_ids.end();
+  };
+  std::size_t dirichlet = 0;
+  for (std::int32_t t : nodes.types) dirichlet += (t < 0 && !is_neumann(t)) ? 1 : 0;
+  if (dirichlet == 0)
+    throw InputError(file, "--neumann", "Neumann on every boundary node defines u only up to a constant; keep a part Dirichlet");
+
+  PointCloud cloud;
+  cloud.dim = dim;
+  cloud.points.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int a = 0; a < 3; ++a) cloud.points[i][a] = a < dim ? nodes.coord(i, a) : 0.0;
+  auto normal_of = [&](std::size_t i) {
+    Eigen::Vector3d v = Eigen::Vector3d::Zero();
+    const auto row = static_cast<std::size_t>(nodes.bmap[i]);
+    for (int a = 0; a < dim; ++a) v[a] = nodes.normals[row * static_cast<std::size_t>(dim) + static_cast<std::size_t>(a)];
+    return v;
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    if (is_neumann(nodes.types[i]) && (nodes.bmap[i] < 0 || static_cast<std::size_t>(nodes.bmap[i]) >= nodes.boundary_count()))
+      throw InputError(file, "/domain/bmap", "Neumann node " + std::to_string(i) + " has no normal");
+
+  // h at a node: the file's, else (a file without /domain/h) the distance to its nearest other node.
+  std::vector<double> h = nodes.h;
+  const bool need_h = h.size() != n;
+  {
+    KdTree tree(dim, cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
+    if (need_h) {
+      h.assign(n, 0.0);
+      parallel_for(n, options.threads, [&](int, std::size_t i) {
+        const auto two = nearest(tree, cloud.points[i], 2);
+        h[i] = (cloud.points[two.back()] - cloud.points[i]).norm();
+      });
+    }
+  }
+
+  // Ghost node g of Neumann node b: x_b + h_b n_b, unknown n + g.
+  std::vector<std::size_t> ghost_of(n, 0);  // 0: none, else unknown index
+  std::vector<std::size_t> ghost_owner;
+  if (options.ghost_nodes)
+    for (std::size_t i = 0; i < n; ++i)
+      if (is_neumann(nodes.types[i])) {
+        ghost_of[i] = cloud.points.size();
+        ghost_owner.push_back(i);
+        cloud.points.push_back(cloud.points[i] + h[i] * normal_of(i));
+      }
+  const std::size_t unknowns = cloud.points.size();
+  KdTree tree(dim, cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
+
+  const ManufacturedSolution exact{dim};
+  std::vector<Row> rows(unknowns);
+  PoissonSystem system;
+  system.rows.assign(unknowns, RowKind::ghost_laplacian);
+  std::string failure;
+  std::size_t failed_node = n;
+  std::mutex failure_mutex;
+  parallel_for(n, options.threads, [&](int, std::size_t i) {
+    const Eigen::Vector3d& p = cloud.points[i];
+    const std::int32_t type = nodes.types[i];
+    try {
+      if (type > 0) {
+        rows[i] = stencil_row(cloud, tree, p, k, options.order, StencilOperator::laplacian());
+        rows[i].rhs = exact.laplacian(p);
+        system.rows[i] = RowKind::laplacian;
+      } else if (is_neumann(type)) {
+        const Eigen::Vector3d normal = normal_of(i);
+        rows[i] = stencil_row(cloud, tree, p, k, options.order, StencilOperator::derivative_along(normal));
+        rows[i].rhs = exact.gradient(p).dot(normal);
+        system.rows[i] = RowKind::neumann;
+        if (ghost_of[i] != 0) {
+          Row& pde = rows[ghost_of[i]];
+          pde = stencil_row(cloud, tree, p, k, options.order, StencilOperator::laplacian());
+          pde.rhs = exact.laplacian(p);
+        }
+      } else {
+        rows[i].columns = {static_cast<std::uint32_t>(i)};
+        rows[i].weights = Eigen::VectorXd::Ones(1);
+        rows[i].rhs = exact.u(p);
+        system.rows[i] = RowKind::dirichlet;
+      }
+    } catch (const std::runtime_error& e) {
+      const std::lock_guard lock(failure_mutex);
+      if (i < failed_node) failed_node = i, failure = e.what();
+    }
+  });
+  if (failed_node < n)
+    throw InputError(file, "/domain/pos", "node " + std::to_string(failed_node) + ": " + failure);
+
+  std::vector<Eigen::Triplet<double>> triplets;
+  triplets.reserve(unknowns * static_cast<std::size_t>(k));
+  Eigen::VectorXd rhs(static_cast<Eigen::Index>(unknowns));
+  for (std::size_t r = 0; r < unknowns; ++r) {
+    for (std::size_t j = 0; j < rows[r].columns.size(); ++j)
+      triplets.emplace_back(static_cast<int>(r), static_cast<int>(rows[r].columns[j]), rows[r].weights[static_cast<Eigen::Index>(j)]);
+    rhs[static_cast<Eigen::Index>(r)] = rows[r].rhs;
+  }
+  rows.clear();
+  rows.shrink_to_fit();
+  system.matrix.resize(static_cast<Eigen::Index>(unknowns), static_cast<Eigen::Index>(unknowns));
+  system.matrix.setFromTriplets(triplets.begin(), triplets.end());
+  system.rhs = std::move(rhs);
+  system.points = std::move(cloud.points);
+  system.h = std::move(h);
+  system.node_count = n;
+  system.ghost_owner = std::move(ghost_owner);
+  return system;
+}
+
+PoissonResult solve_poisson(const io::NodeArrays& nodes, const PoissonOptions& options, const std::string& file) {
+  const auto start = Clock::now();
+  const PoissonSystem system = assemble_poisson(nodes, options, file);
+  const int dim = nodes.dim;
+  const std::size_t n = system.node_count;
+  const std::vector<Eigen::Vector3d>& points = system.points;
+  const std::vector<double>& h = system.h;
+  const ManufacturedSolution exact{dim};
+  PoissonResult result;
+  result.unknowns = points.size();
+  result.ghost_count = points.size() - n;
+  result.assembly_seconds = seconds_since(start);
+  const auto solve_start = Clock::now();
+  const bool all_dirichlet = std::all_of(system.rows.begin(), system.rows.end(),
+                                         [](RowKind k) { return k == RowKind::dirichlet || k == RowKind::laplacian; });
+  result.solver = options.solver != LinearSolver::automatic ? options.solver
+                  : dim == 3 && all_dirichlet                 ? LinearSolver::bicgstab_ilut
+                                                              : LinearSolver::sparse_lu;
+  const Eigen::VectorXd u = solve_system(system.matrix, system.rhs, result.solver, result.iterations, file);
+  result.solve_seconds = seconds_since(solve_start);
+  if (!u.allFinite()) throw InputError(file, "solve", "the RBF-FD solution is not finite (singular matrix)");
+
+  double err2 = 0, ref2 = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double ue = exact.u(points[i]);
+    const double e = std::abs(u[static_cast<Eigen::Index>(i)] - ue);
+    err2 += e * e;
+    ref2 += ue * ue;
+    if (e > result.max_error || i == 0) result.max_error = e, result.max_node = i;
+  }
+  result.relative_l2_error = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+  const Eigen::Vector3d& worst = points[result.max_node];
+  result.max_position = {worst.x(), worst.y(), worst.z()};
+  result.max_type = nodes.types[result.max_node];
+  double wall = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < n; ++i)
+    if (nodes.types[i] < 0) wall = std::min(wall, (points[i] - worst).norm());
+  result.max_wall_distance_over_h = h[result.max_node] > 0 ? wall / h[result.max_node] : 0.0;
+  return result;
+}
+
+}  // namespace nodegen::solve
