@@ -27,7 +27,6 @@
 // (level, colour) pairs that have waiting nodes, in ascending order, until none has any.
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -57,6 +56,7 @@
 #include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/spatial/point.hpp"
+#include "nodegen/storage/phase_barrier.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/thread_team.hpp"
 #include "nodegen/storage/vm_store.hpp"
@@ -282,12 +282,12 @@ class PnpFill {
   // of the previous phase's nodes into their store slots, then the tiles of this phase), then meet at
   // the barrier, whose completion step (one thread, the others waiting) ends the phase: it gives the
   // phase's nodes their slots, hands the set-aside nodes to their tiles and picks the next phase. The
-  // barrier orders every write of a round before every read of the next (std::barrier: the completion
-  // happens after every arrival and before any thread returns from the wait). A thread that fails
+  // barrier orders every write of a round before every read of the next (storage/phase_barrier.hpp: the
+  // completion happens after every arrival and before any thread returns from the wait). A thread that fails
   // still arrives, so nobody waits for it; the completion step then ends the fill.
   void run_phases() {
     start_next_phase();
-    std::barrier sync(threads_, [this]() noexcept { end_phase(); });
+    PhaseBarrier sync(threads_);
     run_team(threads_, [&](int t, int) {
       Scratch& s = *scratch_[static_cast<std::size_t>(t)];
       while (!done_) {
@@ -302,7 +302,7 @@ class PnpFill {
         } catch (...) {
           fail(std::current_exception());
         }
-        sync.arrive_and_wait();
+        sync.arrive_and_wait([this]() noexcept { end_phase(); });
       }
     });
     if (error_) std::rethrow_exception(error_);

@@ -1,0 +1,71 @@
+#pragma once
+// PhaseBarrier: a reusable barrier for a thread team that meets thousands of times a second (the
+// fill's phases, a few hundred microseconds apart), with a completion step run by the last thread to
+// arrive while the others wait.
+//
+// Design: a count of threads still to arrive and a phase number. A thread arrives by decrementing the
+// count; the last one runs the completion step, resets the count, publishes the next phase number
+// (release) and wakes the sleepers. The others wait for the phase number to change. How they wait
+// depends on the team's size: when every member can have a core (team <= hardware threads), they spin
+// for up to kSpin before sleeping, because waking a sleeper (a futex wake, an inter-processor
+// interrupt on a VM) takes longer than a phase's tail: with std::barrier, which sleeps after a few
+// dozen spins, the second of two threads was still waking up when the first had taken the next
+// round's work, and 2 threads ran no faster than 1 (bench/fill, 2D, 1e6 nodes). With more members
+// than cores, spinning would hold a core that a member still working needs, so they sleep at once
+// (std::atomic::wait, a futex).
+//
+// Ordering: every write a thread makes before arriving happens before the completion step (the
+// count's decrements form a release sequence that the last arrival's acquire reads), and the
+// completion step's writes happen before any thread returns from arrive_and_wait (the phase
+// number's release store, acquired by every waiter).
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace nodegen {
+
+class PhaseBarrier {
+ public:
+  explicit PhaseBarrier(int threads)
+      : threads_(threads < 1 ? 1 : threads),
+        spin_(static_cast<unsigned>(threads_) <= std::thread::hardware_concurrency()),
+        remaining_(threads_) {}
+
+  // `completion` must not throw (it runs while every other thread waits for it).
+  template <class Completion>
+  void arrive_and_wait(Completion&& completion) noexcept {
+    const std::uint32_t phase = phase_.load(std::memory_order_acquire);
+    if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      completion();
+      remaining_.store(threads_, std::memory_order_relaxed);
+      phase_.store(phase + 1, std::memory_order_release);
+      phase_.notify_all();
+      return;
+    }
+    if (spin_) {
+      const auto start = std::chrono::steady_clock::now();
+      for (unsigned spins = 1;; ++spins) {
+        if (phase_.load(std::memory_order_acquire) != phase) return;
+#if defined(__x86_64__) || defined(__i386__)
+        _mm_pause();
+#endif
+        if (spins % 256 == 0 && std::chrono::steady_clock::now() - start > kSpin) break;
+      }
+    }
+    while (phase_.load(std::memory_order_acquire) == phase) phase_.wait(phase, std::memory_order_acquire);
+  }
+
+ private:
+  static constexpr std::chrono::microseconds kSpin{500};
+  const int threads_;
+  const bool spin_;
+  alignas(64) std::atomic<int> remaining_;
+  alignas(64) std::atomic<std::uint32_t> phase_{0};
+};
+
+}  // namespace nodegen
