@@ -1,0 +1,266 @@
+// Mesh file checks before CGAL reads a file (see mesh_file_check.hpp). Only what sizes an allocation
+// is checked; a file these checks cannot make sense of is left to CGAL, which refuses it before it
+// allocates by any count.
+#include "mesh_file_check.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nodegen/geometry/input_file.hpp>
+
+namespace nodegen::geometry_detail {
+namespace {
+
+[[noreturn]] void refuse(const std::string& reason) { throw InputFileError(reason); }
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Whitespace-separated tokens of a text, line by line, skipping '#' comments (OFF) when asked.
+class Tokens {
+ public:
+  Tokens(std::string_view text, bool comments) : text_(text), comments_(comments) {}
+
+  // The next token on the current line, or empty at its end.
+  std::string_view next_on_line() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r')) ++pos_;
+    if (pos_ >= text_.size() || text_[pos_] == '\n' || (comments_ && text_[pos_] == '#')) return {};
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() && !std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+  // The next token, across lines and comments; empty at the end of the text.
+  std::string_view next() {
+    for (;;) {
+      const std::string_view t = next_on_line();
+      if (!t.empty()) return t;
+      if (!next_line()) return {};
+    }
+  }
+  // Moves to the start of the next line; false at the end of the text.
+  bool next_line() {
+    const std::size_t eol = text_.find('\n', pos_);
+    if (eol == std::string_view::npos) {
+      pos_ = text_.size();
+      return false;
+    }
+    pos_ = eol + 1;
+    return true;
+  }
+  // The next line holding a token (its first token), skipping blank and comment lines.
+  std::string_view first_of_next_line() {
+    while (next_line()) {
+      const std::string_view t = next_on_line();
+      if (!t.empty()) return t;
+    }
+    return {};
+  }
+  std::size_t remaining() const { return text_.size() - pos_; }
+  std::size_t position() const { return pos_; }
+  void seek(std::size_t pos) { pos_ = pos; }
+
+ private:
+  std::string_view text_;
+  bool comments_;
+  std::size_t pos_ = 0;
+};
+
+// A non-negative decimal count; false when the token is not one (or above 2^62).
+bool count_of(std::string_view t, std::uint64_t& out) {
+  if (t.empty() || t.size() > 18) return false;
+  out = 0;
+  for (char c : t) {
+    if (c < '0' || c > '9') return false;
+    out = out * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return true;
+}
+
+void check_stl(const std::string& text) {
+  // Binary STL: an 80-byte header, a 32-bit triangle count, 50 bytes per triangle. A file that starts
+  // with "solid" is ASCII unless its size matches the binary layout (some binary writers put "solid"
+  // in the header too); ASCII STL has no counts to check.
+  const bool ascii_start = text.compare(0, 5, "solid") == 0;
+  if (text.size() < 84) return;  // CGAL refuses it without allocating
+  std::uint32_t count = 0;
+  std::memcpy(&count, text.data() + 80, 4);  // little-endian on every platform nodegen builds on
+  const std::uint64_t expected = 84 + 50ull * count;
+  if (!ascii_start && expected != text.size())
+    refuse("has a binary STL header claiming " + std::to_string(count) + " triangles (" + std::to_string(expected) +
+           " bytes), but the file has " + std::to_string(text.size()) + " bytes");
+}
+
+void check_off(const std::string& text) {
+  Tokens tokens(text, true);
+  std::string_view magic = tokens.next();
+  if (magic.size() < 3 || magic.substr(magic.size() - 3) != "OFF") return;  // not OFF: CGAL says so
+  std::uint64_t counts[3] = {0, 0, 0};
+  std::string_view t = tokens.next();
+  if (magic.find('n') != std::string_view::npos) refuse("is an nOFF file (other dimensions), which is not supported");
+  if (t == "BINARY") refuse("is binary OFF, which is not supported (use ASCII OFF, binary STL or PLY)");
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) t = tokens.next();
+    if (!count_of(t, counts[i])) return;  // CGAL refuses what is not a count
+  }
+  const std::uint64_t vertices = counts[0], faces = counts[1];
+  // A vertex line holds at least "x y z" (6 bytes with its newline), a face line at least "0" and a newline.
+  const double need = 6.0 * static_cast<double>(vertices) + 2.0 * static_cast<double>(faces);
+  if (need > static_cast<double>(tokens.remaining()))
+    refuse("has an OFF header claiming " + std::to_string(vertices) + " vertices and " + std::to_string(faces) +
+           " faces, more than the file's " + std::to_string(text.size()) + " bytes can hold");
+  // Each face's vertex count sizes an array: it cannot exceed the number of vertices.
+  for (std::uint64_t v = 0; v < vertices; ++v)
+    if (tokens.first_of_next_line().empty()) return;  // short file: CGAL reports it
+  for (std::uint64_t f = 0; f < faces; ++f) {
+    const std::string_view first = tokens.first_of_next_line();
+    if (first.empty()) return;
+    std::uint64_t n = 0;
+    if (!count_of(first, n)) continue;  // not a count: CGAL refuses the file
+    if (n > vertices)
+      refuse("has OFF face " + std::to_string(f) + " claiming " + std::to_string(n) + " vertices, but the mesh has " +
+             std::to_string(vertices));
+  }
+}
+
+// PLY: the header's elements and properties, then one pass over the data that checks every list's
+// length against the bytes left before CGAL would size a buffer by it.
+struct PlyProperty {
+  bool list = false;
+  int count_bytes = 0;  // list: the size of its length's type
+  int item_bytes = 0;   // scalar: its size; list: the size of an item
+};
+struct PlyElement {
+  std::string name;
+  std::uint64_t count = 0;
+  std::vector<PlyProperty> properties;
+};
+
+int ply_type_bytes(std::string_view type) {
+  static const std::pair<const char*, int> types[] = {
+      {"char", 1},  {"uchar", 1},  {"int8", 1},   {"uint8", 1},   {"short", 2},  {"ushort", 2},
+      {"int16", 2}, {"uint16", 2}, {"int", 4},    {"uint", 4},    {"int32", 4},  {"uint32", 4},
+      {"float", 4}, {"float32", 4}, {"double", 8}, {"float64", 8}};
+  for (const auto& [name, bytes] : types)
+    if (type == name) return bytes;
+  return 0;
+}
+
+std::uint64_t read_binary_count(const std::string& text, std::size_t at, int bytes, bool big_endian) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) {
+    const auto byte = static_cast<unsigned char>(text[at + static_cast<std::size_t>(big_endian ? i : bytes - 1 - i)]);
+    v = (v << 8) | byte;
+  }
+  return v;
+}
+
+void check_ply(const std::string& text) {
+  const std::size_t end_header = text.find("end_header");
+  if (text.compare(0, 3, "ply") != 0 || end_header == std::string::npos) return;  // CGAL refuses it
+  std::istringstream header(text.substr(0, end_header));
+  std::string line, format;
+  std::vector<PlyElement> elements;
+  while (std::getline(header, line)) {
+    std::istringstream words(line);
+    std::string word;
+    words >> word;
+    if (word == "format") {
+      words >> format;
+    } else if (word == "element") {
+      PlyElement e;
+      std::string count;
+      words >> e.name >> count;
+      if (!count_of(count, e.count)) refuse("has PLY element " + e.name + " with count \"" + count + "\", not a count");
+      elements.push_back(e);
+    } else if (word == "property") {
+      if (elements.empty()) return;  // CGAL refuses it
+      std::string type;
+      words >> type;
+      PlyProperty p;
+      if (type == "list") {
+        std::string count_type, item_type;
+        words >> count_type >> item_type;
+        p.list = true;
+        p.count_bytes = ply_type_bytes(count_type);
+        p.item_bytes = ply_type_bytes(item_type);
+      } else {
+        p.item_bytes = ply_type_bytes(type);
+      }
+      if (p.item_bytes == 0 || (p.list && p.count_bytes == 0)) return;  // CGAL refuses an unknown type
+      elements.back().properties.push_back(p);
+    }
+  }
+  const bool ascii = format == "ascii";
+  const bool big_endian = format == "binary_big_endian";
+  if (!ascii && !big_endian && format != "binary_little_endian") return;  // CGAL refuses it
+  std::size_t data = text.find('\n', end_header);
+  data = data == std::string::npos ? text.size() : data + 1;
+  const std::size_t bytes_left = text.size() - data;
+
+  // Every item takes at least one byte per scalar and per list length (two in ASCII, with a separator).
+  double need = 0;
+  for (const PlyElement& e : elements) {
+    double per_item = 0;
+    for (const PlyProperty& p : e.properties) per_item += ascii ? 2.0 : (p.list ? p.count_bytes : p.item_bytes);
+    need += per_item * static_cast<double>(e.count);
+  }
+  if (need > static_cast<double>(bytes_left))
+    refuse("has PLY element counts that need at least " + std::to_string(static_cast<std::uint64_t>(need)) +
+           " bytes of data, but the file has " + std::to_string(bytes_left));
+
+  // Each list's length against what is left; stops at the first place the data runs out (CGAL then
+  // fails on its own, having allocated no more than the file's size).
+  Tokens tokens(text, false);
+  tokens.seek(data);
+  std::size_t at = data;
+  for (const PlyElement& e : elements)
+    for (std::uint64_t item = 0; item < e.count; ++item)
+      for (const PlyProperty& p : e.properties) {
+        std::uint64_t length = 1;
+        if (ascii) {
+          const std::string_view t = tokens.next();
+          if (t.empty()) return;
+          if (!p.list) continue;
+          if (!count_of(t, length)) refuse("has PLY element " + e.name + " " + std::to_string(item) + " with list length \"" + std::string(t) + "\", not a count");
+          if (2 * length > tokens.remaining() + 1)
+            refuse("has PLY element " + e.name + " " + std::to_string(item) + " claiming a list of " + std::to_string(length) + " items, more than the rest of the file holds");
+          for (std::uint64_t k = 0; k < length; ++k)
+            if (tokens.next().empty()) return;
+        } else {
+          if (p.list) {
+            if (at + static_cast<std::size_t>(p.count_bytes) > text.size()) return;
+            length = read_binary_count(text, at, p.count_bytes, big_endian);
+            at += static_cast<std::size_t>(p.count_bytes);
+          }
+          const double bytes = static_cast<double>(length) * p.item_bytes;
+          if (bytes > static_cast<double>(text.size() - at)) {
+            if (!p.list) return;
+            refuse("has PLY element " + e.name + " " + std::to_string(item) + " claiming a list of " + std::to_string(length) + " items, more than the rest of the file holds");
+          }
+          at += static_cast<std::size_t>(bytes);
+        }
+      }
+}
+
+}  // namespace
+
+void check_mesh_file(const std::string& file) {
+  const std::string ext = lower(std::filesystem::path(file).extension().string());
+  if (ext != ".stl" && ext != ".obj" && ext != ".off" && ext != ".ply")
+    refuse("is of an unsupported mesh format \"" + ext + "\" (supported: .stl ascii/binary, .obj, .off, .ply)");
+  const std::string text = read_input_file(file, InputFileLimits::kMeshFileBytes, "mesh files");
+  if (ext == ".stl") check_stl(text);
+  else if (ext == ".off") check_off(text);
+  else if (ext == ".ply") check_ply(text);
+}
+
+}  // namespace nodegen::geometry_detail
