@@ -12,6 +12,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -165,6 +167,47 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
     write("mesh.json", mesh_domain(c.file));
     expect_error({"run", "mesh.json"}, {"mesh.json", "shape.file", c.file, c.expected}, {c.file});
     fs::remove(dir_ / c.file);
+  }
+}
+
+// A tetrahedron with one non-finite vertex coordinate, in every format: CGAL's exact predicates
+// convert coordinates to GMP rationals, and GMP killed the run with SIGFPE on NaN or inf.
+TEST_F(HostileInput, NonFiniteMeshCoordinates) {
+  const float bad = std::numeric_limits<float>::quiet_NaN();
+  const float v[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, bad}};
+  const int f[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+  std::string stl(80, ' ');
+  const std::uint32_t four = 4;
+  stl.append(reinterpret_cast<const char*>(&four), 4);
+  for (const auto& t : f) {
+    stl.append(12, '\0');
+    for (int k : t) stl.append(reinterpret_cast<const char*>(v[k]), 12);
+    stl.append(2, '\0');
+  }
+  std::string ply_binary =
+      "ply\nformat binary_little_endian 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+      "element face 4\nproperty list uchar int vertex_indices\nend_header\n";
+  ply_binary.append(reinterpret_cast<const char*>(v), sizeof v);
+  for (const auto& t : f) {
+    ply_binary += '\3';
+    ply_binary.append(reinterpret_cast<const char*>(t), 12);
+  }
+  const std::string faces = "3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"binary.stl", stl},
+      {"binary.ply", ply_binary},
+      {"ascii.ply", "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+                    "element face 4\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n0 0 inf\n" + faces},
+      {"tetra.off", "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 -inf\n" + faces},
+      {"tetra.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 nan\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"},
+      {"ascii.stl", "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1e999 0\nendloop\n"
+                    "endfacet\nendsolid t\n"},
+  };
+  for (const auto& [file, bytes] : cases) {
+    write_binary(file, bytes);
+    write("mesh.json", mesh_domain(file));
+    expect_error({"run", "mesh.json"}, {"mesh.json", "shape.file", file, "non-finite"}, {file});
+    fs::remove(dir_ / file);
   }
 }
 

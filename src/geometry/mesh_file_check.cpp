@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -85,18 +87,52 @@ bool count_of(std::string_view t, std::uint64_t& out) {
   return true;
 }
 
+std::uint32_t stl_count(const std::string& text) {
+  std::uint32_t count = 0;
+  if (text.size() >= 84) std::memcpy(&count, text.data() + 80, 4);  // little-endian on every platform nodegen builds on
+  return count;
+}
+
 void check_stl(const std::string& text) {
   // Binary STL: an 80-byte header, a 32-bit triangle count, 50 bytes per triangle. A file that starts
   // with "solid" is ASCII unless its size matches the binary layout (some binary writers put "solid"
   // in the header too); ASCII STL has no counts to check.
   const bool ascii_start = text.compare(0, 5, "solid") == 0;
   if (text.size() < 84) return;  // CGAL refuses it without allocating
-  std::uint32_t count = 0;
-  std::memcpy(&count, text.data() + 80, 4);  // little-endian on every platform nodegen builds on
+  const std::uint32_t count = stl_count(text);
   const std::uint64_t expected = 84 + 50ull * count;
   if (!ascii_start && expected != text.size())
     refuse("has a binary STL header claiming " + std::to_string(count) + " triangles (" + std::to_string(expected) +
            " bytes), but the file has " + std::to_string(text.size()) + " bytes");
+  if (expected != text.size()) return;  // ASCII: its text is checked by check_finite_text
+  for (std::uint64_t t = 0; t < count; ++t)
+    for (int k = 3; k < 12; ++k) {  // the three vertices after the facet normal
+      float v = 0;
+      std::memcpy(&v, text.data() + 84 + 50 * t + 4 * static_cast<std::uint64_t>(k), 4);
+      if (!std::isfinite(v)) refuse("has a non-finite vertex coordinate in triangle " + std::to_string(t));
+    }
+}
+
+// A coordinate written as nan, inf or a number beyond double's range: CGAL's exact predicates convert
+// coordinates to GMP rationals, and GMP raises SIGFPE on a non-finite double.
+void check_finite_text(const std::string& text) {
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '\n') ++line;
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end]))) ++end;
+    const std::string token = text.substr(i, std::min<std::size_t>(end - i, 64));
+    char* stop = nullptr;
+    const double v = std::strtod(token.c_str(), &stop);
+    if (end - i <= 64 && stop == token.c_str() + token.size() && !std::isfinite(v))
+      refuse("has a non-finite coordinate \"" + token + "\" on line " + std::to_string(line));
+    i = end;
+  }
 }
 
 void check_off(const std::string& text) {
@@ -137,6 +173,7 @@ struct PlyProperty {
   bool list = false;
   int count_bytes = 0;  // list: the size of its length's type
   int item_bytes = 0;   // scalar: its size; list: the size of an item
+  bool real = false;    // scalar float or double
 };
 struct PlyElement {
   std::string name;
@@ -194,12 +231,14 @@ void check_ply(const std::string& text) {
         p.item_bytes = ply_type_bytes(item_type);
       } else {
         p.item_bytes = ply_type_bytes(type);
+        p.real = type.rfind("float", 0) == 0 || type == "double";
       }
       if (p.item_bytes == 0 || (p.list && p.count_bytes == 0)) return;  // CGAL refuses an unknown type
       elements.back().properties.push_back(p);
     }
   }
   const bool ascii = format == "ascii";
+  if (ascii) check_finite_text(text.substr(end_header));
   const bool big_endian = format == "binary_big_endian";
   if (!ascii && !big_endian && format != "binary_little_endian") return;  // CGAL refuses it
   std::size_t data = text.find('\n', end_header);
@@ -236,6 +275,20 @@ void check_ply(const std::string& text) {
           for (std::uint64_t k = 0; k < length; ++k)
             if (tokens.next().empty()) return;
         } else {
+          if (!p.list && p.real && at + static_cast<std::size_t>(p.item_bytes) <= text.size()) {
+            double v = 0;
+            if (p.item_bytes == 8) {
+              std::uint64_t bits = read_binary_count(text, at, 8, big_endian);
+              std::memcpy(&v, &bits, 8);
+            } else {
+              const auto bits = static_cast<std::uint32_t>(read_binary_count(text, at, 4, big_endian));
+              float f = 0;
+              std::memcpy(&f, &bits, 4);
+              v = f;
+            }
+            if (!std::isfinite(v))
+              refuse("has a non-finite value in PLY element " + e.name + " " + std::to_string(item));
+          }
           if (p.list) {
             if (at + static_cast<std::size_t>(p.count_bytes) > text.size()) return;
             length = read_binary_count(text, at, p.count_bytes, big_endian);
@@ -261,6 +314,10 @@ void check_mesh_file(const std::string& file) {
   if (ext == ".stl") check_stl(text);
   else if (ext == ".off") check_off(text);
   else if (ext == ".ply") check_ply(text);
+  // The text formats' numbers (a binary PLY's were checked in check_ply, a binary STL's in check_stl).
+  if (ext == ".obj" || ext == ".off" || (ext == ".stl" && text.compare(0, 5, "solid") == 0 &&
+                                         (text.size() < 84 || text.size() != 84 + 50ull * stl_count(text))))
+    check_finite_text(text);
 }
 
 }  // namespace nodegen::geometry_detail
