@@ -133,7 +133,8 @@ TEST_F(HostileInput, OversizedInputFilesAreRefusedBySize) {
   expect_error({"run", "big_points.json"}, {"shape.points", "above the 256.0 MiB limit of point files"}, {"p.txt"});
 }
 
-// Class 3: header counts are checked against the file's size before CGAL allocates by them.
+// Class 3: header counts are checked against the file's size before CGAL allocates by them, and OBJ
+// face indices against the vertices.
 TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
   struct Case {
     const char* file;
@@ -161,6 +162,10 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
        "property list int int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n-1 0 1 2\n",
        "not a count"},
       {"mesh.vtp", "anything", "unsupported mesh format \".vtp\""},
+      // CGAL's OBJ reader read past its vertex array for each of these (valgrind: invalid read).
+      {"zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 0 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 0 that names no vertex"},
+      {"past.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 5\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 5"},
+      {"relative.obj", "v 0 0 0\nv 1 0 0\nf -1 -2 -3\nv 0 1 0\nv 0 0 1\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index -3"},
   };
   for (const Case& c : cases) {
     write_binary(c.file, c.bytes);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstdint>
@@ -167,6 +168,39 @@ void check_off(const std::string& text) {
   }
 }
 
+// OBJ face indices: CGAL's reader (5.5) takes 0 as the relative index "this many vertices from the
+// end", checks a positive index one past the last vertex as valid, and a relative one against the
+// final vertex count instead of the count at that line: each reads past its array. Indices start at 1,
+// a positive one names one of the file's vertices, a negative one one of the vertices above its line.
+void check_obj(const std::string& text) {
+  std::int64_t total = 0;
+  {
+    Tokens tokens(text, true);
+    for (std::string_view t = tokens.next_on_line();; t = tokens.first_of_next_line()) {
+      if (t == "v") ++total;
+      if (tokens.remaining() == 0) break;
+    }
+  }
+  Tokens tokens(text, true);
+  std::int64_t above = 0;
+  for (std::string_view t = tokens.next_on_line();; t = tokens.first_of_next_line()) {
+    if (t == "v") ++above;
+    if (t == "f") {
+      for (std::string_view item = tokens.next_on_line(); !item.empty(); item = tokens.next_on_line()) {
+        const std::string index(item.substr(0, std::min(item.find('/'), std::size_t{24})));
+        char* stop = nullptr;
+        errno = 0;
+        const long long i = std::strtoll(index.c_str(), &stop, 10);
+        if (stop == index.c_str() || errno != 0) break;  // not an integer: CGAL stops reading the face here
+        if (i == 0 || i > total || -i > above)
+          refuse("has a face index " + index + " that names no vertex (" + std::to_string(total) + " in the file, " +
+                 std::to_string(above) + " above the face's line)");
+      }
+    }
+    if (tokens.remaining() == 0) break;
+  }
+}
+
 // PLY: the header's elements and properties, then one pass over the data that checks every list's
 // length against the bytes left before CGAL would size a buffer by it.
 struct PlyProperty {
@@ -314,6 +348,7 @@ void check_mesh_file(const std::string& file) {
   if (ext == ".stl") check_stl(text);
   else if (ext == ".off") check_off(text);
   else if (ext == ".ply") check_ply(text);
+  else check_obj(text);
   // The text formats' numbers (a binary PLY's were checked in check_ply, a binary STL's in check_stl).
   if (ext == ".obj" || ext == ".off" || (ext == ".stl" && text.compare(0, 5, "solid") == 0 &&
                                          (text.size() < 84 || text.size() != 84 + 50ull * stl_count(text))))
