@@ -162,6 +162,14 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
        "property list int int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n-1 0 1 2\n",
        "not a count"},
       {"mesh.vtp", "anything", "unsupported mesh format \".vtp\""},
+      // Found by the fuzz_mesh_ply target: CGAL's PLY reader added the property to the last element of an
+      // empty list (undefined behaviour).
+      {"property_first.ply", "ply\nformat ascii 1.0\nproperty float x\nelement vertex 1\nend_header\n0\n",
+       "PLY property before any element"},
+      // Also found by fuzz_mesh_ply: faces with no "vertex" element; CGAL indexed an empty vertex array.
+      {"no_vertex.ply",
+       "ply\nformat ascii 1.0\nelement v 2\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n3 0 1 2\n",
+       "PLY face 0 with vertex index 0, but 0 vertices"},
       // CGAL's OBJ reader read past its vertex array for each of these (valgrind: invalid read).
       {"zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 0 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 0 that names no vertex"},
       {"past.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 5\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 5"},

@@ -208,6 +208,7 @@ struct PlyProperty {
   int count_bytes = 0;  // list: the size of its length's type
   int item_bytes = 0;   // scalar: its size; list: the size of an item
   bool real = false;    // scalar float or double
+  bool item_signed = false;  // list: its items are of a signed type
 };
 struct PlyElement {
   std::string name;
@@ -235,25 +236,38 @@ std::uint64_t read_binary_count(const std::string& text, std::size_t at, int byt
 }
 
 void check_ply(const std::string& text) {
-  const std::size_t end_header = text.find("end_header");
-  if (text.compare(0, 3, "ply") != 0 || end_header == std::string::npos) return;  // CGAL refuses it
-  std::istringstream header(text.substr(0, end_header));
-  std::string line, format;
+  // The header as CGAL reads it: "ply", a format line, then one keyword per line up to end_header.
+  std::string format;
   std::vector<PlyElement> elements;
-  while (std::getline(header, line)) {
-    std::istringstream words(line);
+  bool sizes_known = true;  // false once a property has a type CGAL does not read (its size is unknown)
+  std::size_t data = std::string::npos;
+  for (std::size_t at = 0, number = 1; at < text.size(); ++number) {
+    const std::size_t eol = std::min(text.find('\n', at), text.size());
+    std::istringstream words(text.substr(at, std::min<std::size_t>(eol - at, 4096)));
+    at = eol + 1;
     std::string word;
     words >> word;
-    if (word == "format") {
+    if (number == 1) {
+      if (word != "ply") return;  // CGAL refuses it
+      continue;
+    }
+    if (number == 2) {
       words >> format;
-    } else if (word == "element") {
+      continue;
+    }
+    if (word == "end_header") {
+      data = std::min(at, text.size());
+      break;
+    }
+    if (word == "element") {
       PlyElement e;
       std::string count;
       words >> e.name >> count;
       if (!count_of(count, e.count)) refuse("has PLY element " + e.name + " with count \"" + count + "\", not a count");
       elements.push_back(e);
     } else if (word == "property") {
-      if (elements.empty()) return;  // CGAL refuses it
+      // CGAL 5.5 adds a property to its last element without checking there is one (undefined behaviour).
+      if (elements.empty()) refuse("has a PLY property before any element");
       std::string type;
       words >> type;
       PlyProperty p;
@@ -263,20 +277,23 @@ void check_ply(const std::string& text) {
         p.list = true;
         p.count_bytes = ply_type_bytes(count_type);
         p.item_bytes = ply_type_bytes(item_type);
+        p.item_signed = item_type == "char" || item_type == "short" || item_type.rfind("int", 0) == 0;
       } else {
         p.item_bytes = ply_type_bytes(type);
         p.real = type.rfind("float", 0) == 0 || type == "double";
       }
-      if (p.item_bytes == 0 || (p.list && p.count_bytes == 0)) return;  // CGAL refuses an unknown type
+      if (p.item_bytes == 0 || (p.list && p.count_bytes == 0)) {
+        sizes_known = false;
+        p = PlyProperty{false, 0, 1, false, false};  // at least a byte in the counts' check below
+      }
       elements.back().properties.push_back(p);
     }
   }
+  if (data == std::string::npos) return;  // no end_header: CGAL refuses it
   const bool ascii = format == "ascii";
-  if (ascii) check_finite_text(text.substr(end_header));
+  if (ascii) check_finite_text(text.substr(data));
   const bool big_endian = format == "binary_big_endian";
   if (!ascii && !big_endian && format != "binary_little_endian") return;  // CGAL refuses it
-  std::size_t data = text.find('\n', end_header);
-  data = data == std::string::npos ? text.size() : data + 1;
   const std::size_t bytes_left = text.size() - data;
 
   // Every item takes at least one byte per scalar and per list length (two in ASCII, with a separator).
@@ -290,6 +307,17 @@ void check_ply(const std::string& text) {
     refuse("has PLY element counts that need at least " + std::to_string(static_cast<std::uint64_t>(need)) +
            " bytes of data, but the file has " + std::to_string(bytes_left));
 
+  if (!sizes_known) return;  // the data cannot be walked; CGAL fails on the unknown type
+  // A face's vertex indices must name vertices: CGAL 5.5 indexes its vertex array with them unchecked
+  // (a file whose vertices are not an element "vertex" has none).
+  std::uint64_t vertices = 0;
+  for (const PlyElement& e : elements)
+    if (e.name == "vertex") vertices = e.count;
+  auto check_index = [&](const PlyElement& e, std::uint64_t item, long long index) {
+    if (e.name == "face" && (index < 0 || static_cast<std::uint64_t>(index) >= vertices))
+      refuse("has PLY face " + std::to_string(item) + " with vertex index " + std::to_string(index) + ", but " +
+             std::to_string(vertices) + " vertices");
+  };
   // Each list's length against what is left; stops at the first place the data runs out (CGAL then
   // fails on its own, having allocated no more than the file's size).
   Tokens tokens(text, false);
@@ -306,8 +334,14 @@ void check_ply(const std::string& text) {
           if (!count_of(t, length)) refuse("has PLY element " + e.name + " " + std::to_string(item) + " with list length \"" + std::string(t) + "\", not a count");
           if (2 * length > tokens.remaining() + 1)
             refuse("has PLY element " + e.name + " " + std::to_string(item) + " claiming a list of " + std::to_string(length) + " items, more than the rest of the file holds");
-          for (std::uint64_t k = 0; k < length; ++k)
-            if (tokens.next().empty()) return;
+          for (std::uint64_t k = 0; k < length; ++k) {
+            const std::string index(tokens.next().substr(0, 24));
+            if (index.empty()) return;
+            char* stop = nullptr;
+            const long long i = std::strtoll(index.c_str(), &stop, 10);
+            if (stop == index.c_str()) return;  // not an integer: CGAL fails on it
+            check_index(e, item, i);
+          }
         } else {
           if (!p.list && p.real && at + static_cast<std::size_t>(p.item_bytes) <= text.size()) {
             double v = 0;
@@ -333,6 +367,14 @@ void check_ply(const std::string& text) {
             if (!p.list) return;
             refuse("has PLY element " + e.name + " " + std::to_string(item) + " claiming a list of " + std::to_string(length) + " items, more than the rest of the file holds");
           }
+          if (p.list && e.name == "face")
+            for (std::uint64_t k = 0; k < length; ++k) {
+              const int n = p.item_bytes;
+              const std::uint64_t raw = read_binary_count(text, at + k * static_cast<std::uint64_t>(n), n, big_endian);
+              long long index = static_cast<long long>(raw);
+              if (p.item_signed && n < 8 && (raw >> (8 * n - 1)) != 0) index -= 1ll << (8 * n);  // sign-extend
+              check_index(e, item, index);
+            }
           at += static_cast<std::size_t>(bytes);
         }
       }
