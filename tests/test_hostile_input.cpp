@@ -173,6 +173,8 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
       // CGAL's OBJ reader read past its vertex array for each of these (valgrind: invalid read).
       {"zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 0 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 0 that names no vertex"},
       {"past.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 5\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 5"},
+      // Found by fuzz_mesh_obj: CGAL skips to the next space after each index, so "2\rf 5" reads 2, then 5.
+      {"skipped.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\rfq1_1 0\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 0"},
       {"relative.obj", "v 0 0 0\nv 1 0 0\nf -1 -2 -3\nv 0 1 0\nv 0 0 1\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index -3"},
   };
   for (const Case& c : cases) {

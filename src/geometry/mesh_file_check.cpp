@@ -173,32 +173,31 @@ void check_off(const std::string& text) {
 // final vertex count instead of the count at that line: each reads past its array. Indices start at 1,
 // a positive one names one of the file's vertices, a negative one one of the vertices above its line.
 void check_obj(const std::string& text) {
+  // Lines as CGAL reads them: the first word, then for a face its indices read as int by >>, each
+  // followed by skipping to the next space (which is how "1/2/3" and stray bytes are passed over).
+  auto for_each_line = [&](auto&& visit) {
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t eol = std::min(text.find('\n', at), text.size());
+      std::istringstream line(text.substr(at, eol - at));
+      at = eol + 1;
+      std::string word;
+      if (line >> word) visit(word, line);
+    }
+  };
   std::int64_t total = 0;
-  {
-    Tokens tokens(text, true);
-    for (std::string_view t = tokens.next_on_line();; t = tokens.first_of_next_line()) {
-      if (t == "v") ++total;
-      if (tokens.remaining() == 0) break;
-    }
-  }
-  Tokens tokens(text, true);
+  for_each_line([&](const std::string& word, std::istringstream&) { total += word == "v"; });
   std::int64_t above = 0;
-  for (std::string_view t = tokens.next_on_line();; t = tokens.first_of_next_line()) {
-    if (t == "v") ++above;
-    if (t == "f") {
-      for (std::string_view item = tokens.next_on_line(); !item.empty(); item = tokens.next_on_line()) {
-        const std::string index(item.substr(0, std::min(item.find('/'), std::size_t{24})));
-        char* stop = nullptr;
-        errno = 0;
-        const long long i = std::strtoll(index.c_str(), &stop, 10);
-        if (stop == index.c_str() || errno != 0) break;  // not an integer: CGAL stops reading the face here
-        if (i == 0 || i > total || -i > above)
-          refuse("has a face index " + index + " that names no vertex (" + std::to_string(total) + " in the file, " +
-                 std::to_string(above) + " above the face's line)");
-      }
+  for_each_line([&](const std::string& word, std::istringstream& line) {
+    above += word == "v";
+    if (word != "f") return;
+    int i = 0;
+    while (line >> i) {
+      if (i == 0 || i > total || -static_cast<std::int64_t>(i) > above)
+        refuse("has a face index " + std::to_string(i) + " that names no vertex (" + std::to_string(total) +
+               " in the file, " + std::to_string(above) + " above the face's line)");
+      line.ignore(256, ' ');
     }
-    if (tokens.remaining() == 0) break;
-  }
+  });
 }
 
 // PLY: the header's elements and properties, then one pass over the data that checks every list's
