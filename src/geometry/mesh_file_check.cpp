@@ -94,6 +94,14 @@ std::uint32_t stl_count(const std::string& text) {
   return count;
 }
 
+// The count an istream's >> reads from the start of a token ("0/" is 0, "12abc" 12); false when the
+// token does not start with a digit (a sign included: >> into an unsigned wraps "-1" to 2^64 - 1).
+bool leading_count(std::string_view t, std::uint64_t& out) {
+  std::size_t digits = 0;
+  while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9') ++digits;
+  return digits > 0 && count_of(t.substr(0, digits), out);
+}
+
 void check_stl(const std::string& text) {
   // Binary STL: an 80-byte header, a 32-bit triangle count, 50 bytes per triangle. A file that starts
   // with "solid" is ASCII unless its size matches the binary layout (some binary writers put "solid"
@@ -146,7 +154,8 @@ void check_off(const std::string& text) {
   if (t == "BINARY") refuse("is binary OFF, which is not supported (use ASCII OFF, binary STL or PLY)");
   for (int i = 0; i < 3; ++i) {
     if (i > 0) t = tokens.next();
-    if (!count_of(t, counts[i])) return;  // CGAL refuses what is not a count
+    // CGAL reads the counts with >>: each must start with a count, of at most 18 digits.
+    if (!leading_count(t, counts[i])) refuse("has an OFF header without counts of vertices, faces and edges");
   }
   const std::uint64_t vertices = counts[0], faces = counts[1];
   // A vertex line holds at least "x y z" (6 bytes with its newline), a face line at least "0" and a newline.
@@ -161,7 +170,10 @@ void check_off(const std::string& text) {
     const std::string_view first = tokens.first_of_next_line();
     if (first.empty()) return;
     std::uint64_t n = 0;
-    if (!count_of(first, n)) continue;  // not a count: CGAL refuses the file
+    if (!leading_count(first, n)) {
+      if (!first.empty() && first[0] == '-') refuse("has OFF face " + std::to_string(f) + " with a negative vertex count");
+      continue;  // not a count: CGAL refuses the file
+    }
     if (n > vertices)
       refuse("has OFF face " + std::to_string(f) + " claiming " + std::to_string(n) + " vertices, but the mesh has " +
              std::to_string(vertices));
