@@ -147,11 +147,14 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
   const std::vector<Case> cases = {
       {"vertices.off", "OFF\n1000000000 1 0\n0 0 0\n", "claiming 1000000000 vertices"},
       {"faces.off", "OFF\n3 1000000000 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n", "1000000000 faces"},
-      {"polygon.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n2000000000 0 1 2\n", "face 0 claiming 2000000000 vertices"},
+      {"polygon.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n2000000000 0 1 2\n", "face 0 claiming 2e+09 vertices"},
       {"binary.off", "OFF BINARY\n", "is binary OFF, which is not supported"},
       // Found by fuzz_mesh_off: CGAL reads "0/" as the count 0, so the face count before it stood (10 GB).
       {"slash.off", "OFF\n5 455555555 0/\n A0)\n3 0 1\n7\n", "455555555 faces"},
       {"negative.off", "OFF\n-4 1 0\n", "without counts"},
+      // Found by fuzz_mesh_off: CGAL reads a face line's numbers as doubles ("2-1" is 2 and -1) and casts
+      // them to indices unchecked.
+      {"minus.off", "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2-1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n", "vertex index -1"},
       {"triangles.stl", stl, "claiming 1000000000 triangles"},
       {"elements.ply", "ply\nformat ascii 1.0\nelement vertex 1000000000000\nproperty float x\nend_header\n0\n",
        "element counts that need at least"},

@@ -94,6 +94,12 @@ std::uint32_t stl_count(const std::string& text) {
   return count;
 }
 
+std::string num_text(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
 // The count an istream's >> reads from the start of a token ("0/" is 0, "12abc" 12); false when the
 // token does not start with a digit (a sign included: >> into an unsigned wraps "-1" to 2^64 - 1).
 bool leading_count(std::string_view t, std::uint64_t& out) {
@@ -166,17 +172,30 @@ void check_off(const std::string& text) {
   // Each face's vertex count sizes an array: it cannot exceed the number of vertices.
   for (std::uint64_t v = 0; v < vertices; ++v)
     if (tokens.first_of_next_line().empty()) return;  // short file: CGAL reports it
+  // A face line as CGAL reads it: every number on it by >> into a double (so "2-1" is 2 and -1), then
+  // the first cast to a count and the next ones to indices, unchecked (a cast out of range is undefined
+  // behaviour, and the count sizes an array). Each must be a whole number naming a vertex.
   for (std::uint64_t f = 0; f < faces; ++f) {
     const std::string_view first = tokens.first_of_next_line();
     if (first.empty()) return;
-    std::uint64_t n = 0;
-    if (!leading_count(first, n)) {
-      if (!first.empty() && first[0] == '-') refuse("has OFF face " + std::to_string(f) + " with a negative vertex count");
-      continue;  // not a count: CGAL refuses the file
-    }
-    if (n > vertices)
-      refuse("has OFF face " + std::to_string(f) + " claiming " + std::to_string(n) + " vertices, but the mesh has " +
+    const std::size_t start = static_cast<std::size_t>(first.data() - text.data());
+    const std::size_t eol = std::min(text.find('\n', start), text.size());
+    std::string line = text.substr(start, std::min<std::size_t>(eol - start, 1 << 20));
+    line = line.substr(0, line.find('#'));
+    std::istringstream numbers(line);
+    double value = 0;
+    std::vector<double> entries;
+    while (numbers >> value) entries.push_back(value);
+    if (entries.empty()) return;  // CGAL refuses the file
+    auto whole = [](double v, double below) { return v >= 0 && v < below && v == std::floor(v); };
+    if (!whole(entries[0], static_cast<double>(vertices) + 1))
+      refuse("has OFF face " + std::to_string(f) + " claiming " + num_text(entries[0]) + " vertices, but the mesh has " +
              std::to_string(vertices));
+    const auto n = static_cast<std::size_t>(entries[0]);
+    for (std::size_t k = 1; k <= n && k < entries.size(); ++k)
+      if (!whole(entries[k], static_cast<double>(vertices)))
+        refuse("has OFF face " + std::to_string(f) + " with vertex index " + num_text(entries[k]) + ", but " +
+               std::to_string(vertices) + " vertices");
   }
 }
 
