@@ -12,6 +12,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libmuparser-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libtbb-dev libnanoflann-dev libssl-dev
+  clang libfuzzer-14-dev libomp-dev
   python3-matplotlib python3-h5py python3-numpy
 )
 if [[ "${1:-}" == "--paraview" ]]; then

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds nodegen and runs every test: the release suites, then the concurrency suites under
-# ThreadSanitizer (tsan preset), then the benchmark routine's quick mode so it cannot rot.
+# ThreadSanitizer (tsan preset), the whole suite under AddressSanitizer + UBSan (asan preset, an
+# optimised build), each libFuzzer target for 30 s (fuzz preset, scripts/fuzz.sh), then the benchmark
+# routine's quick mode so it cannot rot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -13,6 +15,14 @@ ctest --preset release -j "$jobs"
 cmake --preset tsan >/dev/null
 cmake --build --preset tsan -j "$jobs"
 ctest --preset tsan
+
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$jobs"
+ctest --preset asan -j "$jobs"
+
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$jobs"
+bash scripts/fuzz.sh 30
 
 if [[ -x bench/compare ]]; then
   bench/compare --quick

@@ -7,6 +7,9 @@
 #include <functional>
 #include <numbers>
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "geometry_test_support.hpp"
 
@@ -134,6 +137,37 @@ TEST(Shapes, TransformsCompose) {
     return box_sd3(q, {-1, -0.2, -0.3}, {1, 0.2, 0.3});
   };
   expect_matches<3>(*domain_of<3>(f3), truth3, {-1, -1, -0.5}, {1, 1, 0.5});
+}
+
+// Unions and differences of more than 16 children answer through a box hierarchy over the children:
+// 200 disks (some transformed, some overlapping) in a union, and subtracted from a box, against the
+// answer of asking every disk.
+TEST(Shapes, ManyChildrenAnswerLikeAskingEachOne) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> at(-1.0, 1.0), size(0.02, 0.15);
+  std::vector<std::pair<Vec<2>, double>> disks;
+  std::string kids;
+  for (int i = 0; i < 200; ++i) {
+    const Vec<2> c(at(rng), at(rng));
+    const double r = size(rng);
+    disks.emplace_back(c, r);
+    const std::string disk = R"({"type": "disk", "center": [0, 0], "radius": )" + std::to_string(r) + "}";
+    kids += (i ? ", " : "") + std::string(R"({"type": "translate", "offset": [)") + std::to_string(c[0]) + ", " +
+            std::to_string(c[1]) + "], \"child\": " + disk + "}";
+    disks.back().first = Vec<2>(std::stod(std::to_string(c[0])), std::stod(std::to_string(c[1])));
+    disks.back().second = std::stod(std::to_string(r));
+  }
+  auto in_some = [&](const Vec<2>& p) {
+    double d = 1e9;
+    for (const auto& [c, r] : disks) d = std::min(d, (p - c).norm() - r);
+    return d;
+  };
+  const DomainFile u = parse(R"({"dim": 2, "spacing": 0.05, "shape": {"type": "union", "children": [)" + kids + "]}}");
+  expect_matches<2>(*domain_of<2>(u), in_some, {-1.2, -1.2}, {1.2, 1.2}, 100000);
+  const DomainFile d = parse(R"({"dim": 2, "spacing": 0.05, "shape": {"type": "difference", "children": [)"
+                             R"({"type": "box", "min": [-1, -1], "max": [1, 1]}, )" + kids + "]}}");
+  expect_matches<2>(*domain_of<2>(d), [&](const Vec<2>& p) { return std::max(box_sd(p, {-1, -1}, {1, 1}), -in_some(p)); },
+                    {-1.2, -1.2}, {1.2, 1.2}, 100000);
 }
 
 }  // namespace

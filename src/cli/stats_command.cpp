@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <variant>
@@ -21,20 +22,21 @@ namespace {
 
 // The domain the file was filled from, rebuilt from the domain file text stored in it (relative mesh
 // paths resolve against the original file's folder). Empty with a warning when that is impossible
-// (a file from Medusa, a mesh that moved): the report then lacks packing density and holes.
-std::optional<DomainFile> stored_domain(const std::filesystem::path& file, const io::RunMetadata& metadata) {
+// (a file from Medusa, a mesh that moved): the report then lacks packing density and holes, and
+// `warning` says why (printed once the report is made, so a file refused later gets one line only).
+std::optional<DomainFile> stored_domain(const std::filesystem::path& file, const io::RunMetadata& metadata,
+                                        std::string& warning) {
   const std::string* text = io::find_string(metadata, "domain_file_text");
   const std::string* path = io::find_string(metadata, "domain_file");
   if (text == nullptr || path == nullptr) {
-    std::fprintf(stderr, "nodegen: warning: %s has no domain file text: packing density and holes not measured\n",
-                 file.c_str());
+    warning = "nodegen: warning: " + file.string() + " has no domain file text: packing density and holes not measured";
     return std::nullopt;
   }
   try {
     return parse_domain_text(*text, *path);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "nodegen: warning: cannot rebuild the domain (%s): packing density and holes not measured\n",
-                 e.what());
+    warning = std::string("nodegen: warning: cannot rebuild the domain (") + e.what() +
+              "): packing density and holes not measured";
     return std::nullopt;
   }
 }
@@ -59,16 +61,29 @@ int stats_command(const std::filesystem::path& file, bool json, std::size_t samp
   const io::NodeArrays& nodes = stored.nodes;
   if (nodes.h.size() != nodes.node_count())
     throw InputError(file.string(), "/domain/h", "missing: stats needs h at every node (not a nodegen file?)");
-  const auto domain = stored_domain(file, stored.metadata);
+  for (std::size_t i = 0; i < nodes.h.size(); ++i)
+    if (!std::isfinite(nodes.h[i]) || !(nodes.h[i] > 0))
+      throw InputError(file.string(), "/domain/h", "h = " + std::to_string(nodes.h[i]) + " at node " + std::to_string(i) +
+                                                       " is not positive and finite");
+  std::string warning;
+  const auto domain = stored_domain(file, stored.metadata, warning);
   const std::string fingerprint = io::nodes_sha256(nodes);
 
   io::QualityOptions options;
   options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.samples = samples > 0 ? samples
                                 : std::clamp<std::size_t>(nodes.node_count(), 100'000, 10'000'000);
-  const io::QualityReport r =
-      nodes.dim == 2 ? measure<2>(nodes, domain, options) : measure<3>(nodes, domain, options);
+  io::QualityReport r;
+  try {
+    r = nodes.dim == 2 ? measure<2>(nodes, domain, options) : measure<3>(nodes, domain, options);
+  } catch (const std::length_error&) {
+    // The k-d tree's depth limit: more than a leaf's worth of nodes closer than double precision
+    // separates (fewer coincident nodes simply give nn / h = 0).
+    throw InputError(file.string(), "/domain/pos", "dozens of nodes share one position (coincident nodes): not a node set "
+                                                   "a fill produces");
+  }
 
+  if (!warning.empty()) std::fprintf(stderr, "%s\n", warning.c_str());
   // A thin domain can fill so little of its bounding box that the bounded draws find fewer samples.
   if (domain && r.holes.samples < options.samples)
     std::fprintf(stderr, "nodegen: warning: %s: holes: only %zu of the %zu samples asked for fell inside the domain in "

@@ -1,6 +1,8 @@
 // Inner nodes of the shape tree: union / intersection / difference, and affine transforms.
 #include <algorithm>
+#include <optional>
 
+#include "box_hierarchy.hpp"
 #include "shape.hpp"
 
 namespace nodegen::geometry_detail {
@@ -21,9 +23,23 @@ class CsgShape final : public Shape<D> {
         box_.hi = box_.hi.cwiseMin(b.hi);
       }  // a difference lies within its first child
     }
+    // Unions and differences of many children find the few whose box holds a point through a box
+    // hierarchy; a handful are faster asked in turn. An intersection must ask every child anyway.
+    const std::size_t first = op_ == CsgOp::difference ? 1 : 0;
+    if (op_ != CsgOp::intersection && children_.size() - first > kDirectChildren) {
+      std::vector<Box<D>> boxes;
+      for (std::size_t i = first; i < children_.size(); ++i) boxes.push_back(children_[i]->bounds());
+      hierarchy_.emplace(std::move(boxes));
+    }
   }
 
   bool contains(const Vec<D>& p) const override {
+    if (hierarchy_) {
+      const std::size_t first = op_ == CsgOp::difference ? 1 : 0;
+      if (first == 1 && !children_.front()->contains(p)) return false;
+      const bool in_any = hierarchy_->any(p, [&](std::uint32_t i) { return children_[first + i]->contains(p); });
+      return first == 1 ? !in_any : in_any;
+    }
     switch (op_) {
       case CsgOp::union_:
         return std::any_of(children_.begin(), children_.end(), [&](const auto& c) { return c->contains(p); });
@@ -50,9 +66,12 @@ class CsgShape final : public Shape<D> {
   bool is_csg() const override { return true; }
 
  private:
+  static constexpr std::size_t kDirectChildren = 16;
+
   CsgOp op_;
   std::vector<ShapePtr<D>> children_;
   Box<D> box_;
+  std::optional<BoxHierarchy<D>> hierarchy_;  // over the union's children or the difference's subtracted ones
 };
 
 template <int D>

@@ -4,14 +4,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include <nodegen/geometry/input_file.hpp>
+
 #include <algorithm>
 #include <cmath>
-#include <fstream>
+#include <limits>
 #include <numbers>
 #include <random>
 #include <set>
 #include <sstream>
 
+#include "mesh_file_check.hpp"
 #include "ring_crossings.hpp"
 #include "shape.hpp"
 
@@ -22,6 +25,15 @@ namespace {
 // (2e100)^2 summed over 3 axes) stay finite, and h^2 stays a normal double.
 constexpr double kMaxCoordinate = 1e100;
 constexpr double kMinSpacing = 1e-100;
+// Coordinates resolve the spacing: at |x| / h = 1e12 a unit in the last place of x is still 1/4500 of
+// h. Beyond 2^52 candidates one h away round onto their parent node (a box at 1e15 with h = 0.05 ended
+// in the k-d tree's depth limit).
+constexpr double kMaxCoordinateOverSpacing = 1e12;
+// Shape trees deeper than this are refused at load: the loader, the inside test and the boundary
+// placement recurse once per level. JSON nesting is refused beyond twice that plus the few levels
+// around the tree (a CSG level is an object and its children array), before anything is built.
+constexpr int kMaxShapeDepth = 1000;
+constexpr int kMaxJsonDepth = 2 * kMaxShapeDepth + 8;
 
 using nlohmann::json;
 using namespace geometry_detail;
@@ -105,7 +117,9 @@ class Loader {
   const std::vector<std::filesystem::path>& inputs() const { return inputs_; }
 
   template <int D>
-  ShapePtr<D> shape(const json& j, const std::string& at) const {
+  ShapePtr<D> shape(const json& j, const std::string& at, int depth = 1) const {
+    if (depth > kMaxShapeDepth)
+      fail(at, "the shape tree is nested deeper than " + std::to_string(kMaxShapeDepth) + " levels");
     if (!j.is_object()) fail(at, "expected a shape object, got " + type_name(j));
     const std::string type = string(require(j, at, "type"), at + ".type");
     const std::string label = j.contains("name") ? string(j["name"], at + ".name") : at;
@@ -157,6 +171,11 @@ class Loader {
           accelerate = j["accelerate"].get<bool>();
         }
         try {
+          check_mesh_file(file);
+        } catch (const InputFileError& e) {
+          fail(at + ".file", describe_input_file_error("mesh", file, e));
+        }
+        try {
           return make_mesh(file, label, accelerate);
         } catch (const std::exception& e) {
           fail(at + ".file", e.what());
@@ -171,18 +190,18 @@ class Loader {
       if (kids.size() < need) fail(at + ".children", type + " needs at least " + std::to_string(need) + " children");
       std::vector<ShapePtr<D>> children;
       for (std::size_t i = 0; i < kids.size(); ++i)
-        children.push_back(shape<D>(kids[i], at + ".children[" + std::to_string(i) + "]"));
+        children.push_back(shape<D>(kids[i], at + ".children[" + std::to_string(i) + "]", depth + 1));
       const CsgOp op = type == "union" ? CsgOp::union_ : type == "intersection" ? CsgOp::intersection : CsgOp::difference;
       return make_csg<D>(op, std::move(children));
     }
-    if (type == "translate" || type == "scale" || type == "rotate") return transform<D>(j, at, type);
+    if (type == "translate" || type == "scale" || type == "rotate") return transform<D>(j, at, type, depth);
     fail(at + ".type", "unknown shape \"" + type +
                            "\" (known: box, ball, disk, sphere, polygon, mesh, union, intersection, difference, "
                            "translate, scale, rotate)");
   }
 
   template <int D>
-  ShapePtr<D> transform(const json& j, const std::string& at, const std::string& type) const {
+  ShapePtr<D> transform(const json& j, const std::string& at, const std::string& type, int depth) const {
     Affine<D> t;
     if (type == "translate") {
       only(j, at, {"type", "offset", "child"});
@@ -205,7 +224,7 @@ class Loader {
         t.A = Eigen::AngleAxisd(a, axis.normalized()).toRotationMatrix();
       }
     }
-    return make_transform<D>(t, shape<D>(require(j, at, "child"), at + ".child"));
+    return make_transform<D>(t, shape<D>(require(j, at, "child"), at + ".child", depth + 1));
   }
 
   // A polygon ring: inline [[x,y],...] or the name of a text file with "x y" per line.
@@ -213,10 +232,14 @@ class Loader {
     std::vector<Vec<2>> pts;
     if (j.is_string()) {
       const std::string file = resolve(j.get<std::string>());
-      std::ifstream in(file);
-      if (!in) fail(at, "cannot open point file " + file);
+      std::istringstream in;
+      try {
+        in.str(read_input_file(file, InputFileLimits::kPointFileBytes, "point files"));
+      } catch (const InputFileError& e) {
+        fail(at, describe_input_file_error("point file", file, e));
+      }
       std::string line;
-      for (int line_no = 1; std::getline(in, line); ++line_no) {
+      for (long line_no = 1; std::getline(in, line); ++line_no) {
         const auto hash = line.find('#');
         if (hash != std::string::npos) line.resize(hash);
         if (line.find_first_not_of(" \t\r,") == std::string::npos) continue;
@@ -254,12 +277,18 @@ template <int D>
 void validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>& domain, const FillParams& fill) {
   auto h = spacing.evaluator();
   const Box<D> box = domain.bounding_box();
+  double h_min = std::numeric_limits<double>::infinity();
+  Vec<D> h_min_at = box.lo;
+  auto where = [](const Vec<D>& p) {
+    std::string text;
+    for (int i = 0; i < D; ++i) text += (i ? ", " : "") + num(p[i]);
+    return text;
+  };
   auto check = [&](const Vec<D>& p) {
     const double v = h(p);
+    if (v < h_min) h_min = v, h_min_at = p;
     if (!std::isfinite(v) || !(v > 0) || v < kMinSpacing) {
-      std::string where;
-      for (int i = 0; i < D; ++i) where += (i ? ", " : "") + num(p[i]);
-      L.fail("spacing", "h = " + num(v) + " at (" + where + ") is not " +
+      L.fail("spacing", "h = " + num(v) + " at (" + where(p) + ") is not " +
                             (v > 0 && std::isfinite(v) ? "at least " + num(kMinSpacing) + " (its square would underflow)"
                                                        : std::string("positive and finite")) +
                             " (\"" + spacing.describe() + "\", sampled over the bounding box)");
@@ -292,6 +321,12 @@ void validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>& 
     for (int i = 0; i < D; ++i) p[i] = (corner >> i) & 1 ? box.hi[i] : box.lo[i];
     check(p);
   }
+  // |x| / h bounds the extent / h too (the extent is at most twice the largest |x|).
+  const double reach = std::max(box.lo.cwiseAbs().maxCoeff(), box.hi.cwiseAbs().maxCoeff());
+  if (reach > kMaxCoordinateOverSpacing * h_min)
+    L.fail("spacing", "h = " + num(h_min) + " at (" + where(h_min_at) + ") is below what double precision resolves at "
+                          "coordinates as large as " + num(reach) + " (|x| / h must be at most " +
+                          num(kMaxCoordinateOverSpacing) + "); move the domain nearer the origin or use a larger spacing");
   // measure / h^d is a rough count (the fill packs about 1.1 / h^2 in 2D, 1.3 / h^3 in 3D), so only
   // clearly hopeless spacings are refused here; the fill enforces the exact cap.
   if (nodes > 2.0 * static_cast<double>(fill.max_nodes))
@@ -331,6 +366,68 @@ std::string line_column(const std::string& text, std::size_t at) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
+// A key given twice in one object: JSON parsers keep the last one silently, which hid a typo's fix (or
+// a stale value) and led to a confusing error elsewhere. Found by a SAX pass over the (valid) text: the
+// parser callback that did this before re-scanned the enclosing array after every object, quadratic
+// in the number of a CSG node's children.
+class DuplicateKeys : public nlohmann::json_sax<json> {
+ public:
+  std::string first;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    open_.emplace_back();
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (!open_.back().insert(k).second) first = k;
+    return first.empty();  // stops at the first duplicate
+  }
+  bool end_object() override {
+    open_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  std::vector<std::set<std::string>> open_;
+};
+
+std::string first_duplicate_key(const std::string& text) {
+  DuplicateKeys keys;
+  json::sax_parse(text, &keys);
+  return keys.first;
+}
+
+// The byte where the text's arrays and objects first nest deeper than `limit`, or npos. Counts brackets
+// outside strings; a malformed text is left to the parser.
+std::size_t too_deep_at(const std::string& text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
 std::string syntax_reason(const json::parse_error& e) {
   std::string what = e.what();
   const auto colon = what.find(": ", what.find("column"));
@@ -342,21 +439,14 @@ std::string syntax_reason(const json::parse_error& e) {
 
 DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path) {
   const std::string file = path.string();
+  // Refused before parsing: the loader walks the shape tree recursively.
+  if (const std::size_t deep = too_deep_at(text, kMaxJsonDepth); deep != std::string::npos)
+    throw InputError(file, line_column(text, deep),
+                     "arrays and objects are nested deeper than " + std::to_string(kMaxJsonDepth) +
+                         " levels (shape trees may be " + std::to_string(kMaxShapeDepth) + " deep)");
   json root;
-  // A key given twice in one object: JSON parsers keep the last one silently, which hid a typo's
-  // fix (or a stale value) and led to a confusing error elsewhere.
-  std::vector<std::set<std::string>> keys_of_open_objects;
-  std::string duplicate;
-  const json::parser_callback_t track_keys = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) keys_of_open_objects.emplace_back();
-    if (event == json::parse_event_t::object_end && !keys_of_open_objects.empty()) keys_of_open_objects.pop_back();
-    if (event == json::parse_event_t::key && !keys_of_open_objects.empty() &&
-        !keys_of_open_objects.back().insert(parsed.get<std::string>()).second && duplicate.empty())
-      duplicate = parsed.get<std::string>();
-    return true;
-  };
   try {
-    root = json::parse(text, track_keys);
+    root = json::parse(text);
   } catch (const json::parse_error& e) {
     // The byte where parsing stopped.
     throw InputError(file, line_column(text, e.byte == 0 ? 0 : e.byte - 1), "invalid JSON: " + syntax_reason(e));
@@ -369,20 +459,21 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
     throw InputError(file, at == std::string::npos ? std::string("JSON") : line_column(text, at),
                      "invalid JSON: the number " + number + " is out of range (a double holds about 1.8e308 at most)");
   }
-  if (!duplicate.empty())
+  if (const std::string duplicate = first_duplicate_key(text); !duplicate.empty())
     throw InputError(file, duplicate, "given twice in one object (JSON would keep only the last); remove one");
   if (!root.is_object()) throw InputError(file, "(top level)", "expected a JSON object, got " + type_name(root));
 
   Loader probe(path, 0);
   probe.only(root, "", {"dim", "spacing", "fill", "shape"});
   const json& dim_j = probe.require(root, "", "dim");
-  if (!dim_j.is_number_integer() || (dim_j.get<int>() != 2 && dim_j.get<int>() != 3))
+  // Compared as the 64-bit integer the JSON holds: get<int>() narrowed 4294967298 to 2.
+  if (!dim_j.is_number_integer() || (dim_j.get<std::int64_t>() != 2 && dim_j.get<std::int64_t>() != 3))
     probe.fail("dim", "must be 2 or 3, got " + dim_j.dump());
 
   DomainFile out;
   out.path = path;
   out.text = text;
-  out.dim = dim_j.get<int>();
+  out.dim = static_cast<int>(dim_j.get<std::int64_t>());
   Loader L(path, out.dim);
   if (root.contains("comment")) out.comment = L.string(root["comment"], "comment");
 
@@ -448,14 +539,13 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
 }
 
 DomainFile load_domain_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw InputError(path.string(), "(file)", "file not found");
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path.string(), "(file)", "is a directory, not a domain file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string(), "(file)", "cannot open for reading");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parse_domain_text(buf.str(), path);
+  std::string text;
+  try {
+    text = read_input_file(path, InputFileLimits::kDomainFileBytes, "domain files");
+  } catch (const InputFileError& e) {
+    throw InputError(path.string(), "(file)", e.what());
+  }
+  return parse_domain_text(text, path);
 }
 
 }  // namespace nodegen

@@ -2,10 +2,14 @@
 
 #include <hdf5.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
+
+#include "nodegen/geometry/input_file.hpp"
 
 #include "hdf5_handle.hpp"
 #include "nodegen/io/layout.hpp"
@@ -22,6 +26,12 @@ class Reader {
   explicit Reader(std::filesystem::path file) : path_(std::move(file)) {
     std::error_code ec;
     if (!std::filesystem::exists(path_, ec)) fail("file", "does not exist");
+    // A FIFO or device is refused before HDF5 opens it (a FIFO blocked forever).
+    try {
+      file_bytes_ = check_input_file(path_, std::numeric_limits<std::uintmax_t>::max(), "HDF5 files");
+    } catch (const InputFileError& e) {
+      fail("file", e.what());
+    }
     if (H5Fis_hdf5(path_.c_str()) <= 0) fail("file", "not an HDF5 file");
     file_ = H5Handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!file_) fail("file", "cannot open it");
@@ -32,29 +42,55 @@ class Reader {
   }
 
   bool has(const char* name) const {
-    // Check every link of the path: H5Lexists fails on a missing intermediate group.
+    // Check every link of the path: H5Lexists fails on a missing intermediate group. Each must be a
+    // link within this file: an external link would open another file (a FIFO there blocked).
     std::string p(name);
     for (std::size_t pos = p.find('/', 1);; pos = p.find('/', pos + 1)) {
       const std::string prefix = p.substr(0, pos);
       if (H5Lexists(file_.get(), prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+      H5L_info_t info;
+      if (H5Lget_info(file_.get(), prefix.c_str(), &info, H5P_DEFAULT) < 0 || info.type != H5L_TYPE_HARD)
+        fail(prefix, "is a link (to another file or path), not an object of this file");
       if (pos == std::string::npos) return true;
     }
   }
 
-  // The dims of a dataset plus its contents converted to T.
+  // The dims of a dataset of `rank` dimensions plus its contents converted to T. Its rank, type and
+  // size are checked before anything is allocated: the size against the bytes the file stores for it
+  // (and those against the file's size), so a header that claims 1e12 values is refused, not allocated.
   template <class T>
-  std::vector<T> read(const char* name, hid_t mem_type, std::vector<hsize_t>& dims) const {
+  std::vector<T> read(const char* name, hid_t mem_type, int rank, std::vector<hsize_t>& dims) const {
     if (!has(name)) fail(name, "missing");
     H5Handle set(H5Dopen2(file_.get(), name, H5P_DEFAULT), H5Dclose);
     if (!set) fail(name, "not a dataset");
+    // The data must be in this file, stored in one of the usual layouts (not in external raw files,
+    // nor a virtual dataset mapping other files).
+    H5Handle plist(H5Dget_create_plist(set.get()), H5Pclose);
+    const H5D_layout_t layout = plist ? H5Pget_layout(plist.get()) : H5D_LAYOUT_ERROR;
+    if ((layout != H5D_COMPACT && layout != H5D_CONTIGUOUS && layout != H5D_CHUNKED) || H5Pget_external_count(plist.get()) != 0)
+      fail(name, "its data is not stored in this file (external or virtual dataset)");
+    H5Handle type(H5Dget_type(set.get()), H5Tclose);
+    const H5T_class_t type_class = type ? H5Tget_class(type.get()) : H5T_NO_CLASS;
+    const bool integer_wanted = std::numeric_limits<T>::is_integer;
+    if (type_class != H5T_INTEGER && (integer_wanted || type_class != H5T_FLOAT))
+      fail(name, integer_wanted ? "expected integers" : "expected numbers");
+    const std::size_t value_bytes = H5Tget_size(type.get());
     H5Handle space(H5Dget_space(set.get()), H5Sclose);
-    const int rank = H5Sget_simple_extent_ndims(space.get());
-    if (rank < 1) fail(name, "not an array");
+    if (!space || H5Sget_simple_extent_type(space.get()) != H5S_SIMPLE || H5Sget_simple_extent_ndims(space.get()) != rank)
+      fail(name, rank == 1 ? "expected a 1D array" : "expected a 2D array");
     dims.assign(static_cast<std::size_t>(rank), 0);
     H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
-    hsize_t total = 1;
-    for (hsize_t d : dims) total *= d;
-    std::vector<T> values(total);
+    double total = 1;  // as a double: the product of crafted dims overflows 64 bits
+    for (hsize_t d : dims) total *= static_cast<double>(d);
+    const double stored = static_cast<double>(H5Dget_storage_size(set.get()));
+    if (total * static_cast<double>(value_bytes) > kMaxExpansion * stored || stored > static_cast<double>(file_bytes_)) {
+      std::string shape;
+      for (hsize_t d : dims) shape += (shape.empty() ? "" : " x ") + std::to_string(d);
+      fail(name, "claims " + shape + " values of " + std::to_string(value_bytes) + " bytes, but the file stores " +
+                     std::to_string(static_cast<std::uint64_t>(stored)) + " bytes for it (file size " +
+                     std::to_string(file_bytes_) + ")");
+    }
+    std::vector<T> values(static_cast<std::size_t>(total));
     if (total > 0 && H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
       fail(name, "cannot read it (wrong type?)");
     return values;
@@ -63,8 +99,8 @@ class Reader {
   // A {dim, n} transposed dataset -> interleaved n x dim.
   std::vector<double> read_transposed(const char* name, int& dim, std::size_t& n) const {
     std::vector<hsize_t> dims;
-    std::vector<double> rows = read<double>(name, H5T_NATIVE_DOUBLE, dims);
-    if (dims.size() != 2) fail(name, "expected a 2D array of shape {dim, count}");
+    std::vector<double> rows = read<double>(name, H5T_NATIVE_DOUBLE, 2, dims);
+    if (dims[0] > 3 && dims[1] > 0) fail(name, "expected 2 or 3 coordinate rows, got " + std::to_string(dims[0]));
     dim = static_cast<int>(dims[0]);
     n = dims[1];
     std::vector<double> interleaved(rows.size());
@@ -75,13 +111,14 @@ class Reader {
 
   std::vector<std::int32_t> read_int_vector(const char* name, std::size_t expected) const {
     std::vector<hsize_t> dims;
-    auto values = read<std::int32_t>(name, H5T_NATIVE_INT32, dims);
-    if (dims.size() != 1 || dims[0] != expected)
+    auto values = read<std::int32_t>(name, H5T_NATIVE_INT32, 1, dims);
+    if (dims[0] != expected)
       fail(name, "expected " + std::to_string(expected) + " values, one per node");
     return values;
   }
 
   RunMetadata attributes(const char* group_name) const {
+    if (!has(group_name)) fail(group_name, "missing group");
     H5Handle group(H5Gopen2(file_.get(), group_name, H5P_DEFAULT), H5Gclose);
     if (!group) fail(group_name, "missing group");
     RunMetadata out;
@@ -93,13 +130,20 @@ class Reader {
       if (!attr) attr = H5Handle(H5Aopen_by_idx(group.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
       if (!attr) continue;
       const ssize_t name_len = H5Aget_name(attr.get(), 0, nullptr);
+      if (name_len < 0 || static_cast<std::uintmax_t>(name_len) > file_bytes_) continue;
       std::string name(static_cast<std::size_t>(name_len), '\0');
       H5Aget_name(attr.get(), name.size() + 1, name.data());
       if (name == layout::count_attribute) continue;
+      // Only single values are read, into a buffer of one value: an attribute holding an array of
+      // them would be written past it.
+      H5Handle space(H5Aget_space(attr.get()), H5Sclose);
+      if (!space || H5Sget_simple_extent_npoints(space.get()) != 1) continue;
       H5Handle type(H5Aget_type(attr.get()), H5Tclose);
+      if (!type) continue;
       switch (H5Tget_class(type.get())) {
         case H5T_STRING: {
           if (H5Tis_variable_str(type.get()) > 0) continue;  // we only write fixed-length strings
+          if (H5Tget_size(type.get()) > file_bytes_) continue;
           std::string value(H5Tget_size(type.get()), '\0');
           H5Aread(attr.get(), type.get(), value.data());
           value.resize(std::strlen(value.c_str()));  // drop the null padding
@@ -126,7 +170,12 @@ class Reader {
   }
 
  private:
+  // How many times its stored bytes a dataset may hold: compressed data expands, but a nodegen or
+  // Medusa file stores its arrays uncompressed (ratio 1), and node data compresses far less than this.
+  static constexpr double kMaxExpansion = 64;
+
   std::filesystem::path path_;
+  std::uintmax_t file_bytes_ = 0;
   H5Handle file_;
 };
 
@@ -147,6 +196,10 @@ StoredDiscretization read_hdf5(const std::filesystem::path& file) {
   std::size_t n = 0;
   nodes.positions = r.read_transposed(layout::pos, nodes.dim, n);
   if (nodes.dim != 2 && nodes.dim != 3) r.fail(layout::pos, "expected 2 or 3 coordinate rows");
+  for (std::size_t i = 0; i < nodes.positions.size(); ++i)
+    if (!std::isfinite(nodes.positions[i]))
+      r.fail(layout::pos, "node " + std::to_string(i / static_cast<std::size_t>(nodes.dim)) + " has a non-finite coordinate (" +
+                              (std::isnan(nodes.positions[i]) ? "nan" : "inf") + ")");
   nodes.types = r.read_int_vector(layout::types, n);
   nodes.bmap = r.read_int_vector(layout::bmap, n);
   int normal_dim = nodes.dim;
@@ -161,8 +214,8 @@ StoredDiscretization read_hdf5(const std::filesystem::path& file) {
   }
   if (r.has(layout::h)) {
     std::vector<hsize_t> dims;
-    nodes.h = r.read<double>(layout::h, H5T_NATIVE_DOUBLE, dims);
-    if (dims.size() != 1 || dims[0] != n) r.fail(layout::h, "expected one value per node");
+    nodes.h = r.read<double>(layout::h, H5T_NATIVE_DOUBLE, 1, dims);
+    if (dims[0] != n) r.fail(layout::h, "expected one value per node");
   }
   out.metadata = r.attributes(layout::domain_group);
   return out;

@@ -1,0 +1,430 @@
+// Mesh file checks before CGAL reads a file (see mesh_file_check.hpp). Only what sizes an allocation
+// is checked; a file these checks cannot make sense of is left to CGAL, which refuses it before it
+// allocates by any count.
+#include "mesh_file_check.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nodegen/geometry/input_file.hpp>
+
+namespace nodegen::geometry_detail {
+namespace {
+
+[[noreturn]] void refuse(const std::string& reason) { throw InputFileError(reason); }
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Whitespace-separated tokens of a text, line by line, skipping '#' comments (OFF) when asked.
+class Tokens {
+ public:
+  Tokens(std::string_view text, bool comments) : text_(text), comments_(comments) {}
+
+  // The next token on the current line, or empty at its end.
+  std::string_view next_on_line() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r')) ++pos_;
+    if (pos_ >= text_.size() || text_[pos_] == '\n' || (comments_ && text_[pos_] == '#')) return {};
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() && !std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+  // The next token, across lines and comments; empty at the end of the text.
+  std::string_view next() {
+    for (;;) {
+      const std::string_view t = next_on_line();
+      if (!t.empty()) return t;
+      if (!next_line()) return {};
+    }
+  }
+  // Moves to the start of the next line; false at the end of the text.
+  bool next_line() {
+    const std::size_t eol = text_.find('\n', pos_);
+    if (eol == std::string_view::npos) {
+      pos_ = text_.size();
+      return false;
+    }
+    pos_ = eol + 1;
+    return true;
+  }
+  // The next line holding a token (its first token), skipping blank and comment lines.
+  std::string_view first_of_next_line() {
+    while (next_line()) {
+      const std::string_view t = next_on_line();
+      if (!t.empty()) return t;
+    }
+    return {};
+  }
+  std::size_t remaining() const { return text_.size() - pos_; }
+  std::size_t position() const { return pos_; }
+  void seek(std::size_t pos) { pos_ = pos; }
+
+ private:
+  std::string_view text_;
+  bool comments_;
+  std::size_t pos_ = 0;
+};
+
+// A non-negative decimal count; false when the token is not one (or above 2^62).
+bool count_of(std::string_view t, std::uint64_t& out) {
+  if (t.empty() || t.size() > 18) return false;
+  out = 0;
+  for (char c : t) {
+    if (c < '0' || c > '9') return false;
+    out = out * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return true;
+}
+
+std::uint32_t stl_count(const std::string& text) {
+  std::uint32_t count = 0;
+  if (text.size() >= 84) std::memcpy(&count, text.data() + 80, 4);  // little-endian on every platform nodegen builds on
+  return count;
+}
+
+std::string num_text(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+// The count an istream's >> reads from the start of a token ("0/" is 0, "12abc" 12); false when the
+// token does not start with a digit (a sign included: >> into an unsigned wraps "-1" to 2^64 - 1).
+bool leading_count(std::string_view t, std::uint64_t& out) {
+  std::size_t digits = 0;
+  while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9') ++digits;
+  return digits > 0 && count_of(t.substr(0, digits), out);
+}
+
+void check_stl(const std::string& text) {
+  // Binary STL: an 80-byte header, a 32-bit triangle count, 50 bytes per triangle. A file that starts
+  // with "solid" is ASCII unless its size matches the binary layout (some binary writers put "solid"
+  // in the header too); ASCII STL has no counts to check.
+  const bool ascii_start = text.compare(0, 5, "solid") == 0;
+  if (text.size() < 84) return;  // CGAL refuses it without allocating
+  const std::uint32_t count = stl_count(text);
+  const std::uint64_t expected = 84 + 50ull * count;
+  if (!ascii_start && expected != text.size())
+    refuse("has a binary STL header claiming " + std::to_string(count) + " triangles (" + std::to_string(expected) +
+           " bytes), but the file has " + std::to_string(text.size()) + " bytes");
+  if (expected != text.size()) return;  // ASCII: its text is checked by check_finite_text
+  for (std::uint64_t t = 0; t < count; ++t)
+    for (int k = 3; k < 12; ++k) {  // the three vertices after the facet normal
+      float v = 0;
+      std::memcpy(&v, text.data() + 84 + 50 * t + 4 * static_cast<std::uint64_t>(k), 4);
+      if (!std::isfinite(v)) refuse("has a non-finite vertex coordinate in triangle " + std::to_string(t));
+    }
+}
+
+// A coordinate written as nan, inf or a number beyond double's range: CGAL's exact predicates convert
+// coordinates to GMP rationals, and GMP raises SIGFPE on a non-finite double.
+void check_finite_text(const std::string& text) {
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '\n') ++line;
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end]))) ++end;
+    const std::string token = text.substr(i, std::min<std::size_t>(end - i, 64));
+    char* stop = nullptr;
+    const double v = std::strtod(token.c_str(), &stop);
+    if (end - i <= 64 && stop == token.c_str() + token.size() && !std::isfinite(v))
+      refuse("has a non-finite coordinate \"" + token + "\" on line " + std::to_string(line));
+    i = end;
+  }
+}
+
+void check_off(const std::string& text) {
+  Tokens tokens(text, true);
+  std::string_view magic = tokens.next();
+  if (magic.size() < 3 || magic.substr(magic.size() - 3) != "OFF") return;  // not OFF: CGAL says so
+  std::uint64_t counts[3] = {0, 0, 0};
+  std::string_view t = tokens.next();
+  if (magic.find('n') != std::string_view::npos) refuse("is an nOFF file (other dimensions), which is not supported");
+  if (t == "BINARY") refuse("is binary OFF, which is not supported (use ASCII OFF, binary STL or PLY)");
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) t = tokens.next();
+    // CGAL reads the counts with >>: each must start with a count, of at most 18 digits.
+    if (!leading_count(t, counts[i])) refuse("has an OFF header without counts of vertices, faces and edges");
+  }
+  const std::uint64_t vertices = counts[0], faces = counts[1];
+  // A vertex line holds at least "x y z" (6 bytes with its newline), a face line at least "0" and a newline.
+  const double need = 6.0 * static_cast<double>(vertices) + 2.0 * static_cast<double>(faces);
+  if (need > static_cast<double>(tokens.remaining()))
+    refuse("has an OFF header claiming " + std::to_string(vertices) + " vertices and " + std::to_string(faces) +
+           " faces, more than the file's " + std::to_string(text.size()) + " bytes can hold");
+  // Each face's vertex count sizes an array: it cannot exceed the number of vertices.
+  for (std::uint64_t v = 0; v < vertices; ++v)
+    if (tokens.first_of_next_line().empty()) return;  // short file: CGAL reports it
+  // A face line as CGAL reads it: every number on it by >> into a double (so "2-1" is 2 and -1), then
+  // the first cast to a count and the next ones to indices, unchecked (a cast out of range is undefined
+  // behaviour, and the count sizes an array). Each must be a whole number naming a vertex.
+  for (std::uint64_t f = 0; f < faces; ++f) {
+    const std::string_view first = tokens.first_of_next_line();
+    if (first.empty()) return;
+    const std::size_t start = static_cast<std::size_t>(first.data() - text.data());
+    const std::size_t eol = std::min(text.find('\n', start), text.size());
+    std::string line = text.substr(start, std::min<std::size_t>(eol - start, 1 << 20));
+    line = line.substr(0, line.find('#'));
+    std::istringstream numbers(line);
+    double value = 0;
+    std::vector<double> entries;
+    while (numbers >> value) entries.push_back(value);
+    if (entries.empty()) return;  // CGAL refuses the file
+    auto whole = [](double v, double below) { return v >= 0 && v < below && v == std::floor(v); };
+    if (!whole(entries[0], static_cast<double>(vertices) + 1))
+      refuse("has OFF face " + std::to_string(f) + " claiming " + num_text(entries[0]) + " vertices, but the mesh has " +
+             std::to_string(vertices));
+    const auto n = static_cast<std::size_t>(entries[0]);
+    for (std::size_t k = 1; k <= n && k < entries.size(); ++k)
+      if (!whole(entries[k], static_cast<double>(vertices)))
+        refuse("has OFF face " + std::to_string(f) + " with vertex index " + num_text(entries[k]) + ", but " +
+               std::to_string(vertices) + " vertices");
+  }
+}
+
+// OBJ face indices: CGAL's reader (5.5) takes 0 as the relative index "this many vertices from the
+// end", checks a positive index one past the last vertex as valid, and a relative one against the
+// final vertex count instead of the count at that line: each reads past its array. Indices start at 1,
+// a positive one names one of the file's vertices, a negative one one of the vertices above its line.
+void check_obj(const std::string& text) {
+  // Lines as CGAL reads them: the first word, then for a face its indices read as int by >>, each
+  // followed by skipping to the next space (which is how "1/2/3" and stray bytes are passed over).
+  auto for_each_line = [&](auto&& visit) {
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t eol = std::min(text.find('\n', at), text.size());
+      std::istringstream line(text.substr(at, eol - at));
+      at = eol + 1;
+      std::string word;
+      if (line >> word) visit(word, line);
+    }
+  };
+  std::int64_t total = 0;
+  for_each_line([&](const std::string& word, std::istringstream&) { total += word == "v"; });
+  std::int64_t above = 0;
+  for_each_line([&](const std::string& word, std::istringstream& line) {
+    above += word == "v";
+    if (word != "f") return;
+    int i = 0;
+    while (line >> i) {
+      if (i == 0 || i > total || -static_cast<std::int64_t>(i) > above)
+        refuse("has a face index " + std::to_string(i) + " that names no vertex (" + std::to_string(total) +
+               " in the file, " + std::to_string(above) + " above the face's line)");
+      line.ignore(256, ' ');
+    }
+  });
+}
+
+// PLY: the header's elements and properties, then one pass over the data that checks every list's
+// length against the bytes left before CGAL would size a buffer by it.
+struct PlyProperty {
+  bool list = false;
+  int count_bytes = 0;  // list: the size of its length's type
+  int item_bytes = 0;   // scalar: its size; list: the size of an item
+  bool real = false;    // scalar float or double
+  bool item_signed = false;  // list: its items are of a signed type
+};
+struct PlyElement {
+  std::string name;
+  std::uint64_t count = 0;
+  std::vector<PlyProperty> properties;
+};
+
+int ply_type_bytes(std::string_view type) {
+  static const std::pair<const char*, int> types[] = {
+      {"char", 1},  {"uchar", 1},  {"int8", 1},   {"uint8", 1},   {"short", 2},  {"ushort", 2},
+      {"int16", 2}, {"uint16", 2}, {"int", 4},    {"uint", 4},    {"int32", 4},  {"uint32", 4},
+      {"float", 4}, {"float32", 4}, {"double", 8}, {"float64", 8}};
+  for (const auto& [name, bytes] : types)
+    if (type == name) return bytes;
+  return 0;
+}
+
+std::uint64_t read_binary_count(const std::string& text, std::size_t at, int bytes, bool big_endian) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) {
+    const auto byte = static_cast<unsigned char>(text[at + static_cast<std::size_t>(big_endian ? i : bytes - 1 - i)]);
+    v = (v << 8) | byte;
+  }
+  return v;
+}
+
+void check_ply(const std::string& text) {
+  // The header as CGAL reads it: "ply", a format line, then one keyword per line up to end_header.
+  std::string format;
+  std::vector<PlyElement> elements;
+  bool sizes_known = true;  // false once a property has a type CGAL does not read (its size is unknown)
+  std::size_t data = std::string::npos;
+  for (std::size_t at = 0, number = 1; at < text.size(); ++number) {
+    const std::size_t eol = std::min(text.find('\n', at), text.size());
+    std::istringstream words(text.substr(at, std::min<std::size_t>(eol - at, 4096)));
+    at = eol + 1;
+    std::string word;
+    words >> word;
+    if (number == 1) {
+      if (word != "ply") return;  // CGAL refuses it
+      continue;
+    }
+    if (number == 2) {
+      words >> format;
+      continue;
+    }
+    if (word == "end_header") {
+      data = std::min(at, text.size());
+      break;
+    }
+    if (word == "element") {
+      PlyElement e;
+      std::string count;
+      words >> e.name >> count;
+      if (!count_of(count, e.count)) refuse("has PLY element " + e.name + " with count \"" + count + "\", not a count");
+      elements.push_back(e);
+    } else if (word == "property") {
+      // CGAL 5.5 adds a property to its last element without checking there is one (undefined behaviour).
+      if (elements.empty()) refuse("has a PLY property before any element");
+      std::string type;
+      words >> type;
+      PlyProperty p;
+      if (type == "list") {
+        std::string count_type, item_type;
+        words >> count_type >> item_type;
+        p.list = true;
+        p.count_bytes = ply_type_bytes(count_type);
+        p.item_bytes = ply_type_bytes(item_type);
+        p.item_signed = item_type == "char" || item_type == "short" || item_type.rfind("int", 0) == 0;
+      } else {
+        p.item_bytes = ply_type_bytes(type);
+        p.real = type.rfind("float", 0) == 0 || type == "double";
+      }
+      if (p.item_bytes == 0 || (p.list && p.count_bytes == 0)) {
+        sizes_known = false;
+        p = PlyProperty{false, 0, 1, false, false};  // at least a byte in the counts' check below
+      }
+      elements.back().properties.push_back(p);
+    }
+  }
+  if (data == std::string::npos) return;  // no end_header: CGAL refuses it
+  const bool ascii = format == "ascii";
+  if (ascii) check_finite_text(text.substr(data));
+  const bool big_endian = format == "binary_big_endian";
+  if (!ascii && !big_endian && format != "binary_little_endian") return;  // CGAL refuses it
+  const std::size_t bytes_left = text.size() - data;
+
+  // Every item takes at least one byte per scalar and per list length (two in ASCII, with a separator).
+  double need = 0;
+  for (const PlyElement& e : elements) {
+    double per_item = 0;
+    for (const PlyProperty& p : e.properties) per_item += ascii ? 2.0 : (p.list ? p.count_bytes : p.item_bytes);
+    need += per_item * static_cast<double>(e.count);
+  }
+  if (need > static_cast<double>(bytes_left))
+    refuse("has PLY element counts that need at least " + std::to_string(static_cast<std::uint64_t>(need)) +
+           " bytes of data, but the file has " + std::to_string(bytes_left));
+
+  if (!sizes_known) return;  // the data cannot be walked; CGAL fails on the unknown type
+  // A face's vertex indices must name vertices: CGAL 5.5 indexes its vertex array with them unchecked
+  // (a file whose vertices are not an element "vertex" has none).
+  std::uint64_t vertices = 0;
+  for (const PlyElement& e : elements)
+    if (e.name == "vertex") vertices = e.count;
+  auto check_index = [&](const PlyElement& e, std::uint64_t item, long long index) {
+    if (e.name == "face" && (index < 0 || static_cast<std::uint64_t>(index) >= vertices))
+      refuse("has PLY face " + std::to_string(item) + " with vertex index " + std::to_string(index) + ", but " +
+             std::to_string(vertices) + " vertices");
+  };
+  // Each list's length against what is left; stops at the first place the data runs out (CGAL then
+  // fails on its own, having allocated no more than the file's size).
+  Tokens tokens(text, false);
+  tokens.seek(data);
+  std::size_t at = data;
+  for (const PlyElement& e : elements)
+    for (std::uint64_t item = 0; item < e.count; ++item)
+      for (const PlyProperty& p : e.properties) {
+        std::uint64_t length = 1;
+        if (ascii) {
+          const std::string_view t = tokens.next();
+          if (t.empty()) return;
+          if (!p.list) continue;
+          if (!count_of(t, length)) refuse("has PLY element " + e.name + " " + std::to_string(item) + " with list length \"" + std::string(t) + "\", not a count");
+          if (2 * length > tokens.remaining() + 1)
+            refuse("has PLY element " + e.name + " " + std::to_string(item) + " claiming a list of " + std::to_string(length) + " items, more than the rest of the file holds");
+          for (std::uint64_t k = 0; k < length; ++k) {
+            const std::string index(tokens.next().substr(0, 24));
+            if (index.empty()) return;
+            char* stop = nullptr;
+            const long long i = std::strtoll(index.c_str(), &stop, 10);
+            if (stop == index.c_str()) return;  // not an integer: CGAL fails on it
+            check_index(e, item, i);
+          }
+        } else {
+          if (!p.list && p.real && at + static_cast<std::size_t>(p.item_bytes) <= text.size()) {
+            double v = 0;
+            if (p.item_bytes == 8) {
+              std::uint64_t bits = read_binary_count(text, at, 8, big_endian);
+              std::memcpy(&v, &bits, 8);
+            } else {
+              const auto bits = static_cast<std::uint32_t>(read_binary_count(text, at, 4, big_endian));
+              float f = 0;
+              std::memcpy(&f, &bits, 4);
+              v = f;
+            }
+            if (!std::isfinite(v))
+              refuse("has a non-finite value in PLY element " + e.name + " " + std::to_string(item));
+          }
+          if (p.list) {
+            if (at + static_cast<std::size_t>(p.count_bytes) > text.size()) return;
+            length = read_binary_count(text, at, p.count_bytes, big_endian);
+            at += static_cast<std::size_t>(p.count_bytes);
+          }
+          const double bytes = static_cast<double>(length) * p.item_bytes;
+          if (bytes > static_cast<double>(text.size() - at)) {
+            if (!p.list) return;
+            refuse("has PLY element " + e.name + " " + std::to_string(item) + " claiming a list of " + std::to_string(length) + " items, more than the rest of the file holds");
+          }
+          if (p.list && e.name == "face")
+            for (std::uint64_t k = 0; k < length; ++k) {
+              const int n = p.item_bytes;
+              const std::uint64_t raw = read_binary_count(text, at + k * static_cast<std::uint64_t>(n), n, big_endian);
+              long long index = static_cast<long long>(raw);
+              if (p.item_signed && n < 8 && (raw >> (8 * n - 1)) != 0) index -= 1ll << (8 * n);  // sign-extend
+              check_index(e, item, index);
+            }
+          at += static_cast<std::size_t>(bytes);
+        }
+      }
+}
+
+}  // namespace
+
+void check_mesh_file(const std::string& file) {
+  const std::string ext = lower(std::filesystem::path(file).extension().string());
+  if (ext != ".stl" && ext != ".obj" && ext != ".off" && ext != ".ply")
+    refuse("is of an unsupported mesh format \"" + ext + "\" (supported: .stl ascii/binary, .obj, .off, .ply)");
+  const std::string text = read_input_file(file, InputFileLimits::kMeshFileBytes, "mesh files");
+  if (ext == ".stl") check_stl(text);
+  else if (ext == ".off") check_off(text);
+  else if (ext == ".ply") check_ply(text);
+  else check_obj(text);
+  // The text formats' numbers (a binary PLY's were checked in check_ply, a binary STL's in check_stl).
+  if (ext == ".obj" || ext == ".off" || (ext == ".stl" && text.compare(0, 5, "solid") == 0 &&
+                                         (text.size() < 84 || text.size() != 84 + 50ull * stl_count(text))))
+    check_finite_text(text);
+}
+
+}  // namespace nodegen::geometry_detail
