@@ -36,7 +36,7 @@ bool triangle_overlaps_box(const MeshTriangle& t, const Vec<3>& centre, const Ve
 }  // namespace
 
 VoxelCache::VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>& box,
-                       const std::function<bool(const Vec<3>&)>& inside)
+                       const std::function<bool(const Vec<3>&)>& inside, const std::vector<Box<3>>& uncertain)
     : box_(box) {
   // Cells about the size of a triangle (a closed surface of T triangles spans ~sqrt(T) of them along
   // its length), 48 to 320 along the longest side, at most 2^23 cells (32 MiB).
@@ -50,11 +50,11 @@ VoxelCache::VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>&
   }
   for (int i = 0; i < 3; ++i) inv_[i] = n_[i] / std::max(size[i], 1e-300);
   cells_.assign(static_cast<std::size_t>(n_[0]) * n_[1] * n_[2], static_cast<std::uint32_t>(Side::unknown));
-  mark_surface(triangles);
+  mark_surface(triangles, uncertain);
   classify_rest(inside);
 }
 
-void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles) {
+void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const std::vector<Box<3>>& uncertain) {
   const Vec<3> cell_size(1.0 / inv_[0], 1.0 / inv_[1], 1.0 / inv_[2]);
   const double pad = 1e-9 * box_.size().norm();
   const Vec<3> half = 0.5 * cell_size + Vec<3>::Constant(pad);
@@ -77,6 +77,18 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles) {
         }
   }
   std::sort(pairs.begin(), pairs.end());
+  // Uncertain cells: surface cells of their own, without triangles (escape() never starts there).
+  std::vector<std::uint32_t> empty_cells;
+  for (const Box<3>& b : uncertain) {
+    int c0[3], c1[3];
+    for (int i = 0; i < 3; ++i) {
+      c0[i] = std::clamp(static_cast<int>(std::floor((b.lo[i] - box_.lo[i]) * inv_[i])), 0, n_[i] - 1);
+      c1[i] = std::clamp(static_cast<int>(std::floor((b.hi[i] - box_.lo[i]) * inv_[i])), 0, n_[i] - 1);
+    }
+    for (int z = c0[2]; z <= c1[2]; ++z)
+      for (int y = c0[1]; y <= c1[1]; ++y)
+        for (int x = c0[0]; x <= c1[0]; ++x) empty_cells.push_back(static_cast<std::uint32_t>(index(Cell{{x, y, z}})));
+  }
   offsets_.clear();
   triangle_ids_.clear();
   triangle_ids_.reserve(pairs.size());
@@ -87,6 +99,11 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles) {
     }
     triangle_ids_.push_back(pairs[i].second);
   }
+  for (const std::uint32_t c : empty_cells)
+    if (cells_[c] < surface_base) {
+      cells_[c] = surface_base + static_cast<std::uint32_t>(offsets_.size());
+      offsets_.push_back(static_cast<std::uint32_t>(triangle_ids_.size()));
+    }
   offsets_.push_back(static_cast<std::uint32_t>(triangle_ids_.size()));
 }
 

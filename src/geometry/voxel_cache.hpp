@@ -23,9 +23,10 @@ class VoxelCache {
  public:
   enum class Side : std::uint8_t { unknown, outside, inside, surface };
 
-  // inside(p): an exact inside test, called once per group of free cells.
+  // inside(p): an exact inside test, called once per group of free cells. Cells meeting an `uncertain`
+  // box count as surface cells (with no triangles): their points always go to the caller's own test.
   VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>& box,
-             const std::function<bool(const Vec<3>&)>& inside);
+             const std::function<bool(const Vec<3>&)>& inside, const std::vector<Box<3>>& uncertain = {});
 
   // The side of p's cell (p must be within the box); `surface` when the cell touches the surface.
   Side at(const Vec<3>& p) const {
@@ -58,7 +59,7 @@ class VoxelCache {
   std::size_t index(const Cell& c) const {
     return (static_cast<std::size_t>(c.i[2]) * n_[1] + c.i[1]) * n_[0] + c.i[0];
   }
-  void mark_surface(const std::vector<MeshTriangle>& triangles);
+  void mark_surface(const std::vector<MeshTriangle>& triangles, const std::vector<Box<3>>& uncertain);
   void classify_rest(const std::function<bool(const Vec<3>&)>& inside);
 
   Box<3> box_;

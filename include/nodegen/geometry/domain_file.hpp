@@ -43,6 +43,7 @@ struct DomainFile {
   Spacing spacing;
   FillParams fill;
   std::vector<std::filesystem::path> inputs;  // the files it refers to (meshes, polygon point files), resolved
+  std::vector<std::string> repairs;           // what was mended in its meshes, one line each ("NAME: WHAT")
 };
 
 // Reads and validates a domain file. Relative paths inside it (meshes, polygon point files) are
