@@ -59,13 +59,19 @@ std::uint32_t WindingNumber::build(std::uint32_t first, std::uint32_t count) {
   }
   node.centre = area > 0 ? Vec<3>(weighted / area) : Vec<3>(mean / count);
   node.normal_sum.setZero();
-  node.second.setZero();
+  node.first_moment.setZero();
+  for (auto& m : node.second_moment) m.setZero();
   node.radius2 = 0.0;
   for (std::uint32_t k = first; k < first + count; ++k) {
     const auto& t = triangles_[order_[k]];
-    const Vec<3> n = area_vector(t);
+    const Vec<3> n = area_vector(t), c = centroid(t), d = c - node.centre;
     node.normal_sum += n;
-    node.second += (centroid(t) - node.centre) * n.transpose();
+    node.first_moment += d * n.transpose();
+    // The mean of (y - centre)(y - centre)^T over the triangle: d d^T plus the triangle's own spread
+    // about its centroid, (1/12) of the sum over its corners of e e^T (e = corner - centroid).
+    Eigen::Matrix3d q = d * d.transpose();
+    for (const auto& v : t) q += (v - c) * (v - c).transpose() / 12.0;
+    for (int i = 0; i < 3; ++i) node.second_moment[i] += n[i] * q;
     for (const auto& v : t) node.radius2 = std::max(node.radius2, (v - node.centre).squaredNorm());
   }
   if (count > leaf_size) {
@@ -95,11 +101,22 @@ double WindingNumber::operator()(const Vec<3>& q) const {
     const Vec<3> r = node.centre - q;
     const double d2 = r.squaredNorm();
     if (d2 > beta2_ * node.radius2) {
-      // Far field: the dipole term and its first correction, from the Taylor expansion of the kernel
-      // (x - q) / |x - q|^3 about the node's centre.
-      const double d = std::sqrt(d2), inv3 = 1.0 / (d2 * d), inv5 = inv3 / d2;
-      const Eigen::Matrix3d jacobian = Eigen::Matrix3d::Identity() * inv3 - 3.0 * inv5 * (r * r.transpose());
-      w += (node.normal_sum.dot(r) * inv3 + jacobian.cwiseProduct(node.second).sum()) * inv_4pi;
+      // Far field: the Taylor expansion of the kernel f(y) = (y - q) / |y - q|^3 about the node's
+      // centre to second order, integrated against the node's area-weighted normals:
+      //   sum a n.f(c) + sum_ij J_ij M1_ji + 1/2 sum_ijk H_ijk M2[i]_jk
+      // with J = I / d^3 - 3 r r^T / d^5 and H_ijk = -3 (d_ij r_k + d_ik r_j + d_jk r_i) / d^5 + 15 r_i r_j r_k / d^7.
+      const double d = std::sqrt(d2), inv3 = 1.0 / (d2 * d), inv5 = inv3 / d2, inv7 = inv5 / d2;
+      const double order0 = node.normal_sum.dot(r) * inv3;
+      const double order1 = node.first_moment.trace() * inv3 - 3.0 * inv5 * r.dot(node.first_moment * r);
+      double rows = 0.0, traces = 0.0, cubic = 0.0;
+      for (int i = 0; i < 3; ++i) {
+        const Eigen::Matrix3d& m = node.second_moment[i];
+        rows += m.row(i).dot(r);
+        traces += m.trace() * r[i];
+        cubic += r[i] * r.dot(m * r);
+      }
+      const double order2 = 0.5 * (-3.0 * inv5 * (2.0 * rows + traces) + 15.0 * inv7 * cubic);
+      w += (order0 + order1 + order2) * inv_4pi;
     } else if (node.left == 0) {
       for (std::uint32_t k = node.first; k < node.first + node.count; ++k) {
         const auto& t = triangles_[order_[k]];

@@ -7,10 +7,10 @@
 //
 // Fast evaluation (Barill, Dickson, Schmidt, Levin & Jacobson 2018): a bounding-volume tree over the
 // triangles stores, per node, the area-weighted centroid p, the radius r of the node's points about p,
-// and the first two moments of the node's area-weighted normals (sum a n, sum a (x - p) n^T). A node
-// seen from farther than beta r is replaced by its dipole expansion to second order; nearer nodes are
-// opened, and leaves sum exact solid angles (Van Oosterom & Strackee 1983). All queries are const and
-// thread-safe.
+// and the first three moments of the node's area-weighted normals about p (integrated over each
+// triangle). A node seen from farther than beta r is replaced by its Taylor expansion to second order;
+// nearer nodes are opened, and leaves sum exact solid angles (Van Oosterom & Strackee 1983). All queries
+// are const and thread-safe.
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -41,7 +41,8 @@ class WindingNumber {
     Vec<3> centre;        // area-weighted centroid of the node's triangles
     double radius2;       // squared distance from centre to the node's farthest vertex
     Vec<3> normal_sum;    // sum of a n (a: area, n: unit normal), the dipole moment
-    Eigen::Matrix3d second;  // sum of a (x - centre) n^T, x the triangle's centroid
+    Eigen::Matrix3d first_moment;      // sum of a (x - centre) n^T, x the triangle's centroid
+    Eigen::Matrix3d second_moment[3];  // [i]: sum of a n_i Q, Q = the triangle's integral of (y - centre)(y - centre)^T / a
     std::uint32_t first, count;  // leaves: triangles [first, first + count) of order_
     std::uint32_t left = 0, right = 0;  // children (0: a leaf; the root is node 0)
   };
