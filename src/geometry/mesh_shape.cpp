@@ -103,13 +103,7 @@ class MeshShape final : public Shape<3> {
 
   bool contains(const Vec<3>& p) const override {
     if (!box_.contains(p)) return false;
-    if (winding_) {
-      if (cache_) {
-        const VoxelCache::Side side = cache_->at(p);
-        if (side != VoxelCache::Side::surface) return side == VoxelCache::Side::inside;
-      }
-      return inside_by_winding(p);
-    }
+    if (winding_) return inside_by_cached_winding(p);
     if (cache_) {
       switch (cache_->at(p)) {
         case VoxelCache::Side::inside: return true;
@@ -163,12 +157,15 @@ class MeshShape final : public Shape<3> {
   }
 
  private:
-  // Number of `candidates` the segment pq crosses properly; false when it touches an edge, a vertex or
-  // a triangle's plane at an end point (exact predicates decide), so the caller tries another segment.
+  // Number of `candidates` the segment pq crosses properly, and the sum of their signs (+1 where p is
+  // behind the triangle, -1 where it is in front: the winding number's jump from q to p); false when it
+  // touches an edge, a vertex or a triangle's plane at an end point (exact predicates decide), so the
+  // caller tries another segment.
   bool count_crossings(const Vec<3>& p, const Vec<3>& q, const std::vector<std::uint32_t>& candidates,
-                       int& crossings) const {
+                       int& crossings, int* signed_sum = nullptr) const {
     const Point3 P(p[0], p[1], p[2]), Q(q[0], q[1], q[2]);
     crossings = 0;
+    if (signed_sum) *signed_sum = 0;
     for (const std::uint32_t id : candidates) {
       const MeshTriangle& t = triangles_[id];
       const Point3 A(t.a[0], t.a[1], t.a[2]), B(t.b[0], t.b[1], t.b[2]), C(t.c[0], t.c[1], t.c[2]);
@@ -181,7 +178,10 @@ class MeshShape final : public Shape<3> {
       // triangle in line with an edge. Only the first is ambiguous; telling them apart is not worth it
       // on a path this rare.
       if (s1 == CGAL::COPLANAR || s2 == CGAL::COPLANAR || s3 == CGAL::COPLANAR) return false;
-      if (s1 == s2 && s2 == s3) ++crossings;
+      if (s1 == s2 && s2 == s3) {
+        ++crossings;
+        if (signed_sum) *signed_sum += op == CGAL::NEGATIVE ? 1 : -1;
+      }
     }
     return true;
   }
@@ -204,8 +204,9 @@ class MeshShape final : public Shape<3> {
 
   // The tolerant test: winding number >= 1/2 on the outward-oriented triangles. The voxel cache still
   // answers for cells no triangle touches: off a closed surface the winding number is constant between
-  // surfaces. Near a hole left open it is not, so the cells within the hole's size of it are
-  // evaluated every time.
+  // surfaces. Near a hole left open it is not: it passes 1/2 on a film spanning the hole, which bulges
+  // by a fraction of the hole's size, so the cells within a quarter of the hole's diagonal (and a cell)
+  // of its border are evaluated every time.
   void build_winding(bool accelerate, const std::vector<Box<3>>& open_borders) {
     collect_triangles();
     std::vector<std::array<Vec<3>, 3>> soup;
@@ -214,7 +215,7 @@ class MeshShape final : public Shape<3> {
     winding_ = std::make_unique<WindingNumber>(std::move(soup));
     std::vector<Box<3>> uncertain;
     for (const Box<3>& b : open_borders) {
-      const Vec<3> reach = Vec<3>::Constant(b.size().norm());
+      const Vec<3> reach = Vec<3>::Constant(0.25 * b.size().norm() + 0.01 * box_.size().maxCoeff());
       uncertain.push_back({b.lo - reach, b.hi + reach});
     }
     if (accelerate)
@@ -238,6 +239,30 @@ class MeshShape final : public Shape<3> {
   }
 
   bool inside_by_winding(const Vec<3>& p) const { return (*winding_)(p) >= 0.5; }
+
+  // The winding number through the voxel cache. Away from holes left open it is an integer off the
+  // surface: 0 in free cells outside, 1 or more inside (parts may overlap). So a point in a surface cell
+  // is decided by the signed crossings s of its short way to a free cell: from outside, it is inside
+  // when s >= 1; from inside, when s >= 0; only s < 0 from inside (2 - 1 or 1 - 1?), a way through
+  // cells near an open hole, or grazing segments need the winding number itself.
+  bool inside_by_cached_winding(const Vec<3>& p) const {
+    if (!cache_) return inside_by_winding(p);
+    const VoxelCache::Side side = cache_->at(p);
+    if (side != VoxelCache::Side::surface) return side == VoxelCache::Side::inside;
+    thread_local std::vector<std::uint32_t> candidates;
+    for (int rank = 0; rank < 6; ++rank) {
+      Vec<3> q;
+      VoxelCache::Side q_side;
+      bool uncertain = false;
+      if (!cache_->escape(p, rank, q, q_side, candidates, &uncertain) || uncertain) break;
+      int crossings = 0, jump = 0;
+      if (!count_crossings(p, q, candidates, crossings, &jump)) continue;
+      if (q_side == VoxelCache::Side::outside) return jump >= 1;
+      if (jump >= 0) return true;
+      break;
+    }
+    return inside_by_winding(p);
+  }
 
   std::string label_;
   Mesh mesh_;

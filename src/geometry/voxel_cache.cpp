@@ -77,8 +77,10 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const 
         }
   }
   std::sort(pairs.begin(), pairs.end());
-  // Uncertain cells: surface cells of their own, without triangles (escape() never starts there).
-  std::vector<std::uint32_t> empty_cells;
+  // Uncertain cells: surface cells, some with triangles of their own, all flagged (escape() reports
+  // passing them).
+  std::vector<std::uint32_t> flagged;
+  if (!uncertain.empty()) uncertain_.assign(cells_.size(), 0);
   for (const Box<3>& b : uncertain) {
     int c0[3], c1[3];
     for (int i = 0; i < 3; ++i) {
@@ -87,7 +89,11 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const 
     }
     for (int z = c0[2]; z <= c1[2]; ++z)
       for (int y = c0[1]; y <= c1[1]; ++y)
-        for (int x = c0[0]; x <= c1[0]; ++x) empty_cells.push_back(static_cast<std::uint32_t>(index(Cell{{x, y, z}})));
+        for (int x = c0[0]; x <= c1[0]; ++x) {
+          const std::size_t c = index(Cell{{x, y, z}});
+          if (!uncertain_[c]) flagged.push_back(static_cast<std::uint32_t>(c));
+          uncertain_[c] = 1;
+        }
   }
   offsets_.clear();
   triangle_ids_.clear();
@@ -99,7 +105,7 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const 
     }
     triangle_ids_.push_back(pairs[i].second);
   }
-  for (const std::uint32_t c : empty_cells)
+  for (const std::uint32_t c : flagged)
     if (cells_[c] < surface_base) {
       cells_[c] = surface_base + static_cast<std::uint32_t>(offsets_.size());
       offsets_.push_back(static_cast<std::uint32_t>(triangle_ids_.size()));
@@ -138,7 +144,8 @@ void VoxelCache::classify_rest(const std::function<bool(const Vec<3>&)>& inside)
       }
 }
 
-bool VoxelCache::escape(const Vec<3>& p, int rank, Vec<3>& q, Side& side, std::vector<std::uint32_t>& triangles) const {
+bool VoxelCache::escape(const Vec<3>& p, int rank, Vec<3>& q, Side& side, std::vector<std::uint32_t>& triangles,
+                        bool* uncertain) const {
   if (rank < 0 || rank >= 6) return false;
   const Cell c = cell_of(p);
   struct Way {
@@ -161,6 +168,7 @@ bool VoxelCache::escape(const Vec<3>& p, int rank, Vec<3>& q, Side& side, std::v
   Cell k = c;
   for (int s = 0; s < w.steps; ++s, k.i[w.axis] += w.dir) {
     const std::uint32_t v = cells_[index(k)];
+    if (uncertain && !uncertain_.empty() && uncertain_[index(k)]) *uncertain = true;
     if (v < surface_base) continue;
     const std::uint32_t slot = v - surface_base;
     triangles.insert(triangles.end(), triangle_ids_.begin() + offsets_[slot], triangle_ids_.begin() + offsets_[slot + 1]);

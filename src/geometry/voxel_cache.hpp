@@ -37,7 +37,9 @@ class VoxelCache {
   // The rank-th shortest (0..5) axis-parallel way out of p's cell to a cell of known side: the target
   // point q (centre of that cell in the walking axis, p's coordinates in the others) with its side, and
   // the triangles of every surface cell on the way (sorted, unique). False when rank is out of range.
-  bool escape(const Vec<3>& p, int rank, Vec<3>& q, Side& side, std::vector<std::uint32_t>& triangles) const;
+  // uncertain, when given, says whether the way (or p's cell) meets an uncertain cell.
+  bool escape(const Vec<3>& p, int rank, Vec<3>& q, Side& side, std::vector<std::uint32_t>& triangles,
+              bool* uncertain = nullptr) const;
 
   double surface_fraction() const;
   std::size_t cell_count() const { return cells_.size(); }
@@ -68,6 +70,7 @@ class VoxelCache {
   std::vector<std::uint32_t> cells_;
   std::vector<std::uint32_t> offsets_;    // per surface slot, into triangle_ids_ (size slots + 1)
   std::vector<std::uint32_t> triangle_ids_;
+  std::vector<std::uint8_t> uncertain_;  // per cell, 1 where an uncertain box meets it; empty when none
 };
 
 }  // namespace nodegen::geometry_detail
