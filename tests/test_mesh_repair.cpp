@@ -18,22 +18,21 @@
 
 #include "../src/geometry/winding_number.hpp"
 #include "geometry_test_support.hpp"
+#include "mesh_test_shapes.hpp"
 
 namespace nodegen {
 namespace {
 
 using test::domain_of;
 
-struct Soup {
-  std::vector<Vec<3>> v;
-  std::vector<std::array<int, 3>> f;
+using Soup = test::TriMesh;
 
-  void add(const Soup& o, const Vec<3>& offset = Vec<3>::Zero()) {
-    const int base = static_cast<int>(v.size());
-    for (const auto& p : o.v) v.push_back(p + offset);
-    for (auto [a, b, c] : o.f) f.push_back({base + a, base + b, base + c});
-  }
-};
+// Appends `o`, moved by `offset`, to `s` as another part.
+void add(Soup& s, const Soup& o, const Vec<3>& offset = Vec<3>::Zero()) {
+  const int base = static_cast<int>(s.v.size());
+  for (const auto& p : o.v) s.v.push_back(p + offset);
+  for (auto [a, b, c] : o.f) s.f.push_back({base + a, base + b, base + c});
+}
 
 // The cube [lo, hi], outward, two triangles a face; faces listed x-, x+, y-, y+, z-, z+.
 Soup cube(const Vec<3>& lo, const Vec<3>& hi) {
@@ -47,38 +46,7 @@ Soup cube(const Vec<3>& lo, const Vec<3>& hi) {
   return s;
 }
 
-// Icosahedron subdivided `levels` times onto the unit sphere, outward.
-Soup icosphere(int levels) {
-  const double t = (1.0 + std::sqrt(5.0)) / 2.0;
-  Soup m;
-  for (auto p : {Vec<3>(-1, t, 0), Vec<3>(1, t, 0), Vec<3>(-1, -t, 0), Vec<3>(1, -t, 0), Vec<3>(0, -1, t),
-                 Vec<3>(0, 1, t), Vec<3>(0, -1, -t), Vec<3>(0, 1, -t), Vec<3>(t, 0, -1), Vec<3>(t, 0, 1),
-                 Vec<3>(-t, 0, -1), Vec<3>(-t, 0, 1)})
-    m.v.push_back(p.normalized());
-  m.f = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
-         {11, 10, 2}, {10, 7, 6}, {7, 1, 8},  {3, 9, 4},  {3, 4, 2},   {3, 2, 6}, {3, 6, 8},
-         {3, 8, 9},  {4, 9, 5},  {2, 4, 11}, {6, 2, 10}, {8, 6, 7},   {9, 8, 1}};
-  for (int l = 0; l < levels; ++l) {
-    std::map<std::pair<int, int>, int> mid;
-    auto midpoint = [&](int a, int b) {
-      auto key = std::minmax(a, b);
-      auto it = mid.find(key);
-      if (it != mid.end()) return it->second;
-      m.v.push_back((m.v[a] + m.v[b]).normalized());
-      return mid[key] = static_cast<int>(m.v.size()) - 1;
-    };
-    std::vector<std::array<int, 3>> next;
-    for (auto [a, b, c] : m.f) {
-      const int ab = midpoint(a, b), bc = midpoint(b, c), ca = midpoint(c, a);
-      next.push_back({a, ab, ca});
-      next.push_back({b, bc, ab});
-      next.push_back({c, ca, bc});
-      next.push_back({ab, bc, ca});
-    }
-    m.f = std::move(next);
-  }
-  return m;
-}
+using test::icosphere;
 
 class MeshRepair : public ::testing::Test {
  protected:
@@ -204,7 +172,7 @@ TEST_F(MeshRepair, DuplicatedFacesAreDropped) {
 TEST_F(MeshRepair, TwoCubesSharingAnEdgeAreTheirUnion) {
   // Non-manifold: four faces meet at the edge x = y = 1.
   Soup s = cube(Vec<3>::Zero(), Vec<3>::Ones());
-  s.add(cube(Vec<3>(1, 1, 0), Vec<3>(2, 2, 1)));
+  add(s, cube(Vec<3>(1, 1, 0), Vec<3>(2, 2, 1)));
   // Shared vertices, as an exporter writes them: merged by the repair.
   const DomainFile f = load(s, "edge");
   auto sd = [](const Vec<3>& p) {
@@ -215,7 +183,7 @@ TEST_F(MeshRepair, TwoCubesSharingAnEdgeAreTheirUnion) {
 
 TEST_F(MeshRepair, OverlappingShellsAreTheirUnionWithoutInnerNodes) {
   Soup s = cube(Vec<3>::Zero(), Vec<3>::Ones());
-  s.add(cube(Vec<3>(0.5, 0.3, 0.2), Vec<3>(1.5, 1.3, 0.8)));
+  add(s, cube(Vec<3>(0.5, 0.3, 0.2), Vec<3>(1.5, 1.3, 0.8)));
   const DomainFile f = load(s, "overlap");
   ASSERT_FALSE(f.repairs.empty());
   EXPECT_EQ(f.repairs.back(), "m: inside test: generalized winding number (the surface intersects or touches itself)");
@@ -232,7 +200,7 @@ TEST_F(MeshRepair, InsideOutPartsAndASphereWithHolesAreSolid) {
   for (int k = 0; k < 3; ++k) s.f.erase(s.f.begin() + 100 * k);
   Soup inverted = cube(Vec<3>(2, -0.5, -0.5), Vec<3>(3, 0.5, 0.5));
   for (auto& t : inverted.f) std::swap(t[1], t[2]);
-  s.add(inverted);
+  add(s, inverted);
   const DomainFile f = load(s, "holes");
   EXPECT_EQ(f.repairs, (std::vector<std::string>{"m: holes closed: 3 (9 border edges, 3 faces added)",
                                                 "m: components: 2", "m: faces re-oriented: 12"}));
@@ -261,7 +229,7 @@ TEST_F(MeshRepair, TheVoxelCacheAnswersLikeTheWindingNumberAlone) {
   // but on the surface itself.
   Soup s = cube(Vec<3>::Zero(), Vec<3>::Ones());
   s.f.erase(s.f.begin() + 10, s.f.end());  // no z+ face
-  s.add(cube(Vec<3>(0.5, 0.3, 0.2), Vec<3>(1.5, 1.3, 0.8)));
+  add(s, cube(Vec<3>(0.5, 0.3, 0.2), Vec<3>(1.5, 1.3, 0.8)));
   const DomainFile cached = load(s, "cache_on", R"(,"max_hole":0)");
   const DomainFile plain = load(s, "cache_off", R"(,"max_hole":0,"accelerate":false)");
   const auto& a = *domain_of<3>(cached);
@@ -308,7 +276,7 @@ TEST(WindingNumber, TreeMatchesTheBruteForceSum) {
   for (int k = 0; k < 40; ++k) s.f.erase(s.f.begin() + 37 * k);
   Soup inverted = cube(Vec<3>(-0.3, -0.3, -0.3), Vec<3>(0.3, 0.3, 0.3));
   for (auto& t : inverted.f) std::swap(t[1], t[2]);
-  s.add(inverted, Vec<3>(1.5, 0, 0));
+  add(s, inverted, Vec<3>(1.5, 0, 0));
   std::vector<std::array<Vec<3>, 3>> triangles;
   for (auto [a, b, c] : s.f) triangles.push_back({s.v[a], s.v[b], s.v[c]});
   // The default far-field distance (2 node radii) and a stricter one: the expansion's error falls as

@@ -7,12 +7,19 @@ Writes OUT_DIR/NAME.{obj,off,stl,ply} and OUT_DIR/NAME.json for ten synthetic mo
 domain files for stanford-bunny.obj and cow.obj of SHARED_MESHES_DIR when given. bench/meshes/quality.sh
 fills them all and tabulates `nodegen stats`.
 """
+import importlib.util
 import json
 import os
-import struct
+import pathlib
 import sys
 
 import numpy as np
+
+# The torus and the binary STL writer of the example meshes.
+_spec = importlib.util.spec_from_file_location(
+    "make_meshes", pathlib.Path(__file__).resolve().parents[2] / "domains" / "meshes" / "make_meshes.py")
+make_meshes = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(make_meshes)
 
 rng = np.random.default_rng(7)
 
@@ -100,18 +107,8 @@ def revolve(profile, segments, close_start=False, close_end=False):
 
 
 def torus(R, r, nu, nv):
-    verts, faces = [], []
-    for i in range(nu):
-        a = 2 * np.pi * i / nu
-        for j in range(nv):
-            b = 2 * np.pi * j / nv
-            verts.append(((R + r * np.cos(b)) * np.cos(a), (R + r * np.cos(b)) * np.sin(a), r * np.sin(b)))
-    for i in range(nu):
-        for j in range(nv):
-            a, b = i * nv + j, ((i + 1) % nu) * nv + j
-            c, d = ((i + 1) % nu) * nv + (j + 1) % nv, i * nv + (j + 1) % nv
-            faces += [(a, b, c), (a, c, d)]
-    return np.array(verts, float), faces
+    v, f = make_meshes.torus(R, r, nu, nv)
+    return np.array(v, float), f
 
 
 def merge(*parts):
@@ -140,15 +137,9 @@ def write(path, v, f):
                       f"property float z\nelement face {len(f)}\nproperty list uchar int vertex_indices\nend_header\n")
             out.writelines(f"{p[0]:.9g} {p[1]:.9g} {p[2]:.9g}\n" for p in v)
             out.writelines(f"{len(face)} " + " ".join(map(str, face)) + "\n" for face in f)
-    elif ext == ".stl":  # binary
+    elif ext == ".stl":  # binary, polygons cut into fans
         tris = [(face[0], face[k], face[k + 1]) for face in f for k in range(1, len(face) - 1)]
-        with open(path, "wb") as out:
-            out.write(b"nodegen test soup".ljust(80, b" "))
-            out.write(struct.pack("<I", len(tris)))
-            for a, b, c in tris:
-                n = np.cross(v[b] - v[a], v[c] - v[a])
-                n = n / (np.linalg.norm(n) or 1)
-                out.write(struct.pack("<12fH", *n, *v[a], *v[b], *v[c], 0))
+        make_meshes.write_binary_stl(pathlib.Path(path), v, tris, "nodegen test soup")
     else:
         raise ValueError(ext)
 
