@@ -119,6 +119,10 @@ RepairedMesh repair_mesh(const std::string& file, const MeshRepairOptions& optio
   PMP::orient_polygon_soup(points, triangles);
   std::size_t split = points.size() - points_before;
 
+  // orient_polygon_soup makes the soup a valid mesh (it splits whatever is not manifold); checked
+  // rather than trusted, since the conversion's own checks are off in release builds.
+  if (!PMP::is_polygon_soup_a_polygon_mesh(triangles))
+    throw std::runtime_error("mesh " + file + " cannot be made into a consistently oriented surface");
   RepairedMesh out;
   SurfaceMesh& mesh = out.mesh;
   PMP::polygon_soup_to_polygon_mesh(points, triangles, mesh);
