@@ -205,8 +205,8 @@ class MeshShape final : public Shape<3> {
   // The tolerant test: winding number >= 1/2 on the outward-oriented triangles. The voxel cache still
   // answers for cells no triangle touches: off a closed surface the winding number is constant between
   // surfaces. Near a hole left open it is not: it passes 1/2 on a film spanning the hole, which bulges
-  // by a fraction of the hole's size, so the cells within a quarter of the hole's diagonal (and a cell)
-  // of its border are evaluated every time.
+  // by a fraction of the hole's size, so the cells within a quarter of the hole's diagonal (plus 1% of
+  // the mesh's extent) of its border's box are evaluated every time.
   void build_winding(bool accelerate, const std::vector<Box<3>>& open_borders) {
     collect_triangles();
     std::vector<std::array<Vec<3>, 3>> soup;
