@@ -67,6 +67,51 @@ TEST_F(CliTest, RunWritesDefaultOutputSummaryAndReport) {
     EXPECT_NE(text.out.find(piece), std::string::npos) << piece << " in\n" << text.out;
 }
 
+// The public test models as shipped (domains/meshes/get_models.sh puts them beside the example domains):
+// the bunny is open (closed by the repair), the cow has a non-manifold vertex and touching parts (the
+// winding number decides). Both fill to the quality targets at h = diagonal / 80.
+class PublicModel : public CliTest, public ::testing::WithParamInterface<std::pair<std::string, std::string>> {};
+
+TEST_P(PublicModel, FillsFromTheFileAsItIs) {
+  const auto& [domain, model] = GetParam();
+  if (!fs::exists(kSource / "domains" / "meshes" / model))
+    GTEST_SKIP() << "domains/meshes/" << model << " is not there: run domains/meshes/get_models.sh";
+  const Result r = run({"run", (kSource / "domains" / domain).string(), "-o", "model.h5", "--threads", "2", "--report",
+                        "report.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto report = nlohmann::json::parse(slurp(dir_ / "report.json"));
+  ASSERT_FALSE(report["repairs"].empty());
+  // One summary line per repair, as in the report.
+  for (const auto& line : report["repairs"])
+    EXPECT_NE(r.out.find("\nnodegen: mesh " + line.get<std::string>() + "\n"), std::string::npos) << r.out;
+  const Result stats = run({"stats", "model.h5", "--json"});
+  ASSERT_EQ(stats.status, 0) << stats.err;
+  const auto s = nlohmann::json::parse(stats.out);
+  EXPECT_GE(s["nn_over_h"]["min"].get<double>(), 0.92);
+  EXPECT_LE(s["holes"]["p999"].get<double>(), 0.93);
+  EXPECT_GT(s["interior_nodes"].get<std::size_t>(), 2 * s["boundary_nodes"].get<std::size_t>());
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, PublicModel,
+                         ::testing::Values(std::pair<std::string, std::string>{"bunny_mesh.json", "stanford-bunny.obj"},
+                                           std::pair<std::string, std::string>{"cow_mesh.json", "cow.obj"}),
+                         [](const auto& info) { return info.param.first.substr(0, info.param.first.find('_')); });
+
+TEST_F(CliTest, ARepairedMeshIsNamedInTheSummaryAndAnOpenSheetIsRefused) {
+  // A tetrahedron with one face missing: one hole closed.
+  write("open.off", "OFF\n4 3 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n");
+  write("open.json", R"({"dim":3,"spacing":0.05,"shape":{"type":"mesh","name":"tet","file":"open.off"}})");
+  const Result r = run({"run", "open.json", "-o", "open.h5", "--report", "report.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\nnodegen: mesh tet: holes closed: 1 (3 border edges, 1 faces added)\n"), std::string::npos) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "report.json"))["repairs"],
+            nlohmann::json::array({"tet: holes closed: 1 (3 border edges, 1 faces added)"}));
+  write("sheet.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
+  write("sheet.json", R"({"dim":3,"spacing":0.05,"shape":{"type":"mesh","file":"sheet.off"}})");
+  expect_input_error({"run", "sheet.json"}, {"sheet.json: shape.file: mesh ", "encloses no volume: an open sheet with 1 border"},
+                     "", {"open.off", "open.json", "open.h5", "open.xdmf", "report.json", "sheet.off"});
+}
+
 TEST_F(CliTest, ProgressLineOnlyOnATerminal) {
   // script(1) runs the command on a pseudo-terminal; its transcript is what a user would see.
   std::string cmd("cd ");

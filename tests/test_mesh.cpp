@@ -20,49 +20,15 @@
 #include <Eigen/Geometry>
 
 #include "geometry_test_support.hpp"
+#include "mesh_test_shapes.hpp"
 
 namespace nodegen {
 namespace {
 
 using test::domain_of;
 
-struct TriMesh {
-  std::vector<Vec<3>> v;
-  std::vector<std::array<int, 3>> f;  // counter-clockwise seen from outside
-};
-
-// Icosahedron subdivided `levels` times, vertices projected onto the unit sphere.
-TriMesh icosphere(int levels) {
-  const double t = (1.0 + std::sqrt(5.0)) / 2.0;
-  TriMesh m;
-  for (auto p : {Vec<3>(-1, t, 0), Vec<3>(1, t, 0), Vec<3>(-1, -t, 0), Vec<3>(1, -t, 0), Vec<3>(0, -1, t),
-                 Vec<3>(0, 1, t), Vec<3>(0, -1, -t), Vec<3>(0, 1, -t), Vec<3>(t, 0, -1), Vec<3>(t, 0, 1),
-                 Vec<3>(-t, 0, -1), Vec<3>(-t, 0, 1)})
-    m.v.push_back(p.normalized());
-  m.f = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
-         {11, 10, 2}, {10, 7, 6}, {7, 1, 8},  {3, 9, 4},  {3, 4, 2},   {3, 2, 6}, {3, 6, 8},
-         {3, 8, 9},  {4, 9, 5},  {2, 4, 11}, {6, 2, 10}, {8, 6, 7},   {9, 8, 1}};
-  for (int l = 0; l < levels; ++l) {
-    std::map<std::pair<int, int>, int> mid;
-    auto midpoint = [&](int a, int b) {
-      auto key = std::minmax(a, b);
-      auto it = mid.find(key);
-      if (it != mid.end()) return it->second;
-      m.v.push_back((m.v[a] + m.v[b]).normalized());
-      return mid[key] = static_cast<int>(m.v.size()) - 1;
-    };
-    std::vector<std::array<int, 3>> next;
-    for (auto [a, b, c] : m.f) {
-      const int ab = midpoint(a, b), bc = midpoint(b, c), ca = midpoint(c, a);
-      next.push_back({a, ab, ca});
-      next.push_back({b, bc, ab});
-      next.push_back({c, ca, bc});
-      next.push_back({ab, bc, ca});
-    }
-    m.f = std::move(next);
-  }
-  return m;
-}
+using test::icosphere;
+using test::TriMesh;
 
 // Exact truth for a convex polyhedron: the largest signed distance to a face plane. The planes are
 // computed once: recomputing every face's normal for every sample took 83 % of the inside tests' time
@@ -141,9 +107,12 @@ std::filesystem::path temp_dir() {
   return dir;
 }
 
-DomainFile load_mesh_domain(const std::filesystem::path& dir, const std::string& file, double h = 0.1) {
+// `extra`: more fields of the mesh shape, such as R"(,"repair":"none")".
+DomainFile load_mesh_domain(const std::filesystem::path& dir, const std::string& file, double h = 0.1,
+                            const std::string& extra = "") {
   const auto json = dir / "mesh_domain.json";
-  std::ofstream(json) << R"({"dim":3,"spacing":)" << h << R"(,"shape":{"type":"mesh","file":")" << file << R"("}})";
+  std::ofstream(json) << R"({"dim":3,"spacing":)" << h << R"(,"shape":{"type":"mesh","file":")" << file << R"(")"
+                      << extra << "}}";
   return load_domain_file(json);
 }
 
@@ -286,9 +255,9 @@ TEST(Mesh, MeshInCsgWithAnalyticShapes) {
 }
 
 // The one-line InputError loading the mesh domain of `file` in `dir` raises, or "no error".
-std::string load_error(const std::filesystem::path& dir, const std::string& file) {
+std::string load_error(const std::filesystem::path& dir, const std::string& file, const std::string& extra = "") {
   try {
-    load_mesh_domain(dir, file);
+    load_mesh_domain(dir, file, 0.1, extra);
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
     return std::string(e.what());
@@ -298,7 +267,7 @@ std::string load_error(const std::filesystem::path& dir, const std::string& file
 
 TEST(Mesh, MissingUnreadableAndOpenMeshesAreInputErrors) {
   const auto dir = temp_dir();
-  auto message = [&](const std::string& file) { return load_error(dir, file); };
+  auto message = [&](const std::string& file) { return load_error(dir, file, R"(,"repair":"none")"); };
   const std::string prefix = (dir / "mesh_domain.json").string() + ": shape.file: ";
   EXPECT_EQ(message("nope.stl"), prefix + "file not found: " + (dir / "nope.stl").string());
 
@@ -311,6 +280,10 @@ TEST(Mesh, MissingUnreadableAndOpenMeshesAreInputErrors) {
   write_mesh(open, dir / "open.off", "off");
   EXPECT_EQ(message("open.off"), prefix + "mesh " + (dir / "open.off").string() +
                                      " is not closed (3 border edges): the inside test needs a watertight surface");
+  // Repaired by default: the hole is closed and the sphere is solid again.
+  EXPECT_EQ(load_error(dir, "open.off"), "no error");
+  EXPECT_EQ(load_mesh_domain(dir, "open.off").repairs,
+            std::vector<std::string>{"shape: holes closed: 1 (3 border edges, 1 faces added)"});
 }
 
 // `m` scaled by `scale` about the origin, moved by `offset`, its faces turned inside out when `flip`,
@@ -322,9 +295,10 @@ void add_shell(TriMesh& into, const TriMesh& m, double scale, const Vec<3>& offs
     into.f.push_back(flip ? std::array{base + a, base + c, base + b} : std::array{base + a, base + b, base + c});
 }
 
-TEST(Mesh, MeshesThatDoNotBoundOneVolumeAreInputErrors) {
+TEST(Mesh, MeshesThatDoNotBoundOneVolumeAreInputErrorsWithoutRepair) {
   // A unit sphere plus a second shell: the sphere scaled, moved and maybe turned inside out. The first two
-  // used to load silently and give inverted normals where the shells overlap or nest.
+  // used to load silently and give inverted normals where the shells overlap or nest. The repair loads
+  // them (tests/test_mesh_repair.cpp); "repair": "none" keeps refusing them.
   struct Case {
     std::string file;
     double scale;
@@ -352,7 +326,7 @@ TEST(Mesh, MeshesThatDoNotBoundOneVolumeAreInputErrors) {
     const std::string expected = c.error.empty() ? "no error"
                                                  : (dir / "mesh_domain.json").string() + ": shape.file: mesh " +
                                                        (dir / c.file).string() + c.error;
-    EXPECT_EQ(load_error(dir, c.file), expected);
+    EXPECT_EQ(load_error(dir, c.file, R"(,"repair":"none")"), expected);
   }
 }
 

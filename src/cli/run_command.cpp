@@ -260,6 +260,7 @@ int run_command(const RunArgs& args) {
                                 {"threads", args.threads},
                                 {"seed", domain.fill.seed},
                                 {"nodes_sha256", fingerprint},
+                                {"repairs", domain.repairs},
                                 {"output", files.h5_path().string()}});
   }
   // Every file is written; only now do they replace older ones, together (a report that failed to
@@ -286,6 +287,7 @@ int run_command(const RunArgs& args) {
                 nodes, boundary, nodes - boundary, seconds, fill_seconds, rate, args.threads,
                 args.threads == 1 ? "" : "s", backend_name(backend), human_bytes(usage.peak_rss_bytes).c_str(),
                 output.string().c_str(), fingerprint.c_str());
+    for (const std::string& repair : domain.repairs) std::printf("nodegen: mesh %s\n", repair.c_str());
   }
   return 0;
 }

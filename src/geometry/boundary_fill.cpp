@@ -233,7 +233,8 @@ void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<
   }
 }
 
-void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, BoundarySink<3>& sink) {
+void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, BoundarySink<3>& sink,
+                      const std::function<int(const Vec<3>&, const Vec<3>&)>& side) {
   // Candidates per h^2 of area: dense enough that the thinning leaves no holes wider than about 2h
   // (a maximal Poisson-disk set), cheap enough for 1e5-triangle meshes.
   constexpr double samples_per_h2 = 24.0;
@@ -248,14 +249,18 @@ void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, Bound
   TriangleSamples source(triangles, sink.spacing(), samples_per_h2, sample_seed, sink.threads());
   const std::vector<SurfaceSample> kept =
       thin_samples(source, sink.spacing(), radius_factor, sink.cell(), thinning_seed, sink.threads());
-  // Which kept samples lie on the whole domain's boundary (CSG): two inside tests each, on the team.
-  std::vector<char> on_boundary(kept.size(), 1);
-  if (sink.filtering())
+  // Which kept samples bound the part (side) and lie on the whole domain's boundary (CSG): two inside
+  // tests each, on the team. on_boundary: 1 as placed, -1 turned, 0 dropped.
+  std::vector<signed char> on_boundary(kept.size(), 1);
+  if (side || sink.filtering())
     parallel_for(kept.size(), sink.threads(), [&](int, std::size_t k) {
-      on_boundary[k] = sink.keep(kept[k].pos, triangles[kept[k].item].normal);
+      const Vec<3>& n = triangles[kept[k].item].normal;
+      const int s = side ? side(kept[k].pos, n) : 1;
+      on_boundary[k] = static_cast<signed char>(s != 0 && sink.keep(kept[k].pos, Vec<3>(double(s) * n)) ? s : 0);
     });
   for (std::size_t k = 0; k < kept.size(); ++k)
-    if (on_boundary[k]) sink.emit(kept[k].pos, triangles[kept[k].item].normal, id, surface_priority);
+    if (on_boundary[k] != 0)
+      sink.emit(kept[k].pos, Vec<3>(double(on_boundary[k]) * triangles[kept[k].item].normal), id, surface_priority);
 }
 
 template std::vector<double> place_curve<2>(const Curve<2>&, BoundarySink<2>&, PointGrid<2>*);

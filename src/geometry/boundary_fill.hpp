@@ -53,6 +53,10 @@ struct Patch {
 void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<3>& occupied,
                 BoundarySink<3>& sink);
 
-void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, BoundarySink<3>& sink);
+// side(pos, normal), when given, says which nodes bound the part's solid: 1 as they are, -1 with the
+// normal turned, 0 not at all (a face inside the solid or between two of its parts). Called
+// concurrently.
+void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, BoundarySink<3>& sink,
+                      const std::function<int(const Vec<3>&, const Vec<3>&)>& side = {});
 
 }  // namespace nodegen::geometry_detail

@@ -115,6 +115,7 @@ class Loader {
     return inputs_.back().string();
   }
   const std::vector<std::filesystem::path>& inputs() const { return inputs_; }
+  const std::vector<std::string>& repairs() const { return repairs_; }
 
   template <int D>
   ShapePtr<D> shape(const json& j, const std::string& at, int depth = 1) const {
@@ -163,12 +164,22 @@ class Loader {
     if (type == "mesh") {
       if constexpr (D != 3) wrong_dim(3);
       else {
-        only(j, at, {"type", "file", "accelerate"});
+        only(j, at, {"type", "file", "accelerate", "repair", "max_hole"});
         const std::string file = resolve(string(require(j, at, "file"), at + ".file"));
-        bool accelerate = true;
+        MeshOptions options;
         if (j.contains("accelerate")) {
           if (!j["accelerate"].is_boolean()) fail(at + ".accelerate", "expected true or false, got " + type_name(j["accelerate"]));
-          accelerate = j["accelerate"].get<bool>();
+          options.accelerate = j["accelerate"].get<bool>();
+        }
+        if (j.contains("repair")) {
+          const std::string repair = string(j["repair"], at + ".repair");
+          if (repair != "auto" && repair != "none") fail(at + ".repair", "expected \"auto\" or \"none\", got \"" + repair + "\"");
+          options.repair = repair == "auto";
+        }
+        if (j.contains("max_hole")) {
+          options.max_hole = number(j["max_hole"], at + ".max_hole");
+          if (!(options.max_hole >= 0)) fail(at + ".max_hole", "must be 0 or more (a border length in the mesh's units)");
+          if (!options.repair) fail(at + ".max_hole", "applies to \"repair\": \"auto\" only");
         }
         try {
           check_mesh_file(file);
@@ -176,7 +187,10 @@ class Loader {
           fail(at + ".file", describe_input_file_error("mesh", file, e));
         }
         try {
-          return make_mesh(file, label, accelerate);
+          std::vector<std::string> notes;
+          ShapePtr<D> mesh = make_mesh(file, label, options, notes);
+          for (const std::string& note : notes) repairs_.push_back(label + ": " + note);
+          return mesh;
         } catch (const std::exception& e) {
           fail(at + ".file", e.what());
         }
@@ -269,6 +283,7 @@ class Loader {
   std::filesystem::path path_;
   int dim_;
   mutable std::vector<std::filesystem::path> inputs_;
+  mutable std::vector<std::string> repairs_;
 };
 
 // Spacing must be positive and finite wherever the fill may evaluate it, and must not ask for more
@@ -535,6 +550,7 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
     out.domain = std::move(d);
   }
   out.inputs = L.inputs();
+  out.repairs = L.repairs();
   return out;
 }
 

@@ -1,7 +1,9 @@
-// Closed triangle mesh leaf (3D): CGAL reads the file (STL ascii/binary, OBJ, OFF, PLY) and answers
-// inside tests by ray casting on an AABB tree (Side_of_triangle_mesh). To reach >= 1e6 tests/s on
-// 1e5-triangle meshes, a voxel grid caches the answer for every cell that no triangle touches; only
-// points in cells the surface passes through go to CGAL.
+// Triangle mesh leaf (3D): CGAL reads the file (STL ascii/binary, OBJ, OFF, PLY). A closed mesh that
+// bounds a volume (as read, or once mesh_repair.hpp has mended it) answers inside tests by crossing
+// parity: ray casting on an AABB tree (Side_of_triangle_mesh). What stays open or intersects itself
+// after the repair is decided by the generalized winding number (winding_number.hpp). To reach >= 1e6
+// tests/s on 1e5-triangle meshes, a voxel grid caches the answer for every cell that no triangle
+// touches; only points in cells the surface passes through go to CGAL or the winding number.
 #include <CGAL/AABB_face_graph_triangle_primitive.h>
 #include <CGAL/AABB_traits.h>
 #include <CGAL/AABB_tree.h>
@@ -21,87 +23,87 @@
 #include <stdexcept>
 
 #include "boundary_fill.hpp"
+#include "mesh_repair.hpp"
 #include "shape.hpp"
 #include "voxel_cache.hpp"
+#include "winding_number.hpp"
 
 namespace nodegen::geometry_detail {
 namespace {
 
 namespace PMP = CGAL::Polygon_mesh_processing;
-using Kernel = CGAL::Exact_predicates_inexact_constructions_kernel;
-using Point3 = Kernel::Point_3;
-using Mesh = CGAL::Surface_mesh<Point3>;
+using Kernel = MeshKernel;
+using Point3 = MeshPoint;
+using Mesh = SurfaceMesh;
 using Primitive = CGAL::AABB_face_graph_triangle_primitive<Mesh>;
 using Tree = CGAL::AABB_tree<CGAL::AABB_traits<Kernel, Primitive>>;
 using Side = CGAL::Side_of_triangle_mesh<Mesh, Kernel>;
 
 Vec<3> vec(const Point3& p) { return {p.x(), p.y(), p.z()}; }
 
+// The exact test's checks on a mesh read as it is (CGAL's own soup repair aside): "" when it is
+// closed, free of self-intersections and bounds a volume (then oriented so), else what is wrong.
+std::string strict_problem(const std::string& file, Mesh& mesh) {
+  bool read = false;
+  try {
+    read = CGAL::IO::read_polygon_mesh(file, mesh);
+  } catch (const std::exception& e) {
+    return "cannot read mesh " + file + ": " + e.what();
+  }
+  if (!read || mesh.number_of_faces() == 0)
+    return "cannot read mesh " + file +
+           " (unsupported format, malformed data, or a non-manifold surface; supported: .stl ascii/binary, .obj, "
+           ".off, .ply)";
+  if (!CGAL::is_triangle_mesh(mesh)) PMP::triangulate_faces(mesh);
+  if (!CGAL::is_closed(mesh)) {
+    std::size_t border = 0;
+    for (auto h : mesh.halfedges())
+      if (mesh.is_border(h)) ++border;
+    return "mesh " + file + " is not closed (" + std::to_string(border) +
+           " border edges): the inside test needs a watertight surface";
+  }
+  // The inside test counts crossings, and the nodes' normals are the faces' own: both need a surface
+  // that bounds one volume. Overlapping or crossing shells (two cubes sharing space) and a shell nested
+  // in another with the same orientation (where a hollow was meant) gave inverted normals silently.
+  if (PMP::does_self_intersect(mesh))
+    return "mesh " + file +
+           " intersects itself (overlapping or crossing shells): the inside test needs a surface that bounds one "
+           "volume";
+  if (!PMP::is_outward_oriented(mesh)) PMP::reverse_face_orientations(mesh);
+  if (!PMP::does_bound_a_volume(mesh))
+    return "mesh " + file +
+           " does not bound a volume: a shell nested in another must be oriented the other way (a cavity faces "
+           "inward)";
+  return "";
+}
+
 class MeshShape final : public Shape<3> {
  public:
-  MeshShape(const std::string& file, std::string label, bool accelerate) : label_(std::move(label)) {
+  MeshShape(const std::string& file, std::string label, const MeshOptions& options, std::vector<std::string>& notes)
+      : label_(std::move(label)) {
     if (!std::filesystem::exists(file)) throw std::runtime_error("file not found: " + file);
     {
       std::ifstream probe(file, std::ios::binary);
       if (!probe) throw std::runtime_error("cannot open " + file);
     }
-    bool read = false;
-    try {
-      read = CGAL::IO::read_polygon_mesh(file, mesh_);
-    } catch (const std::exception& e) {
-      throw std::runtime_error("cannot read mesh " + file + ": " + e.what());
+    // A mesh that passes the strict checks is used as read, whatever `repair` says: repairing a clean
+    // mesh changes nothing, and its nodes stay those of the strict test.
+    const std::string problem = strict_problem(file, mesh_);
+    if (problem.empty()) {
+      build_exact(options.accelerate);
+      return;
     }
-    if (!read || mesh_.number_of_faces() == 0)
-      throw std::runtime_error("cannot read mesh " + file +
-                               " (unsupported format, malformed data, or a non-manifold surface; "
-                               "supported: .stl ascii/binary, .obj, .off, .ply)");
-    if (!CGAL::is_triangle_mesh(mesh_)) PMP::triangulate_faces(mesh_);
-    if (!CGAL::is_closed(mesh_)) {
-      std::size_t border = 0;
-      for (auto h : mesh_.halfedges())
-        if (mesh_.is_border(h)) ++border;
-      throw std::runtime_error("mesh " + file + " is not closed (" + std::to_string(border) +
-                               " border edges): the inside test needs a watertight surface");
-    }
-    // The inside test counts crossings, and the nodes' normals are the faces' own: both need a surface
-    // that bounds one volume. Overlapping or crossing shells (two cubes sharing space) and a shell nested
-    // in another with the same orientation (where a hollow was meant) gave inverted normals silently.
-    if (PMP::does_self_intersect(mesh_))
-      throw std::runtime_error("mesh " + file +
-                               " intersects itself (overlapping or crossing shells): the inside test needs a "
-                               "surface that bounds one volume");
-    if (!PMP::is_outward_oriented(mesh_)) PMP::reverse_face_orientations(mesh_);
-    if (!PMP::does_bound_a_volume(mesh_))
-      throw std::runtime_error("mesh " + file +
-                               " does not bound a volume: a shell nested in another must be oriented the other "
-                               "way (a cavity faces inward)");
-    // Face indices then run 0..n-1, so triangles_[face.idx()] is the face's triangle.
-    if (mesh_.has_garbage()) mesh_.collect_garbage();
-
-    box_ = {Vec<3>::Constant(1e300), Vec<3>::Constant(-1e300)};
-    for (auto v : mesh_.vertices()) {
-      const Vec<3> p = vec(mesh_.point(v));
-      box_.lo = box_.lo.cwiseMin(p);
-      box_.hi = box_.hi.cwiseMax(p);
-    }
-    for (auto f : mesh_.faces()) {
-      auto h = mesh_.halfedge(f);
-      triangles_.push_back({vec(mesh_.point(mesh_.source(h))), vec(mesh_.point(mesh_.target(h))),
-                            vec(mesh_.point(mesh_.target(mesh_.next(h))))});
-    }
-    // Built eagerly: Side_of_triangle_mesh would otherwise build its tree on the first query, and
-    // contains() is called from many threads without a lock.
-    tree_ = std::make_unique<Tree>(faces(mesh_).first, faces(mesh_).second, mesh_);
-    tree_->build();
-    side_ = std::make_unique<Side>(*tree_);
-    if (accelerate)
-      cache_ = std::make_unique<VoxelCache>(triangles_, box_, [this](const Vec<3>& p) {
-        return (*side_)(Point3(p[0], p[1], p[2])) == CGAL::ON_BOUNDED_SIDE;
-      });
+    if (!options.repair) throw std::runtime_error(problem);
+    RepairedMesh repaired = repair_mesh(file, {options.max_hole});
+    notes = std::move(repaired.notes);
+    mesh_ = std::move(repaired.mesh);
+    if (repaired.solid) build_exact(options.accelerate);
+    else build_winding(options.accelerate, repaired.open_borders);
   }
 
   bool contains(const Vec<3>& p) const override {
     if (!box_.contains(p)) return false;
+    if (winding_) return inside_by_cached_winding(p);
     if (cache_) {
       switch (cache_->at(p)) {
         case VoxelCache::Side::inside: return true;
@@ -136,16 +138,34 @@ class MeshShape final : public Shape<3> {
       if (!(n.norm() > 0)) continue;  // degenerate triangles carry no area
       world.push_back({where.point(t.a), where.point(t.b), where.point(t.c), where.normal(n.normalized())});
     }
-    sample_triangles(world, id_, sink);
+    if (!winding_) {
+      sample_triangles(world, id_, sink);
+      return;
+    }
+    // Under the winding number the solid is the union of the parts: a triangle may lie inside another
+    // part (overlapping shells) or between two parts (touching ones), where it bounds nothing. A node is
+    // kept where just behind it is inside and just in front outside (its normal then points out of the
+    // solid), turned where it is the other way round, dropped where both sides agree.
+    const Affine<3>::Mat to_local = where.to_world.A.inverse();
+    const double step = 1e-6 * box_.size().norm();
+    sample_triangles(world, id_, sink, [&](const Vec<3>& pos, const Vec<3>& normal) {
+      const Vec<3> p = to_local * (pos - where.to_world.b);
+      const Vec<3> n = (to_local * normal).normalized() * (where.flip ? -step : step);
+      const bool behind = contains(p - n), ahead = contains(p + n);
+      return behind == ahead ? 0 : (behind ? 1 : -1);
+    });
   }
 
  private:
-  // Number of `candidates` the segment pq crosses properly; false when it touches an edge, a vertex or
-  // a triangle's plane at an end point (exact predicates decide), so the caller tries another segment.
+  // Number of `candidates` the segment pq crosses properly, and the sum of their signs (+1 where p is
+  // behind the triangle, -1 where it is in front: the winding number's jump from q to p); false when it
+  // touches an edge, a vertex or a triangle's plane at an end point (exact predicates decide), so the
+  // caller tries another segment.
   bool count_crossings(const Vec<3>& p, const Vec<3>& q, const std::vector<std::uint32_t>& candidates,
-                       int& crossings) const {
+                       int& crossings, int* signed_sum = nullptr) const {
     const Point3 P(p[0], p[1], p[2]), Q(q[0], q[1], q[2]);
     crossings = 0;
+    if (signed_sum) *signed_sum = 0;
     for (const std::uint32_t id : candidates) {
       const MeshTriangle& t = triangles_[id];
       const Point3 A(t.a[0], t.a[1], t.a[2]), B(t.b[0], t.b[1], t.b[2]), C(t.c[0], t.c[1], t.c[2]);
@@ -158,9 +178,90 @@ class MeshShape final : public Shape<3> {
       // triangle in line with an edge. Only the first is ambiguous; telling them apart is not worth it
       // on a path this rare.
       if (s1 == CGAL::COPLANAR || s2 == CGAL::COPLANAR || s3 == CGAL::COPLANAR) return false;
-      if (s1 == s2 && s2 == s3) ++crossings;
+      if (s1 == s2 && s2 == s3) {
+        ++crossings;
+        if (signed_sum) *signed_sum += op == CGAL::NEGATIVE ? 1 : -1;
+      }
     }
     return true;
+  }
+
+  // The exact test: crossing parity on the closed, oriented mesh_.
+  void build_exact(bool accelerate) {
+    // Face indices then run 0..n-1, so triangles_[face.idx()] is the face's triangle.
+    if (mesh_.has_garbage()) mesh_.collect_garbage();
+    collect_triangles();
+    // Built eagerly: Side_of_triangle_mesh would otherwise build its tree on the first query, and
+    // contains() is called from many threads without a lock.
+    tree_ = std::make_unique<Tree>(faces(mesh_).first, faces(mesh_).second, mesh_);
+    tree_->build();
+    side_ = std::make_unique<Side>(*tree_);
+    if (accelerate)
+      cache_ = std::make_unique<VoxelCache>(triangles_, box_, [this](const Vec<3>& p) {
+        return (*side_)(Point3(p[0], p[1], p[2])) == CGAL::ON_BOUNDED_SIDE;
+      });
+  }
+
+  // The tolerant test: winding number >= 1/2 on the outward-oriented triangles. The voxel cache still
+  // answers for cells no triangle touches: off a closed surface the winding number is constant between
+  // surfaces. Near a hole left open it is not: it passes 1/2 on a film spanning the hole, which bulges
+  // by a fraction of the hole's size, so the cells within a quarter of the hole's diagonal (plus 1% of
+  // the mesh's extent) of its border's box are evaluated every time.
+  void build_winding(bool accelerate, const std::vector<Box<3>>& open_borders) {
+    collect_triangles();
+    std::vector<std::array<Vec<3>, 3>> soup;
+    soup.reserve(triangles_.size());
+    for (const auto& t : triangles_) soup.push_back({t.a, t.b, t.c});
+    winding_ = std::make_unique<WindingNumber>(std::move(soup));
+    std::vector<Box<3>> uncertain;
+    for (const Box<3>& b : open_borders) {
+      const Vec<3> reach = Vec<3>::Constant(0.25 * b.size().norm() + 0.01 * box_.size().maxCoeff());
+      uncertain.push_back({b.lo - reach, b.hi + reach});
+    }
+    if (accelerate)
+      cache_ = std::make_unique<VoxelCache>(
+          triangles_, box_, [this](const Vec<3>& p) { return inside_by_winding(p); }, uncertain);
+  }
+
+  void collect_triangles() {
+    box_ = {Vec<3>::Constant(1e300), Vec<3>::Constant(-1e300)};
+    for (auto v : mesh_.vertices()) {
+      const Vec<3> p = vec(mesh_.point(v));
+      box_.lo = box_.lo.cwiseMin(p);
+      box_.hi = box_.hi.cwiseMax(p);
+    }
+    triangles_.clear();
+    for (auto f : mesh_.faces()) {
+      auto h = mesh_.halfedge(f);
+      triangles_.push_back({vec(mesh_.point(mesh_.source(h))), vec(mesh_.point(mesh_.target(h))),
+                            vec(mesh_.point(mesh_.target(mesh_.next(h))))});
+    }
+  }
+
+  bool inside_by_winding(const Vec<3>& p) const { return (*winding_)(p) >= 0.5; }
+
+  // The winding number through the voxel cache. Away from holes left open it is an integer off the
+  // surface: 0 in free cells outside, 1 or more inside (parts may overlap). So a point in a surface cell
+  // is decided by the signed crossings s of its short way to a free cell: from outside, it is inside
+  // when s >= 1; from inside, when s >= 0; only s < 0 from inside (2 - 1 or 1 - 1?), a way through
+  // cells near an open hole, or grazing segments need the winding number itself.
+  bool inside_by_cached_winding(const Vec<3>& p) const {
+    if (!cache_) return inside_by_winding(p);
+    const VoxelCache::Side side = cache_->at(p);
+    if (side != VoxelCache::Side::surface) return side == VoxelCache::Side::inside;
+    thread_local std::vector<std::uint32_t> candidates;
+    for (int rank = 0; rank < 6; ++rank) {
+      Vec<3> q;
+      VoxelCache::Side q_side;
+      bool uncertain = false;
+      if (!cache_->escape(p, rank, q, q_side, candidates, &uncertain) || uncertain) break;
+      int crossings = 0, jump = 0;
+      if (!count_crossings(p, q, candidates, crossings, &jump)) continue;
+      if (q_side == VoxelCache::Side::outside) return jump >= 1;
+      if (jump >= 0) return true;
+      break;
+    }
+    return inside_by_winding(p);
   }
 
   std::string label_;
@@ -169,14 +270,16 @@ class MeshShape final : public Shape<3> {
   std::vector<MeshTriangle> triangles_;
   std::unique_ptr<Tree> tree_;
   std::unique_ptr<Side> side_;
+  std::unique_ptr<WindingNumber> winding_;  // set when the inside test is the winding number
   std::unique_ptr<VoxelCache> cache_;  // null when not accelerated
   int id_ = 1;
 };
 
 }  // namespace
 
-ShapePtr<3> make_mesh(const std::string& file, std::string label, bool accelerate) {
-  return std::make_shared<MeshShape>(file, std::move(label), accelerate);
+ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOptions& options,
+                      std::vector<std::string>& notes) {
+  return std::make_shared<MeshShape>(file, std::move(label), options, notes);
 }
 
 }  // namespace nodegen::geometry_detail

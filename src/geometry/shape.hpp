@@ -2,6 +2,7 @@
 // The internal shape tree behind Domain<D>: leaves (box, ball, polygon, triangle mesh), CSG nodes and
 // transforms. Virtual calls are fine here: contains() costs one call per tree node, and the expensive
 // leaf (the mesh) answers most queries from a voxel cache.
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,8 +64,14 @@ ShapePtr<D> make_box(const Vec<D>& lo, const Vec<D>& hi, std::string label);
 template <int D>
 ShapePtr<D> make_ball(const Vec<D>& center, double radius, std::string label);
 ShapePtr<2> make_polygon(std::vector<std::vector<Vec<2>>> rings, std::string label);  // rings[0] outer
-// accelerate = false skips the voxel cache (every inside test goes to CGAL): for comparisons and checks.
-ShapePtr<3> make_mesh(const std::string& file, std::string label, bool accelerate = true);  // throws std::runtime_error
+struct MeshOptions {
+  bool accelerate = true;  // false skips the voxel cache (every inside test goes to CGAL): for checks
+  bool repair = true;      // false: refuse a mesh that is not closed or does not bound a volume
+  double max_hole = std::numeric_limits<double>::infinity();  // longest hole border the repair closes
+};
+// Throws std::runtime_error saying what is wrong. `notes`: what the repair changed, one line each.
+ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOptions& options,
+                      std::vector<std::string>& notes);
 
 enum class CsgOp { union_, intersection, difference };
 template <int D>

@@ -36,7 +36,7 @@ bool triangle_overlaps_box(const MeshTriangle& t, const Vec<3>& centre, const Ve
 }  // namespace
 
 VoxelCache::VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>& box,
-                       const std::function<bool(const Vec<3>&)>& inside)
+                       const std::function<bool(const Vec<3>&)>& inside, const std::vector<Box<3>>& uncertain)
     : box_(box) {
   // Cells about the size of a triangle (a closed surface of T triangles spans ~sqrt(T) of them along
   // its length), 48 to 320 along the longest side, at most 2^23 cells (32 MiB).
@@ -50,11 +50,11 @@ VoxelCache::VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>&
   }
   for (int i = 0; i < 3; ++i) inv_[i] = n_[i] / std::max(size[i], 1e-300);
   cells_.assign(static_cast<std::size_t>(n_[0]) * n_[1] * n_[2], static_cast<std::uint32_t>(Side::unknown));
-  mark_surface(triangles);
+  mark_surface(triangles, uncertain);
   classify_rest(inside);
 }
 
-void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles) {
+void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const std::vector<Box<3>>& uncertain) {
   const Vec<3> cell_size(1.0 / inv_[0], 1.0 / inv_[1], 1.0 / inv_[2]);
   const double pad = 1e-9 * box_.size().norm();
   const Vec<3> half = 0.5 * cell_size + Vec<3>::Constant(pad);
@@ -77,6 +77,24 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles) {
         }
   }
   std::sort(pairs.begin(), pairs.end());
+  // Uncertain cells: surface cells, some with triangles of their own, all flagged (escape() reports
+  // passing them).
+  std::vector<std::uint32_t> flagged;
+  if (!uncertain.empty()) uncertain_.assign(cells_.size(), 0);
+  for (const Box<3>& b : uncertain) {
+    int c0[3], c1[3];
+    for (int i = 0; i < 3; ++i) {
+      c0[i] = std::clamp(static_cast<int>(std::floor((b.lo[i] - box_.lo[i]) * inv_[i])), 0, n_[i] - 1);
+      c1[i] = std::clamp(static_cast<int>(std::floor((b.hi[i] - box_.lo[i]) * inv_[i])), 0, n_[i] - 1);
+    }
+    for (int z = c0[2]; z <= c1[2]; ++z)
+      for (int y = c0[1]; y <= c1[1]; ++y)
+        for (int x = c0[0]; x <= c1[0]; ++x) {
+          const std::size_t c = index(Cell{{x, y, z}});
+          if (!uncertain_[c]) flagged.push_back(static_cast<std::uint32_t>(c));
+          uncertain_[c] = 1;
+        }
+  }
   offsets_.clear();
   triangle_ids_.clear();
   triangle_ids_.reserve(pairs.size());
@@ -87,6 +105,11 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles) {
     }
     triangle_ids_.push_back(pairs[i].second);
   }
+  for (const std::uint32_t c : flagged)
+    if (cells_[c] < surface_base) {
+      cells_[c] = surface_base + static_cast<std::uint32_t>(offsets_.size());
+      offsets_.push_back(static_cast<std::uint32_t>(triangle_ids_.size()));
+    }
   offsets_.push_back(static_cast<std::uint32_t>(triangle_ids_.size()));
 }
 
@@ -121,7 +144,8 @@ void VoxelCache::classify_rest(const std::function<bool(const Vec<3>&)>& inside)
       }
 }
 
-bool VoxelCache::escape(const Vec<3>& p, int rank, Vec<3>& q, Side& side, std::vector<std::uint32_t>& triangles) const {
+bool VoxelCache::escape(const Vec<3>& p, int rank, Vec<3>& q, Side& side, std::vector<std::uint32_t>& triangles,
+                        bool* uncertain) const {
   if (rank < 0 || rank >= 6) return false;
   const Cell c = cell_of(p);
   struct Way {
@@ -144,6 +168,7 @@ bool VoxelCache::escape(const Vec<3>& p, int rank, Vec<3>& q, Side& side, std::v
   Cell k = c;
   for (int s = 0; s < w.steps; ++s, k.i[w.axis] += w.dir) {
     const std::uint32_t v = cells_[index(k)];
+    if (uncertain && !uncertain_.empty() && uncertain_[index(k)]) *uncertain = true;
     if (v < surface_base) continue;
     const std::uint32_t slot = v - surface_base;
     triangles.insert(triangles.end(), triangle_ids_.begin() + offsets_[slot], triangle_ids_.begin() + offsets_[slot + 1]);

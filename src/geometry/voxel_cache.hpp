@@ -23,9 +23,10 @@ class VoxelCache {
  public:
   enum class Side : std::uint8_t { unknown, outside, inside, surface };
 
-  // inside(p): an exact inside test, called once per group of free cells.
+  // inside(p): an exact inside test, called once per group of free cells. Cells meeting an `uncertain`
+  // box count as surface cells (with no triangles): their points always go to the caller's own test.
   VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>& box,
-             const std::function<bool(const Vec<3>&)>& inside);
+             const std::function<bool(const Vec<3>&)>& inside, const std::vector<Box<3>>& uncertain = {});
 
   // The side of p's cell (p must be within the box); `surface` when the cell touches the surface.
   Side at(const Vec<3>& p) const {
@@ -36,7 +37,9 @@ class VoxelCache {
   // The rank-th shortest (0..5) axis-parallel way out of p's cell to a cell of known side: the target
   // point q (centre of that cell in the walking axis, p's coordinates in the others) with its side, and
   // the triangles of every surface cell on the way (sorted, unique). False when rank is out of range.
-  bool escape(const Vec<3>& p, int rank, Vec<3>& q, Side& side, std::vector<std::uint32_t>& triangles) const;
+  // uncertain, when given, says whether the way (or p's cell) meets an uncertain cell.
+  bool escape(const Vec<3>& p, int rank, Vec<3>& q, Side& side, std::vector<std::uint32_t>& triangles,
+              bool* uncertain = nullptr) const;
 
   double surface_fraction() const;
   std::size_t cell_count() const { return cells_.size(); }
@@ -58,7 +61,7 @@ class VoxelCache {
   std::size_t index(const Cell& c) const {
     return (static_cast<std::size_t>(c.i[2]) * n_[1] + c.i[1]) * n_[0] + c.i[0];
   }
-  void mark_surface(const std::vector<MeshTriangle>& triangles);
+  void mark_surface(const std::vector<MeshTriangle>& triangles, const std::vector<Box<3>>& uncertain);
   void classify_rest(const std::function<bool(const Vec<3>&)>& inside);
 
   Box<3> box_;
@@ -67,6 +70,7 @@ class VoxelCache {
   std::vector<std::uint32_t> cells_;
   std::vector<std::uint32_t> offsets_;    // per surface slot, into triangle_ids_ (size slots + 1)
   std::vector<std::uint32_t> triangle_ids_;
+  std::vector<std::uint8_t> uncertain_;  // per cell, 1 where an uncertain box meets it; empty when none
 };
 
 }  // namespace nodegen::geometry_detail

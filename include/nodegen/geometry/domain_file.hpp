@@ -1,7 +1,7 @@
 #pragma once
 // Reading domain files (domains/*.json; format in docs/domain-format.md). Every problem with the input
-// (syntax, unknown shape, missing or open mesh, bad spacing, wrong types) throws InputError whose what()
-// is one line "FILE: FIELD: REASON".
+// (syntax, unknown shape, missing mesh or one that encloses no volume, bad spacing, wrong types) throws
+// InputError whose what() is one line "FILE: FIELD: REASON".
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -43,6 +43,7 @@ struct DomainFile {
   Spacing spacing;
   FillParams fill;
   std::vector<std::filesystem::path> inputs;  // the files it refers to (meshes, polygon point files), resolved
+  std::vector<std::string> repairs;           // what was mended in its meshes, one line each ("NAME: WHAT")
 };
 
 // Reads and validates a domain file. Relative paths inside it (meshes, polygon point files) are

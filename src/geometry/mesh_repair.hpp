@@ -1,0 +1,42 @@
+#pragma once
+// Turns a triangle or polygon soup as users bring it (scans with holes, CAD exports with duplicated or
+// flipped faces, parts that touch along an edge or overlap) into an oriented surface the mesh shape can
+// decide inside/outside for, with CGAL's Polygon Mesh Processing, and says what it changed:
+//   read as a polygon soup -> repair_polygon_soup (merge duplicate points, drop degenerate and duplicate
+//   faces) -> fan-triangulate polygons -> orient_polygon_soup (consistent orientation; non-manifold
+//   vertices and edges are split) -> mesh -> stitch_borders -> close holes whose border is at most
+//   `max_hole` long (triangulate_hole) -> per connected part: outward orientation, and parts without
+//   volume dropped.
+// The result is `solid` when it is closed, free of self-intersections and bounds a volume (cavities
+// facing inward): then the exact crossing-parity inside test applies. Otherwise the caller uses the
+// generalized winding number on the outward-oriented triangles (a union of the parts).
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
+#include <CGAL/Surface_mesh.h>
+
+#include <nodegen/geometry/box.hpp>
+
+namespace nodegen::geometry_detail {
+
+using MeshKernel = CGAL::Exact_predicates_inexact_constructions_kernel;
+using MeshPoint = MeshKernel::Point_3;
+using SurfaceMesh = CGAL::Surface_mesh<MeshPoint>;
+
+struct MeshRepairOptions {
+  double max_hole = std::numeric_limits<double>::infinity();  // longest hole border closed (mesh units)
+};
+
+struct RepairedMesh {
+  SurfaceMesh mesh;                  // triangles, each part oriented outward (or as a cavity when solid)
+  bool solid = false;                // closed, not self-intersecting, bounds a volume
+  std::vector<std::string> notes;    // what was repaired, one line each; empty when nothing was
+  std::vector<Box<3>> open_borders;  // around each hole left open: the winding number is not flat there
+};
+
+// Throws std::runtime_error saying what is wrong and where when nothing solid can be made of the file.
+RepairedMesh repair_mesh(const std::string& file, const MeshRepairOptions& options);
+
+}  // namespace nodegen::geometry_detail
