@@ -11,7 +11,7 @@ packages=(
   libcgal-dev libgmp-dev libmpfr-dev libboost-dev
   libcli11-dev nlohmann-json3-dev libmuparser-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libtbb-dev libnanoflann-dev
+  libtbb-dev libnanoflann-dev libssl-dev
   python3-matplotlib python3-h5py python3-numpy
 )
 if [[ "${1:-}" == "--paraview" ]]; then

@@ -123,7 +123,7 @@ TEST_F(CliTest, RunWritesDefaultOutputSummaryAndReport) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");  // not a terminal: no progress line
   // One summary line: nodes, boundary/interior, seconds, nodes/s, peak memory, output path.
-  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^nodegen: \d+ nodes \(\d+ boundary, \d+ interior\) in [0-9.]+ s .*nodes/s.*peak memory [0-9.]+ MiB -> output/square\.h5\n$)")))
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^nodegen: \d+ nodes \(\d+ boundary, \d+ interior\) in [0-9.]+ s .*nodes/s.*peak memory [0-9.]+ MiB -> output/square\.h5\nnodes_sha256 [0-9a-f]{64}\n$)")))
       << r.out;
   EXPECT_TRUE(fs::exists(dir_ / "output" / "square.h5"));
   EXPECT_TRUE(fs::exists(dir_ / "output" / "square.xdmf"));
@@ -131,7 +131,7 @@ TEST_F(CliTest, RunWritesDefaultOutputSummaryAndReport) {
   const auto report = nlohmann::json::parse(slurp(dir_ / "report.json"));
   for (const char* key : {"domain", "dim", "nodes", "boundary_nodes", "interior_nodes", "seconds", "fill_seconds",
                           "boundary_seconds", "nodes_per_second", "peak_rss_bytes", "minor_faults", "backend", "prefault", "huge_pages",
-                          "threads", "seed", "output"})
+                          "threads", "seed", "nodes_sha256", "output"})
     EXPECT_TRUE(report.contains(key)) << key;
   EXPECT_EQ(report["threads"], 2);
   EXPECT_EQ(report["seed"], 5);
@@ -457,6 +457,53 @@ TEST_F(CliTest, HelpAndVersion) {
   const Result version = run({"--version"});
   EXPECT_EQ(version.status, 0);
   EXPECT_EQ(version.out, "nodegen " NODEGEN_VERSION "\n");
+}
+
+// The nodes of every example domain are a function of the file and the seed: the same fingerprint at
+// 1, 2, 3 and 7 threads (7: more threads than the machine's cores), on every backend and store
+// variant, and `stats` recomputes the same fingerprint from the file.
+class DomainDeterminism : public CliTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(DomainDeterminism, SameNodesAtEveryThreadCountAndBackend) {
+  const std::string domain = (kSource / "domains" / (GetParam() + ".json")).string();
+  const std::vector<std::vector<std::string>> variants = {
+      {"--threads", "1"}, {"--threads", "2"}, {"--threads", "3"}, {"--threads", "7"},
+      {"--threads", "2", "--backend", "vector"}, {"--threads", "3", "--backend", "suballoc"},
+      {"--threads", "2", "--prefault"}, {"--threads", "3", "--huge-pages"}};
+  std::string first;
+  for (const auto& v : variants) {
+    std::vector<std::string> args = {"run", domain, "-o", "nodes.h5", "--quiet", "--report", "report.json"};
+    args.insert(args.end(), v.begin(), v.end());
+    const Result r = run(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string fingerprint = nlohmann::json::parse(slurp(dir_ / "report.json"))["nodes_sha256"];
+    ASSERT_EQ(fingerprint.size(), 64u);
+    if (first.empty()) {
+      first = fingerprint;
+      const Result stats = run({"stats", "nodes.h5", "--json", "--samples", "1000"});
+      ASSERT_EQ(stats.status, 0) << stats.err;
+      EXPECT_EQ(nlohmann::json::parse(stats.out)["nodes_sha256"], fingerprint) << "stats recomputes another fingerprint";
+    }
+    std::string shown;
+    for (const auto& a : v) shown += a + " ";
+    EXPECT_EQ(fingerprint, first) << GetParam() << " with " << shown << "differs from 1 thread";
+  }
+}
+
+// Every file of domains/ (the list is checked against the folder, so a new example is not missed).
+const std::vector<std::string> kExampleDomains = {
+    "airfoil_channel", "box_minus_ball", "cross_union", "cube", "cube_variable", "disk", "disk_minus_square",
+    "gear_mesh", "l_shape", "plate_with_holes", "polygon_with_holes", "sphere", "square", "square_variable",
+    "torus_mesh"};
+
+INSTANTIATE_TEST_SUITE_P(ExampleDomains, DomainDeterminism, ::testing::ValuesIn(kExampleDomains));
+
+TEST(ExampleDomainList, NamesEveryDomainFile) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(kSource / "domains"))
+    if (e.path().extension() == ".json") found.push_back(e.path().stem().string());
+  std::sort(found.begin(), found.end());
+  EXPECT_EQ(found, kExampleDomains);
 }
 
 }  // namespace

@@ -197,6 +197,8 @@ int run_command(const RunArgs& args) {
     ProgressBar bar(placed, !args.quiet);
     try {
       return fill_domain(domain, options);
+    } catch (const SpacingFault& e) {
+      throw InputError(args.domain.string(), "spacing", e.what());
     } catch (const StoreFull& e) {
       // The fill's message already names the cap; other stores' messages get the CLI's prefix.
       const std::string what = e.what();
@@ -234,8 +236,8 @@ int run_command(const RunArgs& args) {
       {"seconds_before_write", seconds_since(start)},
   };
   std::vector<Spacing::Evaluator> evaluators;
-  std::visit([&](const auto& d) { files.write(view_of(d, domain.spacing, args.threads, evaluators), metadata); },
-             result);
+  const std::string fingerprint = std::visit(
+      [&](const auto& d) { return files.write(view_of(d, domain.spacing, args.threads, evaluators), metadata); }, result);
 
   const double seconds = seconds_since(start);
   const ResourceUsage usage = current_resource_usage();
@@ -257,6 +259,7 @@ int run_command(const RunArgs& args) {
                                 {"huge_pages", args.huge_pages},
                                 {"threads", args.threads},
                                 {"seed", domain.fill.seed},
+                                {"nodes_sha256", fingerprint},
                                 {"output", files.h5_path().string()}});
   }
   // Every file is written; only now do they replace older ones, together (a report that failed to
@@ -279,10 +282,10 @@ int run_command(const RunArgs& args) {
                  args.domain.string().c_str(), domain.spacing.describe().c_str(), boundary, boundary == 1 ? "" : "s");
   if (!args.quiet) {
     std::printf("nodegen: %zu nodes (%zu boundary, %zu interior) in %.2f s (fill %.2f s, %.3g nodes/s, %d thread%s, %s), "
-                "peak memory %s -> %s\n",
+                "peak memory %s -> %s\nnodes_sha256 %s\n",
                 nodes, boundary, nodes - boundary, seconds, fill_seconds, rate, args.threads,
                 args.threads == 1 ? "" : "s", backend_name(backend), human_bytes(usage.peak_rss_bytes).c_str(),
-                output.string().c_str());
+                output.string().c_str(), fingerprint.c_str());
   }
   return 0;
 }

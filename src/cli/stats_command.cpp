@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/io/fingerprint.hpp"
 #include "nodegen/io/hdf5_reader.hpp"
 #include "nodegen/io/quality.hpp"
 
@@ -59,6 +60,7 @@ int stats_command(const std::filesystem::path& file, bool json, std::size_t samp
   if (nodes.h.size() != nodes.node_count())
     throw InputError(file.string(), "/domain/h", "missing: stats needs h at every node (not a nodegen file?)");
   const auto domain = stored_domain(file, stored.metadata);
+  const std::string fingerprint = io::nodes_sha256(nodes);
 
   io::QualityOptions options;
   options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -78,6 +80,7 @@ int stats_command(const std::filesystem::path& file, bool json, std::size_t samp
         {"file", file.string()},
         {"dim", nodes.dim},
         {"nodes", r.nodes},
+        {"nodes_sha256", fingerprint},
         {"boundary_nodes", r.boundary_nodes},
         {"interior_nodes", r.interior_nodes},
         {"nn_over_h", {{"min", r.nn_over_h.min}, {"mean", r.nn_over_h.mean}, {"max", r.nn_over_h.max}}},
@@ -90,6 +93,7 @@ int stats_command(const std::filesystem::path& file, bool json, std::size_t samp
     return 0;
   }
   std::printf("file        %s\n", file.c_str());
+  std::printf("sha256      %s   (nodes_sha256: the /domain arrays)\n", fingerprint.c_str());
   std::printf("nodes       %zu (%zu boundary, %zu interior), %dD\n", r.nodes, r.boundary_nodes, r.interior_nodes,
               nodes.dim);
   if (r.nodes >= 2)

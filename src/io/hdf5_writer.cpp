@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hdf5_handle.hpp"
+#include "nodegen/io/fingerprint.hpp"
 #include "nodegen/io/layout.hpp"
 #include "output_error.hpp"
 
@@ -69,7 +70,7 @@ class Writer {
   }
 
   // Interleaved (x0 y0 x1 y1 ...) -> the transposed {dim, n} dataset, one coordinate row at a time.
-  void write_transposed(const char* name, std::span<const double> interleaved, int dim) {
+  void write_transposed(const char* name, std::span<const double> interleaved, int dim, NodesFingerprint::Array array) {
     const std::size_t n = interleaved.size() / static_cast<std::size_t>(dim);
     H5Handle set = dataset(name, H5T_IEEE_F64LE, {static_cast<hsize_t>(dim), n});
     std::vector<double> row(std::min(n, kBlock));
@@ -78,13 +79,15 @@ class Writer {
         const std::size_t len = std::min(kBlock, n - first);
         for (std::size_t i = 0; i < len; ++i) row[i] = interleaved[(first + i) * static_cast<std::size_t>(dim) + static_cast<std::size_t>(k)];
         write_slab(set, H5T_NATIVE_DOUBLE, row.data(), {static_cast<hsize_t>(k), first}, {1, len}, name);
+        fingerprint_.add(array, row.data(), len * sizeof(double));
       }
     }
   }
 
-  void write_int32(const char* name, std::span<const std::int32_t> values) {
+  void write_int32(const char* name, std::span<const std::int32_t> values, NodesFingerprint::Array array) {
     H5Handle set = dataset(name, H5T_STD_I32LE, {values.size()});
     write_slab(set, H5T_NATIVE_INT32, values.data(), {0}, {values.size()}, name);
+    fingerprint_.add(array, values.data(), values.size_bytes());
   }
 
   void write_spacing(const NodeArraysView& nodes) {
@@ -95,6 +98,7 @@ class Writer {
       const std::size_t len = std::min(kBlock, n - first);
       nodes.spacing_at(first, std::span<double>(block.data(), len));
       write_slab(set, H5T_NATIVE_DOUBLE, block.data(), {first}, {len}, layout::h);
+      fingerprint_.add(NodesFingerprint::h, block.data(), len * sizeof(double));
     }
   }
 
@@ -160,12 +164,22 @@ class Writer {
     check(H5Awrite(attr.get(), H5T_NATIVE_INT32, &value), "attribute N");
   }
 
+  // The fingerprint of the /domain arrays written so far, stored as the attribute nodes_sha256 of /domain.
+  std::string write_fingerprint() {
+    const std::string hex = fingerprint_.finish();
+    H5Handle domain(H5Gopen2(file_.get(), layout::domain_group, H5P_DEFAULT), H5Gclose);
+    if (!domain) fail("cannot reopen /domain");
+    write_attribute(domain.get(), layout::fingerprint_attribute, hex);
+    return hex;
+  }
+
   // Closing flushes the metadata: its failure (e.g. a full disk) must fail the write.
   void close() { check(H5Fclose(file_.release()), "the file on close"); }
 
  private:
   std::filesystem::path shown_;
   H5Handle file_;
+  NodesFingerprint fingerprint_;
 };
 
 void check_consistent(const NodeArraysView& nodes) {
@@ -188,7 +202,7 @@ void check_consistent(const NodeArraysView& nodes) {
 
 void skip_hdf5_shutdown_at_exit() { H5dont_atexit(); }
 
-void write_hdf5(const std::filesystem::path& file, const NodeArraysView& nodes, const RunMetadata& metadata,
+std::string write_hdf5(const std::filesystem::path& file, const NodeArraysView& nodes, const RunMetadata& metadata,
                 const std::filesystem::path& shown_name) {
   check_consistent(nodes);
   detail::H5QuietErrors quiet;
@@ -198,14 +212,16 @@ void write_hdf5(const std::filesystem::path& file, const NodeArraysView& nodes, 
     w.write_count_attribute(domain.get(), nodes.node_count());
     for (const auto& [name, value] : metadata) w.write_attribute(domain.get(), name, value);
   }
-  w.write_transposed(layout::pos, nodes.positions, nodes.dim);
-  w.write_int32(layout::types, nodes.types);
-  w.write_int32(layout::bmap, nodes.bmap);
-  w.write_transposed(layout::normals, nodes.normals, nodes.dim);
+  w.write_transposed(layout::pos, nodes.positions, nodes.dim, NodesFingerprint::pos);
+  w.write_int32(layout::types, nodes.types, NodesFingerprint::types);
+  w.write_int32(layout::bmap, nodes.bmap, NodesFingerprint::bmap);
+  w.write_transposed(layout::normals, nodes.normals, nodes.dim, NodesFingerprint::normals);
   w.write_spacing(nodes);
+  const std::string fingerprint = w.write_fingerprint();
   w.group(layout::paraview_group);
   w.write_display_arrays(nodes);
   w.close();
+  return fingerprint;
 }
 
 }  // namespace nodegen::io

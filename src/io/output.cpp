@@ -23,14 +23,15 @@ OutputFiles::OutputFiles(const std::filesystem::path& h5_path) : h5_(h5_path), x
                                               "the data as NAME:/dataset, and ParaView splits at the colon)");
 }
 
-void OutputFiles::write(const NodeArraysView& nodes, const RunMetadata& metadata) {
-  write_hdf5(h5_.temp_path(), nodes, metadata, h5_.final_path());
+std::string OutputFiles::write(const NodeArraysView& nodes, const RunMetadata& metadata) {
+  std::string fingerprint = write_hdf5(h5_.temp_path(), nodes, metadata, h5_.final_path());
   {
     std::ofstream out(xdmf_.temp_path(), std::ios::binary | std::ios::trunc);
     out << xdmf_document(h5_.final_path().filename().string(), nodes.node_count());
     out.close();
     if (!out) detail::throw_io_error(xdmf_.final_path(), "output", std::string("cannot write: ") + std::strerror(errno));
   }
+  return fingerprint;
 }
 
 void OutputFiles::commit() {
@@ -50,10 +51,11 @@ void OutputFiles::remove_committed() noexcept {
   std::filesystem::remove(h5_.final_path(), ignored);
 }
 
-void write_output(const std::filesystem::path& h5_path, const NodeArraysView& nodes, const RunMetadata& metadata) {
+std::string write_output(const std::filesystem::path& h5_path, const NodeArraysView& nodes, const RunMetadata& metadata) {
   OutputFiles files(h5_path);
-  files.write(nodes, metadata);
+  std::string fingerprint = files.write(nodes, metadata);
   files.commit();
+  return fingerprint;
 }
 
 }  // namespace nodegen::io

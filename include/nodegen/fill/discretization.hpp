@@ -34,6 +34,9 @@ struct Discretization {
   std::size_t boundary_count = 0;
   double fill_seconds = 0.0;      // boundary placement + interior fill (fill_domain), or the fill alone
   double boundary_seconds = 0.0;  // the boundary placement's share of fill_seconds (fill_domain only)
+  // How the fill's work was cut (pnp_fill.hpp): phases run, tiles expanded over all phases, and the most
+  // nodes one tile placed in one phase. The scaling model of docs/parallel-fill.md is fed with them.
+  std::size_t phases = 0, tile_runs = 0, largest_tile_run = 0;
 };
 
 using AnyDiscretization = std::variant<Discretization<2>, Discretization<3>>;

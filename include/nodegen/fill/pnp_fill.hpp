@@ -1,39 +1,50 @@
 #pragma once
-// The PNP advancing-front fill (Slak & Kosec 2019; Medusa's GeneralFill is the reference), sequential
-// and parallel, templated on the storage backend.
+// The PNP advancing-front fill (Slak & Kosec 2019; Medusa's GeneralFill is the reference), parallel
+// and deterministic: the nodes are a function of the domain, the spacing and the seed alone, the same
+// bytes at every thread count and on every backend. Templated on the storage backend.
 //
-// Sequential algorithm: the boundary nodes are the first nodes. Nodes are expanded in the order they
-// were added: node p with spacing r = h(p) proposes candidates on the circle/sphere of radius r around
-// it (randomly rotated); a candidate c is accepted when it lies inside the domain and no node, old or
-// just accepted, lies within zeta*r of it. Accepted candidates are appended and expanded in turn. In
-// 2D the ring is tried from the counter-clockwise end of a free run (ring_selection.hpp: the first kept
-// candidate sits next to the node that blocks the run, which leaves fewer unfillable voids than
-// Medusa's scan from the rotation's position 0: holes p99.9 0.775 h instead of 0.855 h).
+// The node rule is PNP's: node p with spacing r = h(p) proposes candidates on the circle/sphere of
+// radius r around it (randomly rotated, the rotation drawn from the seed and p's coordinates); a
+// candidate c is accepted when it lies inside the domain and no node, old or just accepted, lies
+// within zeta*r of it. Accepted candidates are expanded in turn. In 2D the ring is tried from the
+// counter-clockwise end of a free run (ring_selection.hpp: fewer unfillable voids than Medusa's scan
+// from the rotation's position 0: holes p99.9 0.775 h instead of 0.855 h).
 //
 // Speed: one neighbourhood query per expanded node instead of one proximity query per candidate. Every
 // node that can reject a candidate of p lies within r + zeta*r of p, so the tree is asked once for that
 // ball and the 15-65 candidates are checked against the short list (and against the candidates of p
-// already accepted). h is evaluated once per expanded node.
+// already accepted).
 //
-// Parallel algorithm (docs/parallel-fill.md has the argument): the append-only node store holds the
-// work. Each thread has a lane of segments (WorkLanes): it takes runs of at most kMaxBatch slots from
-// the front of its own lane, expands them, and appends all the nodes a run placed as one new segment
-// at the back of its own lane, so each thread keeps advancing its own stretch of the front; an idle
-// thread steals half of the fullest lane. A run is expanded in groups of kLockGroup nodes; a group is
-// expanded while its thread holds the striped spatial locks of every cell the group's query balls
-// touch, so expansions that could conflict never overlap in time. Termination: every claimed slot has
-// been expanded (finished == claimed).
+// Order (docs/parallel-fill.md has the argument): the work is ordered by space, not by time. Every
+// node belongs to a tile (tile_grid.hpp: tiles sized by the node's spacing, in levels, 2^D colours).
+// The fill runs in phases; a phase takes the tiles of one (level, colour) that have nodes waiting and
+// expands each of them to exhaustion, tiles in parallel: a tile expands its waiting nodes first in,
+// first out, keeps the accepted candidates that are its own (same tile, same level) as waiting nodes,
+// and sets aside the others. Tiles of one phase are far enough apart that none can see what another
+// writes, so what a tile does depends only on what earlier phases left. Between phases, one thread
+// appends every node the phase placed to the store, tile by tile in the order the tiles were first
+// met, and hands the set-aside nodes to their tiles in that order too. Phases go round the
+// (level, colour) pairs that have waiting nodes, in ascending order, until none has any.
 #include <algorithm>
 #include <atomic>
+#include <barrier>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <exception>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "nodegen/fill/boundary_rows.hpp"
@@ -41,8 +52,8 @@
 #include "nodegen/fill/discard_pages.hpp"
 #include "nodegen/fill/discretization.hpp"
 #include "nodegen/fill/ring_selection.hpp"
-#include "nodegen/fill/spatial_locks.hpp"
-#include "nodegen/fill/work_lanes.hpp"
+#include "nodegen/fill/spacing_fault.hpp"
+#include "nodegen/fill/tile_grid.hpp"
 #include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/spatial/point.hpp"
@@ -132,6 +143,8 @@ class PnpFill {
         threads_(std::max(1, options.threads)),
         dirs_(unit_candidates<D>(params.candidates)),
         box_diagonal_(domain.bounding_box().size().norm()),
+        grid_(domain.bounding_box().lo, domain.bounding_box().size().maxCoeff()),
+        constant_spacing_(is_constant(spacing)),
         store_(params.max_nodes, store_options<typename Store<Point>::Options>(options)),
         tree_(std::make_unique<Tree>(params.max_nodes, store_options<typename Store<Point>::Options>(options))) {}
 
@@ -148,56 +161,77 @@ class PnpFill {
   }
 
  private:
+  // A node waiting to be expanded, with its spacing (evaluated once, when it was accepted) and its
+  // generation (the boundary is generation 0, a node placed by a node of generation g is g + 1).
+  struct Waiting {
+    Vec<D> pos;
+    double h;
+    std::uint64_t generation;
+  };
+  // An accepted node that belongs to another tile, set aside until the phase ends.
+  struct SetAside {
+    Waiting node;
+    TileKey<D> key;
+  };
+  struct Tile {
+    TileKey<D> key;
+    std::vector<Waiting> waiting;   // first in, first out; generations never decrease along it
+    std::vector<Vec<D>> placed;     // the nodes this tile placed in the current phase, in order
+    std::vector<SetAside> set_aside;
+    std::int64_t listed = -1;       // the latest generation whose phase lists this tile
+  };
+  // A phase: the nodes of one generation in the tiles of one level and one colour.
+  struct Phase {
+    std::uint64_t generation;
+    std::int32_t level;
+    int colour;
+    friend auto operator<=>(const Phase&, const Phase&) = default;
+  };
+
+  static bool is_constant(const SpacingT& spacing) {
+    if constexpr (requires { spacing.is_constant(); }) return spacing.is_constant();
+    else return false;
+  }
+
   // `owned`: &boundary when the fill may consume it, else null.
   template <class BoundaryNodeT>
   Discretization<D> run_impl(const std::vector<BoundaryNodeT>& boundary, std::vector<BoundaryNodeT>* owned) {
     const auto start = std::chrono::steady_clock::now();
-    const std::size_t nb = boundary.size();
     std::optional<BoundaryRows<D>> rows;
+    scratch_.clear();
+    for (int t = 0; t < threads_; ++t) scratch_.push_back(std::make_unique<Scratch>(spacing_.evaluator()));
     try {
       seed_boundary(boundary);
       if (owned) rows = take_boundary_rows<D>(std::move(*owned));  // `boundary` is empty from here on
-      if (threads_ > 1) {
-        locks_ = std::make_unique<SpatialLocks<D>>(domain_.bounding_box().lo, lock_cell_size(nb));
-        lanes_ = std::make_unique<WorkLanes>(threads_);
-        lanes_->push(0, {0, nb});  // the other threads take their stretches of the boundary by stealing
-        run_team(threads_, [&](int tid, int) { worker<true>(tid); });
-      } else {
-        worker<false>(0);
-      }
+      run_phases();
     } catch (const StoreFull& e) {
       throw StoreFull("node cap of " + std::to_string(params_.max_nodes) +
                       " nodes reached before the domain was full (raise max_nodes / --max-nodes, or check "
                       "that the spacing is not far smaller than intended) [" + e.what() + "]");
     }
+    scratch_.clear();
     Discretization<D> out = rows ? collect(std::move(*rows)) : collect(boundary);
+    out.phases = stats_.phases;
+    out.tile_runs = stats_.tile_runs;
+    out.largest_tile_run = stats_.largest_run;
     out.fill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
   }
 
-  static constexpr std::size_t kMaxBatch = 64;
-  // Expansions done under one taking of the stripe locks. Smaller groups lock smaller boxes for shorter
-  // times, so the other thread waits less often and less long where the two meet; larger ones take the
-  // locks less often. bench/fill, 2 threads, 1e6 nodes, 5-6 alternated runs (bench/RESULTS.md, third
-  // session): 3D median 5.72e5 / 5.66e5 / 5.57e5 / 5.53e5 nodes/s for groups of 8 / 16 / 32 / 64, 2D
-  // 2.54e6 for 8, 16 and 64 alike.
-  static constexpr std::size_t kLockGroup = 16;
-  static constexpr std::size_t kProgressEvery = 4096;
-  static constexpr std::uint32_t kPendingId = 0xFFFF'FFFFu;
-
   // Per-thread scratch, reused by every expansion of that thread.
   struct Scratch {
+    explicit Scratch(typename SpacingT::Evaluator e) : h(std::move(e)) {
+      neighbours.reserve(256);
+      accepted.reserve(64);
+    }
     typename SpacingT::Evaluator h;
     std::vector<Vec<D>> candidates, accepted;
-    std::vector<Vec<D>> pending;  // parallel: nodes placed by the current run, appended at its end
     PointList<D> neighbours;  // nodes near the expanded node (3D: then also its accepted candidates)
-    typename SpatialLocks<D>::StripeSet stripes;
-    std::array<Vec<D>, kMaxBatch> run_pos;  // parallel: positions and h of the nodes of the current run
-    std::array<double, kMaxBatch> run_h;
-    std::size_t unreported = 0;  // nodes placed since the last progress update
     std::vector<unsigned char> ring_free;  // 2D: which ring candidates are free (ring_selection.hpp)
   };
 
+  // The boundary nodes are the store's first nodes, in the order the geometry produced them, and the
+  // first waiting nodes of their tiles.
   template <class BoundaryNodeT>
   void seed_boundary(const std::vector<BoundaryNodeT>& boundary) {
     if (boundary.size() > params_.max_nodes)
@@ -205,61 +239,165 @@ class PnpFill {
     const std::size_t n = boundary.size();
     if (n == 0) return;
     const std::size_t first = store_.claim(n);
+    Scratch& s = *scratch_.front();
     for (std::size_t i = 0; i < n; ++i) {
-      store_.set(first + i, to_stored<D>(boundary[i].pos));
-      tree_->insert(boundary[i].pos, static_cast<std::uint32_t>(first + i));
+      const Vec<D>& p = boundary[i].pos;
+      store_.set(first + i, to_stored<D>(p));
+      tree_->insert(p, static_cast<std::uint32_t>(first + i));
+      const double r = spacing_at(p, s);
+      const TileKey<D> key = grid_.key_of(p, r);
+      Tile& tile = tile_at(key);
+      tile.waiting.push_back({p, r, 0});
+      schedule(tile, 0);
     }
-    claimed_.store(first + n, std::memory_order_release);
+    count_ = first + n;
     report_progress(n);
   }
 
-  // Cell edge of the lock grid: twice the diameter of the query ball of a typical node, so a group of
-  // nearby expansions touches a handful of cells (12 stripes per group in 2D, 24 in 3D, measured at
-  // constant h). Larger cells make the two threads' groups exclude each other more often where their
-  // stretches of the front meet; smaller ones mean more stripes per group (1 diameter: 2D 2.35e6 vs
-  // 2.62e6 nodes/s at 2 threads, single runs, third session). "Typical" is counted over the nodes,
-  // not over the volume: h is sampled on a grid over the bounding box (inside the domain), each
-  // sample weighted by the node density there, 1/h^D, and the h below which 90 % of the nodes lie is
-  // taken. Sizing by the largest h instead left a graded spacing (h from 0.008 to 0.108 over a unit
-  // cube) with 8 cells in all, so the two threads held the same stripes all the time and 2 threads
-  // were no faster than 1. The 90 % point (rather than the median, 75 %, 97 % or 99.5 %) was the
-  // fastest on graded 2D and 3D boxes at 2 threads, 2-3 runs each (bench/RESULTS.md).
-  double lock_cell_size(std::size_t nb) const {
-    auto h = spacing_.evaluator();
-    const auto& box = domain_.bounding_box();
-    constexpr int kSamples = D == 2 ? 64 : 24;
-    std::vector<std::pair<double, double>> samples;  // (h, weight)
-    auto sample = [&](const Vec<D>& x) {
-      const double hx = h(x);
-      if (hx > 0.0 && std::isfinite(hx)) samples.emplace_back(hx, std::pow(hx, -D));
-    };
-    std::array<int, D> idx{};
-    for (;;) {
-      Vec<D> x;
-      for (int a = 0; a < D; ++a) x[a] = box.lo[a] + (box.hi[a] - box.lo[a]) * (idx[static_cast<std::size_t>(a)] + 0.5) / kSamples;
-      if (domain_.contains(x)) sample(x);
-      int a = 0;
-      while (a < D && idx[static_cast<std::size_t>(a)] == kSamples - 1) idx[static_cast<std::size_t>(a++)] = 0;
-      if (a == D) break;
-      ++idx[static_cast<std::size_t>(a)];
+  Tile& tile_at(const TileKey<D>& key) {
+    auto [it, fresh] = tile_index_.try_emplace(key, tiles_.size());
+    if (fresh) {
+      tiles_.push_back(std::make_unique<Tile>());
+      tiles_.back()->key = key;
     }
-    if (samples.empty())  // a domain too thin for the grid: its boundary nodes (the first nb slots) instead
-      for (std::size_t i = 0; i < nb; ++i) sample(to_vec<D>(store_.get(i)));
-    const double extent = (box.hi - box.lo).maxCoeff();
-    double typical = extent > 0 ? extent : 1.0;
-    if (!samples.empty()) {
-      std::sort(samples.begin(), samples.end());
-      double total = 0.0, running = 0.0;
-      for (const auto& [hx, w] : samples) total += w;
-      for (const auto& [hx, w] : samples)
-        if ((running += w) >= 0.9 * total) {
-          typical = hx;
-          break;
-        }
-    }
-    constexpr double kBallDiametersPerCell = 2.0;
-    return kBallDiametersPerCell * 2.0 * reach(typical) * 1.001;
+    return *tiles_[it->second];
   }
+  // Lists the tile in the phase of `generation` (a node of that generation now waits in it).
+  void schedule(Tile& tile, std::uint64_t generation) {
+    if (tile.listed >= static_cast<std::int64_t>(generation)) return;
+    tile.listed = static_cast<std::int64_t>(generation);
+    ready_[{generation, tile.key.level, TileGrid<D>::colour(tile.key)}].push_back(tile_index_.at(tile.key));
+  }
+
+  // Phases in ascending (generation, level, colour) until no tile has a waiting node. A phase of
+  // generation g only adds nodes of generation g + 1, so every phase comes after those that feed it.
+  //
+  // One team runs every phase. A round: the threads take items off a shared counter (first the copies
+  // of the previous phase's nodes into their store slots, then the tiles of this phase), then meet at
+  // the barrier, whose completion step (one thread, the others waiting) ends the phase: it gives the
+  // phase's nodes their slots, hands the set-aside nodes to their tiles and picks the next phase. The
+  // barrier orders every write of a round before every read of the next (std::barrier: the completion
+  // happens after every arrival and before any thread returns from the wait). A thread that fails
+  // still arrives, so nobody waits for it; the completion step then ends the fill.
+  void run_phases() {
+    start_next_phase();
+    std::barrier sync(threads_, [this]() noexcept { end_phase(); });
+    run_team(threads_, [&](int t, int) {
+      Scratch& s = *scratch_[static_cast<std::size_t>(t)];
+      while (!done_) {
+        try {
+          for (std::size_t i; (i = next_item_.fetch_add(1, std::memory_order_relaxed)) < round_items_;) {
+            if (failed_.load(std::memory_order_relaxed)) break;
+            if (i < copies_.size()) copy_to_store(copies_[i]);
+            else expand_tile(*tiles_[active_[i - copies_.size()]], generation_, s);
+          }
+        } catch (...) {
+          fail(std::current_exception());
+        }
+        sync.arrive_and_wait();
+      }
+    });
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  // The nodes one tile placed in one phase, and the store slot of the first.
+  struct CopyJob {
+    std::size_t first;
+    std::vector<Vec<D>> nodes;
+  };
+  void copy_to_store(CopyJob& job) {
+    for (std::size_t k = 0; k < job.nodes.size(); ++k) store_.set(job.first + k, to_stored<D>(job.nodes[k]));
+    std::vector<Vec<D>>().swap(job.nodes);
+  }
+
+  void fail(std::exception_ptr e) noexcept {
+    std::lock_guard lock(error_mutex_);
+    if (!error_) error_ = std::move(e);
+    failed_.store(true, std::memory_order_relaxed);  // the others stop taking items
+  }
+
+  // The barrier's completion step (one thread; the others wait).
+  void end_phase() noexcept {
+    try {
+      copies_.clear();
+      if (!failed_.load(std::memory_order_relaxed)) {
+        // The phase's nodes get their slots tile by tile in the canonical order (written next round)...
+        std::size_t total = 0;
+        for (std::uint32_t t : active_) total += tiles_[t]->placed.size();
+        std::size_t slot = total ? store_.claim(total) : count_;
+        count_ = slot + total;
+        report_progress(total);
+        for (std::uint32_t t : active_) {
+          Tile& tile = *tiles_[t];
+          stats_.largest_run = std::max(stats_.largest_run, tile.placed.size());
+          if (!tile.placed.empty()) {
+            copies_.push_back({slot, std::move(tile.placed)});
+            slot += copies_.back().nodes.size();
+            tile.placed = {};
+          }
+        }
+        // ... and the set-aside nodes go to their tiles in that order too.
+        for (std::uint32_t t : active_) {
+          Tile& tile = *tiles_[t];
+          if (!tile.waiting.empty()) schedule(tile, generation_ + 1);
+          for (const SetAside& n : tile.set_aside) {
+            Tile& to = tile_at(n.key);
+            to.waiting.push_back(n.node);
+            schedule(to, n.node.generation);
+          }
+          std::vector<SetAside>().swap(tile.set_aside);
+        }
+      }
+      start_next_phase();
+    } catch (...) {
+      fail(std::current_exception());
+      copies_.clear();
+      active_.clear();
+      round_items_ = 0;
+      done_ = true;
+    }
+  }
+
+  // Takes the first phase of ready_ as the next round's tiles; the fill is done when a round would
+  // have nothing to do (no copies left and no phase), or a thread failed.
+  void start_next_phase() {
+    active_.clear();
+    if (!ready_.empty() && !failed_.load(std::memory_order_relaxed)) {
+      auto it = ready_.begin();
+      generation_ = it->first.generation;
+      active_ = std::move(it->second);
+      ready_.erase(it);
+      std::sort(active_.begin(), active_.end());  // the order tiles were first met: the merge order
+      ++stats_.phases;
+      stats_.tile_runs += active_.size();
+    }
+    if (failed_.load(std::memory_order_relaxed)) copies_.clear();
+    round_items_ = copies_.size() + active_.size();
+    next_item_.store(0, std::memory_order_relaxed);
+    done_ = round_items_ == 0;
+  }
+
+  // Expands the tile's waiting nodes of `generation` (the front of its list); the nodes of its own
+  // that they place wait for the next generation's phase.
+  void expand_tile(Tile& tile, std::uint64_t generation, Scratch& s) {
+    std::size_t q = 0;
+    for (const std::size_t end = tile.waiting.size(); q < end && tile.waiting[q].generation == generation; ++q) {
+      const Waiting node = tile.waiting[q];  // a copy: the pushes below may move the vector
+      if (!propose(node.pos, node.h, s)) continue;
+      for (const Vec<D>& c : s.accepted) {
+        // The tree is what the other tiles see; ids are never read back from it, so a placeholder does.
+        tree_->insert(c, kPendingId);
+        tile.placed.push_back(c);
+        const Waiting child{c, constant_spacing_ ? node.h : spacing_at(c, s), generation + 1};
+        const TileKey<D> key = grid_.key_of(c, child.h);
+        if (key == tile.key) tile.waiting.push_back(child);
+        else tile.set_aside.push_back({child, key});
+      }
+    }
+    tile.waiting.erase(tile.waiting.begin(), tile.waiting.begin() + static_cast<std::ptrdiff_t>(q));
+  }
+
+  static constexpr std::uint32_t kPendingId = 0xFFFF'FFFFu;
 
   // Radius of the ball around p that holds every node able to reject a candidate of p.
   static double reach(double r) { return (r + kZeta * r) * (1.0 + 1e-12); }
@@ -268,105 +406,23 @@ class PnpFill {
     if (options_.progress) options_.progress->fetch_add(n, std::memory_order_relaxed);
   }
 
-  template <bool Parallel>
-  void worker(int lane) {
-    Scratch s{spacing_.evaluator(), {}, {}, {}, {}, {}, {}, {}, 0, {}};
-    s.neighbours.reserve(256);
-    s.accepted.reserve(dirs_.size());
-    try {
-      work_loop<Parallel>(s, lane);
-    } catch (...) {
-      failed_.store(true, std::memory_order_relaxed);  // the others stop waiting and return
-      throw;
-    }
-    report_progress(s.unreported);
-  }
-
-  template <bool Parallel>
-  void work_loop(Scratch& s, int lane) {
-    if constexpr (Parallel) {
-      parallel_loop(s, lane);
-    } else {
-      // Breadth-first over the store: every node appended is expanded in turn.
-      for (std::size_t i = 0; i < claimed_.load(std::memory_order_relaxed); ++i) {
-        const Vec<D> p = to_vec<D>(store_.get(i));
-        expand<false>(i, p, spacing_at(p, s), s);
-      }
-    }
-  }
-
-  // Takes runs off its own lane (stealing when it is empty), expands them, then appends everything a
-  // run placed as one new segment on its own lane.
-  void parallel_loop(Scratch& s, int lane) {
-    Backoff idle;
-    for (;;) {
-      if (failed_.load(std::memory_order_relaxed)) return;
-      WorkLanes::Run run;
-      if (lanes_->pop(lane, kMaxBatch, run) || (lanes_->steal(lane) && lanes_->pop(lane, kMaxBatch, run))) {
-        s.pending.clear();
-        for (std::size_t k = 0; k < run.count; ++k) {
-          s.run_pos[k] = to_vec<D>(store_.get(run.first + k));
-          s.run_h[k] = spacing_at(s.run_pos[k], s);
-        }
-        for (std::size_t g = 0; g < run.count; g += kLockGroup)
-          expand_group(run.first, g, std::min(run.count, g + kLockGroup), s);
-        if (!s.pending.empty()) lanes_->push(lane, {append(s.pending), s.pending.size()});
-        finished_.fetch_add(run.count, std::memory_order_release);
-        idle = Backoff{};
-        continue;
-      }
-      // Done when every claimed slot is expanded. finished is read first, claimed second: equality
-      // means that when finished was read no run was in progress (a run's slots are claimed and not
-      // yet counted as finished), so no slot can ever be claimed again.
-      const std::size_t finished = finished_.load(std::memory_order_acquire);
-      if (finished == claimed_.load(std::memory_order_acquire)) return;
-      idle.pause();
-    }
-  }
-
-  // Expands nodes [from, to) of the current run (slots first + k) while holding the stripes of every
-  // cell their query balls touch. A group whose balls spread over more than SpatialLocks::kMaxStripes
-  // cells is split in halves; a single node whose ball does (h well above the typical h the lock grid
-  // was sized for) takes the stripes of all the cells its ball touches. Such nodes are rare in
-  // proportion: where h is k times the typical h, a node takes about k^D times the stripes, and there
-  // are k^D times fewer nodes per volume.
-  void expand_group(std::size_t first, std::size_t from, std::size_t to, Scratch& s) {
-    Vec<D> lo = s.run_pos[from], hi = lo;
-    for (std::size_t k = from; k < to; ++k) {
-      const double reach_k = reach(s.run_h[k]);
-      lo = lo.cwiseMin(Vec<D>(s.run_pos[k].array() - reach_k));
-      hi = hi.cwiseMax(Vec<D>(s.run_pos[k].array() + reach_k));
-    }
-    const bool group = to - from > 1;  // a lone node cannot be split: it always gets a set
-    if (!locks_->stripes_of_box(lo, hi, s.stripes, group ? SpatialLocks<D>::kMaxStripes : SpatialLocks<D>::kUnlimited) &&
-        group) {
-      const std::size_t mid = from + (to - from) / 2;
-      expand_group(first, from, mid, s);
-      expand_group(first, mid, to, s);
-      return;
-    }
-    struct Unlock {  // releases the stripes on every path, exceptions included
-      SpatialLocks<D>& locks;
-      const typename SpatialLocks<D>::StripeSet& set;
-      ~Unlock() { locks.unlock(set); }
-    };
-    locks_->lock(s.stripes);
-    Unlock guard{*locks_, s.stripes};
-    for (std::size_t k = from; k < to; ++k) expand<true>(first + k, s.run_pos[k], s.run_h[k], s);
-  }
-
   double spacing_at(const Vec<D>& p, Scratch& s) const {
     const double r = s.h(p);
-    if (!(r > 0.0) || !std::isfinite(r))
-      throw std::runtime_error("spacing h = " + std::to_string(r) + " at a node; h must be positive and finite");
+    if (!(r > 0.0) || !std::isfinite(r)) throw SpacingFault(describe_fault<D>(p, r));
     return r;
   }
 
-  // Not inlined, on purpose: inlined into the sequential loop and into the locked group separately, the
-  // compiler laid out the k-d tree query differently in each; in one build the parallel path on one
-  // thread ran 2.6-2.8e5 nodes/s in 3D and the sequential path 3.1-3.8e5 (bench/fill, 1e6 nodes, 4-5
-  // alternated runs), which skews every 2-thread/1-thread ratio. One out-of-line copy runs the same
-  // code on both paths (KdTree::search_leaves is kept out of line for the same reason).
+  // The rotation of a node's candidates: drawn from the seed and the bits of its coordinates, which
+  // (unlike its store slot) do not depend on when it was placed.
+  std::uint64_t rotation_key(const Vec<D>& p) const {
+    std::uint64_t k = mix64(params_.seed);
+    for (int a = 0; a < D; ++a) k = mix64(k ^ std::bit_cast<std::uint64_t>(p[a]));
+    return k;
+  }
+
+  // Not inlined, on purpose: the compiler laid out the k-d tree query differently in different
+  // callers; one out-of-line copy keeps the measured code the same wherever it runs
+  // (KdTree::search_leaves is kept out of line for the same reason).
   //
   // The expanded node p itself is left out: its candidates lie at distance r from it by construction,
   // but only up to the rounding of their coordinates, and zeta's margin (1e-10 r) is below that
@@ -398,55 +454,18 @@ class PnpFill {
     }
   }
 
-  // Proposes the candidates of node i at p with spacing r and keeps in s.accepted those that survive;
-  // false when none does.
-  bool propose(std::size_t i, const Vec<D>& p, double r, Scratch& s) const {
+  // Proposes the candidates of the node at p with spacing r and keeps in s.accepted those that
+  // survive; false when none does.
+  bool propose(const Vec<D>& p, double r, Scratch& s) const {
     const double rz2 = (kZeta * r) * (kZeta * r);
     // p lies in the domain's box, so with r above the box's diagonal every candidate lies outside it and
     // none can be accepted. Such a node (h 1e10 on part of the domain) would otherwise ask the tree for
     // its whole content: at 1e6 nodes those queries took 18-75 s of a torus mesh run.
     if (r > box_diagonal_) return false;
-    place_candidates<D>(dirs_, p, r, mix64(params_.seed) ^ (i * 0xD1B54A32D192ED03ull), s.candidates);
+    place_candidates<D>(dirs_, p, r, rotation_key(p), s.candidates);
     gather_neighbours(p, reach(r), s);
     select_candidates(rz2, s);
     return !s.accepted.empty();
-  }
-
-  // Expands node i at p with spacing r. Sequential: appends the accepted candidates to the store at
-  // once. Parallel (the caller holds the stripes of p's query ball): makes them visible to the other
-  // threads through the tree and keeps them in s.pending, to be appended to the store with the rest of
-  // the run.
-  template <bool Parallel>
-  void expand(std::size_t i, const Vec<D>& p, double r, Scratch& s) {
-    if (!propose(i, p, r, s)) return;
-    if constexpr (Parallel) {
-      // A node's store slot is known only when the run's nodes are appended at its end, and the fill
-      // never reads ids back from the tree, so they go in under a placeholder id.
-      for (const Vec<D>& c : s.accepted) tree_->insert(c, kPendingId);
-      s.pending.insert(s.pending.end(), s.accepted.begin(), s.accepted.end());
-    } else {
-      const std::size_t first = append(s.accepted);
-      for (std::size_t k = 0; k < s.accepted.size(); ++k)
-        tree_->insert(s.accepted[k], static_cast<std::uint32_t>(first + k));
-    }
-    s.unreported += s.accepted.size();
-    if (s.unreported >= kProgressEvery) {
-      report_progress(s.unreported);
-      s.unreported = 0;
-    }
-  }
-
-  // Claims consecutive slots for `nodes` and writes them; raises claimed_ to cover them.
-  std::size_t append(const std::vector<Vec<D>>& nodes) {
-    const std::size_t first = store_.claim(nodes.size());
-    for (std::size_t k = 0; k < nodes.size(); ++k) store_.set(first + k, to_stored<D>(nodes[k]));
-    // claimed_ is the queue's end, a running maximum (claims may complete out of order).
-    std::size_t seen = claimed_.load(std::memory_order_relaxed);
-    while (seen < first + nodes.size() &&
-           !claimed_.compare_exchange_weak(seen, first + nodes.size(), std::memory_order_release,
-                                           std::memory_order_relaxed)) {
-    }
-    return first;
   }
 
   // The output, with the boundary's normals and ids from the caller's vector...
@@ -469,13 +488,13 @@ class PnpFill {
     return out;
   }
 
-  // Frees the tree, then copies the store into exactly-sized output arrays: positions, bmap, and the
-  // interior nodes' types (the nb boundary types and the normals are the caller's).
+  // Frees the tree and the tiles, then copies the store into exactly-sized output arrays: positions,
+  // bmap, and the interior nodes' types (the nb boundary types and the normals are the caller's).
   Discretization<D> collect_nodes(std::size_t nb) {
     tree_.reset();
-    locks_.reset();
-    lanes_.reset();
-    const std::size_t n = claimed_.load(std::memory_order_acquire);
+    std::vector<std::unique_ptr<Tile>>().swap(tiles_);
+    decltype(tile_index_)().swap(tile_index_);
+    const std::size_t n = count_;
     Discretization<D> out;
     out.boundary_count = nb;
     out.positions.resize(n);
@@ -490,11 +509,10 @@ class PnpFill {
   // back to the kernel at once (nothing reads the store after this), so the store and the positions are
   // not both resident: the collect phase peaks near max(store, positions) + types/bmap instead of their
   // sum (-23 MB on a 1e6-node cube). The positions' fresh pages are first touched here, block by block.
-  // The fill's threads share the blocks (parallel_for: contiguous runs of blocks): on 1e6 nodes the copy
-  // and its first touches take ~15 ms, 4 % of a 2-thread fill's wall time if done by one thread. A
-  // block (2 MiB / sizeof(Point) elements) need not end on a page boundary (3D points are 24 bytes), and
-  // the neighbouring block may still be read by another thread, so a thread discards only the pages
-  // lying wholly inside its own block: the page a block boundary cuts stays (4 KiB per 2 MiB).
+  // The fill's threads share the blocks (parallel_for: contiguous runs of blocks). A block (2 MiB /
+  // sizeof(Point) elements) need not end on a page boundary (3D points are 24 bytes), and the
+  // neighbouring block may still be read by another thread, so a thread discards only the pages lying
+  // wholly inside its own block: the page a block boundary cuts stays (4 KiB per 2 MiB).
   void copy_nodes(Discretization<D>& out, std::size_t nb) {
     constexpr std::size_t kBlock = (std::size_t{2} << 20) / sizeof(Point);  // 2 MiB of store
     const std::size_t n = out.positions.size();
@@ -517,19 +535,35 @@ class PnpFill {
   int threads_;
   std::vector<Vec<D>> dirs_;
   double box_diagonal_;
+  TileGrid<D> grid_;
+  bool constant_spacing_;  // then every node's h is its parent's, no evaluation needed
   Store<Point> store_;
   std::unique_ptr<Tree> tree_;
-  std::unique_ptr<SpatialLocks<D>> locks_;            // parallel runs only
-  std::unique_ptr<WorkLanes> lanes_;                   // parallel runs only
-  alignas(64) std::atomic<std::size_t> claimed_{0};    // slots [0, claimed_) are claimed (maybe not yet written)
-  alignas(64) std::atomic<std::size_t> finished_{0};   // nodes whose expansion is complete
-  alignas(64) std::atomic<bool> failed_{false};
+  std::vector<std::unique_ptr<Scratch>> scratch_;  // one per thread
+  std::vector<std::unique_ptr<Tile>> tiles_;       // in the order they were first met
+  std::unordered_map<TileKey<D>, std::uint32_t, TileKeyHash<D>> tile_index_;
+  std::map<Phase, std::vector<std::uint32_t>> ready_;  // tiles with waiting nodes, by phase
+  std::size_t count_ = 0;                              // nodes in the store
+  struct {
+    std::size_t phases = 0, tile_runs = 0, largest_run = 0;
+  } stats_;
+  // The current round (written by the barrier's completion step, read by the team after the barrier).
+  std::vector<std::uint32_t> active_;  // this phase's tiles, in the merge order
+  std::uint64_t generation_ = 0;       // this phase's generation
+  std::vector<CopyJob> copies_;        // the previous phase's nodes, to be written to the store
+  std::size_t round_items_ = 0;        // copies + tiles
+  bool done_ = false;
+  alignas(64) std::atomic<std::size_t> next_item_{0};
+  std::atomic<bool> failed_{false};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
 };
 
 }  // namespace fill_detail
 
 // Fills `domain` (anything with contains(Vec<D>) and bounding_box()) with nodes at spacing h, starting
-// from `boundary` (elements with pos, normal, boundary_id). Deterministic for a seed with one thread.
+// from `boundary` (elements with pos, normal, boundary_id). The nodes depend on the seed alone, not on
+// the thread count or the backend.
 // Throws StoreFull when params.max_nodes would be exceeded.
 template <int D, template <class> class Store, class DomainT, class SpacingT, class BoundaryNodeT>
 Discretization<D> pnp_fill(const DomainT& domain, const SpacingT& spacing, const std::vector<BoundaryNodeT>& boundary,

@@ -2,6 +2,7 @@
 // Writes one discretization as HDF5 in Medusa's layout (see layout.hpp). Not atomic by itself:
 // output.hpp wraps it in a temporary file that is renamed into place.
 #include <filesystem>
+#include <string>
 
 #include "nodegen/io/node_arrays.hpp"
 
@@ -9,7 +10,7 @@ namespace nodegen::io {
 
 // Creates (truncates) `file` and writes `nodes` and `metadata` into it. Errors are InputError
 // "<shown_name>: output: <reason>" (shown_name is the final path when `file` is a temporary).
-void write_hdf5(const std::filesystem::path& file, const NodeArraysView& nodes, const RunMetadata& metadata,
+std::string write_hdf5(const std::filesystem::path& file, const NodeArraysView& nodes, const RunMetadata& metadata,
                 const std::filesystem::path& shown_name);
 
 // For a program's main(), before any other HDF5 call: tells the HDF5 library not to shut itself down

@@ -9,7 +9,8 @@
 //   /domain/bmap     int32 {N}       -1 for interior, else the node's row in normals
 //   /domain/normals  float64 {d, Nb} outward unit normals, same transposed layout as pos
 //   /domain/h        float64 {N}     the spacing h evaluated at each node
-//   /domain attrs    N (int32) and the run metadata (domain file text, seed, threads, ...)
+//   /domain attrs    N (int32), the run metadata (domain file text, seed, threads, ...) and
+//                    nodes_sha256, the fingerprint of the five arrays above (io/fingerprint.hpp)
 // /paraview holds the display copies the XDMF sidecar points at. ParaView 5.11's legacy "XDMF Reader"
 // can read coordinates straight out of /domain/pos through HyperSlab items, but its Xdmf3 readers
 // (Xdmf3ReaderS/T, offered first in the GUI) read no points from a HyperSlab geometry and crash on a
@@ -26,6 +27,7 @@ inline constexpr const char* bmap = "/domain/bmap";
 inline constexpr const char* normals = "/domain/normals";
 inline constexpr const char* h = "/domain/h";
 inline constexpr const char* count_attribute = "N";
+inline constexpr const char* fingerprint_attribute = "nodes_sha256";  // io/fingerprint.hpp
 inline constexpr const char* paraview_group = "/paraview";
 inline constexpr const char* paraview_points = "/paraview/points";
 inline constexpr const char* paraview_connectivity = "/paraview/connectivity";

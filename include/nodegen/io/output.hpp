@@ -6,6 +6,7 @@
 // fails in milliseconds instead of after an hour of filling. If write() is not reached or throws,
 // the destructor removes the temporaries and any older FILE.h5 is left untouched.
 #include <filesystem>
+#include <string>
 
 #include "nodegen/io/node_arrays.hpp"
 #include "nodegen/io/pending_file.hpp"
@@ -25,7 +26,8 @@ class OutputFiles {
 
   // Writes both temporaries. Call once, then commit() (a caller with more files to write, such as
   // the CLI's report, writes them all before committing any, so a late failure leaves none behind).
-  void write(const NodeArraysView& nodes, const RunMetadata& metadata);
+  // Returns the nodes' fingerprint (io/fingerprint.hpp).
+  std::string write(const NodeArraysView& nodes, const RunMetadata& metadata);
   // Renames both into place (h5 first, so the sidecar never points at a missing file); when the
   // sidecar's rename fails, the new h5 is removed again: no half pair.
   void commit();
@@ -38,6 +40,6 @@ class OutputFiles {
 };
 
 // One-call form: OutputFiles(h5_path).write(nodes, metadata), then commit().
-void write_output(const std::filesystem::path& h5_path, const NodeArraysView& nodes, const RunMetadata& metadata);
+std::string write_output(const std::filesystem::path& h5_path, const NodeArraysView& nodes, const RunMetadata& metadata);
 
 }  // namespace nodegen::io

@@ -1,0 +1,98 @@
+#pragma once
+// The fill's units of work: tiles of the domain's bounding box, in levels by spacing, and their
+// colours (docs/parallel-fill.md has the argument that builds on them).
+//
+// A node with spacing r belongs to level L = ceil(log2(kTileSpacings * r / unit)) (unit: the box's
+// longest side), whose tiles are cubes of edge w_L = unit * 2^L, so w_L >= kTileSpacings * r: a tile
+// holds about kTileSpacings^D nodes (between that and 2^D times it) wherever h is, so graded spacings
+// give tiles of similar work, not of similar volume. Tiles are anchored at the box's low corner and
+// named by (level, integer coordinates).
+//
+// Colour: the parity of each coordinate (2^D colours). Two distinct tiles of one level and one colour
+// differ by at least 2 in some coordinate, so a whole tile lies between them: they are at least w_L
+// apart. A node of that level writes within r < w_L / 3 of its tile (its candidates) and reads what
+// can reject a candidate, within (1 + zeta) r < 2 w_L / 3 of its tile; so what one tile writes is
+// never what another tile of its level and colour reads or writes (w_L - r1 - r2 > max(r1, r2)).
+// The grid depends on the domain and the spacing alone, never on the thread count.
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "nodegen/spatial/point.hpp"
+#include "nodegen/storage/splitmix.hpp"
+
+namespace nodegen::fill_detail {
+
+// Tile edge in spacings at least (the separation argument above needs more than 3). Larger tiles mean
+// fewer phases (less waiting at phase ends), smaller ones more tiles in each phase to share among the
+// threads; bench/results/fill.md has the measurements behind these values.
+template <int D>
+inline constexpr double kTileSpacings = D == 2 ? 16.0 : 8.0;
+
+template <int D>
+struct TileKey {
+  std::int32_t level = 0;
+  std::array<std::int64_t, D> c{};
+  friend bool operator==(const TileKey&, const TileKey&) = default;
+};
+
+template <int D>
+struct TileKeyHash {
+  std::size_t operator()(const TileKey<D>& k) const noexcept {
+    std::uint64_t h = mix64(static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.level)));
+    for (std::int64_t c : k.c) h = mix64(h ^ static_cast<std::uint64_t>(c));
+    return static_cast<std::size_t>(h);
+  }
+};
+
+template <int D>
+class TileGrid {
+ public:
+  // Levels are clamped to this range; a spacing beyond it is refused before the fill (the loader
+  // bounds extent / h), so the clamp only guards against overflow of the exponent.
+  static constexpr std::int32_t kMinLevel = -1000, kMaxLevel = 1000;
+
+  TileGrid(const Vec<D>& lo, double unit) : lo_(lo), unit_(unit > 0.0 && std::isfinite(unit) ? unit : 1.0) {}
+
+  std::int32_t level_of(double r) const {
+    const double ratio = kTileSpacings<D> * r / unit_;
+    int e = 0;
+    const double m = std::frexp(ratio, &e);  // ratio = m * 2^e, m in [0.5, 1)
+    std::int32_t level = m == 0.5 ? e - 1 : e;  // the smallest L with 2^L >= ratio
+    if (level < kMinLevel) level = kMinLevel;
+    if (level > kMaxLevel) level = kMaxLevel;
+    return level;
+  }
+  double edge(std::int32_t level) const { return std::ldexp(unit_, level); }
+
+  TileKey<D> key_of(const Vec<D>& p, std::int32_t level) const {
+    TileKey<D> k;
+    k.level = level;
+    const double inv = 1.0 / edge(level);
+    for (int a = 0; a < D; ++a) {
+      const double t = std::floor((p[a] - lo_[a]) * inv);
+      k.c[static_cast<std::size_t>(a)] = t < kCoordLimit && t > -kCoordLimit ? static_cast<std::int64_t>(t)
+                                         : t > 0.0                          ? kCoordLimit
+                                                                            : -kCoordLimit;
+    }
+    return k;
+  }
+  TileKey<D> key_of(const Vec<D>& p, double r) const { return key_of(p, level_of(r)); }
+
+  static int colour(const TileKey<D>& k) {
+    int c = 0;
+    for (int a = 0; a < D; ++a) c |= static_cast<int>(k.c[static_cast<std::size_t>(a)] & 1) << a;
+    return c;
+  }
+  static constexpr int kColours = 1 << D;
+
+ private:
+  static constexpr double kCoordLimit = 4.0e18;  // inside int64; far beyond any real tile count
+  Vec<D> lo_;
+  double unit_;
+};
+
+}  // namespace nodegen::fill_detail

@@ -1,0 +1,73 @@
+// The fill's nodes are a function of (domain, spacing, seed): byte-identical at every thread count, on
+// every backend. Run under ThreadSanitizer too (the tsan preset builds *_concurrent suites), with more
+// threads than the machine's cores, so the phases' hand-over between threads is checked for races.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "fill_test_support.hpp"
+#include "nodegen/fill/pnp_fill.hpp"
+#include "nodegen/storage/locked_vector_store.hpp"
+#include "nodegen/storage/suballoc_store.hpp"
+#include "nodegen/storage/vm_store.hpp"
+
+namespace nodegen {
+namespace {
+
+using testing::box_boundary;
+using testing::fill_params;
+using testing::threads;
+
+// Same node count, same bytes in every array of the output.
+template <int D>
+void expect_identical(const Discretization<D>& a, const Discretization<D>& b, const std::string& what) {
+  ASSERT_EQ(a.positions.size(), b.positions.size()) << what;
+  ASSERT_EQ(a.boundary_count, b.boundary_count) << what;
+  EXPECT_EQ(0, std::memcmp(a.positions.data(), b.positions.data(), a.positions.size() * sizeof(Vec<D>))) << what;
+  EXPECT_TRUE(std::equal(a.types.begin(), a.types.end(), b.types.begin())) << what;
+  EXPECT_TRUE(std::equal(a.bmap.begin(), a.bmap.end(), b.bmap.begin())) << what;
+}
+
+// Seeds 1-20 on small domains whose spacing varies 20x: the nodes of 4 and 7 threads are those of 1.
+TEST(FillDeterminismConcurrent, GradedSquareSeeds1To20) {
+  const auto domain = testing::unit_box<2>();
+  const Spacing spacing = Spacing::expression("0.01 + 0.1 * x * y");
+  const auto boundary = box_boundary<2>(domain.box, 0.01);
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto one = pnp_fill<2, VmStore>(domain, spacing, boundary, fill_params(2, seed), threads(1));
+    EXPECT_GT(one.positions.size(), 1500u) << one.positions.size();
+    for (int t : {4, 7})
+      expect_identical(one, pnp_fill<2, VmStore>(domain, spacing, boundary, fill_params(2, seed), threads(t)),
+                       "seed " + std::to_string(seed) + ", " + std::to_string(t) + " threads");
+  }
+}
+
+TEST(FillDeterminismConcurrent, GradedCubeSeeds1To20) {
+  const auto domain = testing::unit_box<3>();
+  const Spacing spacing = Spacing::expression("0.06 + 0.3 * x * x");
+  const auto boundary = box_boundary<3>(domain.box, 0.06);
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto one = pnp_fill<3, VmStore>(domain, spacing, boundary, fill_params(3, seed), threads(1));
+    EXPECT_GT(one.positions.size(), 1500u) << one.positions.size();
+    expect_identical(one, pnp_fill<3, VmStore>(domain, spacing, boundary, fill_params(3, seed), threads(4)),
+                     "seed " + std::to_string(seed) + ", 4 threads");
+  }
+}
+
+// Every backend gives the same nodes, and different seeds give different ones.
+TEST(FillDeterminismConcurrent, EveryBackendSameNodesSeedsDiffer) {
+  const testing::DiskDomain disk;
+  const Spacing spacing = Spacing::expression("0.01 + 0.03 * sqrt(x*x + y*y)");
+  const auto boundary = testing::disk_boundary(disk, spacing);
+  const auto vm = pnp_fill<2, VmStore>(disk, spacing, boundary, fill_params(2, 3), threads(1));
+  expect_identical(vm, pnp_fill<2, LockedVectorStore>(disk, spacing, boundary, fill_params(2, 3), threads(5)), "vector");
+  expect_identical(vm, pnp_fill<2, SuballocStore>(disk, spacing, boundary, fill_params(2, 3), threads(3)), "suballoc");
+  const auto other = pnp_fill<2, VmStore>(disk, spacing, boundary, fill_params(2, 4), threads(1));
+  EXPECT_NE(0, std::memcmp(vm.positions.data() + vm.boundary_count, other.positions.data() + other.boundary_count,
+                           std::min(vm.positions.size(), other.positions.size()) - vm.boundary_count))
+      << "seeds 3 and 4 gave the same interior nodes";
+}
+
+}  // namespace
+}  // namespace nodegen
