@@ -20,6 +20,7 @@
 
 #include "nodegen/io/hdf5_reader.hpp"
 #include "nodegen/io/output.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -56,10 +57,7 @@ class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_FALSE(kCli.empty()) << "the nodegen target was not built";
-    std::string tmpl = (fs::temp_directory_path() / "nodegen-cli-XXXXXX").string();
-    dir_ = fs::path(::mkdtemp(tmpl.data()));
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Runs nodegen with the arguments in the temporary directory (the current directory of the run).
   // `shell_setup` runs first in the same shell (e.g. "ulimit -f 100; "); `stdout_to` replaces the
@@ -113,7 +111,8 @@ class CliTest : public ::testing::Test {
     EXPECT_EQ(outputs(except), std::vector<std::string>{}) << "left behind after a failed run";
   }
 
-  fs::path dir_;
+  const nodegen::test::TempDir tmp_{"cli"};  // removed after each test, also a failed one
+  const fs::path dir_ = tmp_.path();
 };
 
 const std::string kSquare = (kSource / "domains" / "square.json").string();

@@ -13,11 +13,11 @@
 #include <random>
 #include <string>
 
-#include <unistd.h>
 
 #include <Eigen/Geometry>
 
 #include "geometry_test_support.hpp"
+#include "temp_dir.hpp"
 
 namespace nodegen {
 namespace {
@@ -122,12 +122,6 @@ void write_mesh(const TriMesh& m, const std::filesystem::path& path, const std::
   }
 }
 
-std::filesystem::path temp_dir() {
-  auto dir = std::filesystem::temp_directory_path() / ("nodegen_test_mesh_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 DomainFile load_mesh_domain(const std::filesystem::path& dir, const std::string& file, double h = 0.1) {
   const auto json = dir / "mesh_domain.json";
   std::ofstream(json) << R"({"dim":3,"spacing":)" << h << R"(,"shape":{"type":"mesh","file":")" << file << R"("}})";
@@ -155,7 +149,8 @@ class MeshFormats : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(MeshFormats, InsideTestMatchesThePolyhedron) {
   const TriMesh m = icosphere(3);
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   const std::string format = GetParam();
   const std::string file = "sphere_" + format + (format.rfind("stl", 0) == 0 ? ".stl" : "." + format);
   write_mesh(m, dir / file, format);
@@ -175,7 +170,8 @@ INSTANTIATE_TEST_SUITE_P(EveryFormat, MeshFormats, ::testing::Values("stl-ascii"
 
 TEST(Mesh, VoxelCacheAnswersLikePlainCgal) {
   const TriMesh m = icosphere(2);
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   write_mesh(m, dir / "cache.off", "off");
   std::ofstream(dir / "plain.json") << R"({"dim":3,"spacing":0.2,"shape":{"type":"mesh","file":"cache.off","accelerate":false}})";
   std::ofstream(dir / "cached.json") << R"({"dim":3,"spacing":0.2,"shape":{"type":"mesh","file":"cache.off"}})";
@@ -193,7 +189,8 @@ TEST(Mesh, VoxelCacheAnswersLikePlainCgal) {
 TEST(Mesh, InwardOrientedMeshIsReorientedAndFineMeshStaysExact) {
   TriMesh m = icosphere(4);  // 5120 triangles (level 5 takes minutes in the Debug + ASan build)
   for (auto& f : m.f) std::swap(f[1], f[2]);
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   write_mesh(m, dir / "inward.off", "off");
   const DomainFile f = load_mesh_domain(dir, "inward.off");
   for (auto& t : m.f) std::swap(t[1], t[2]);  // the truth wants outward face normals
@@ -202,7 +199,8 @@ TEST(Mesh, InwardOrientedMeshIsReorientedAndFineMeshStaysExact) {
 
 TEST(Mesh, SurfaceNodesLieOnTheMeshWithOutwardNormalsAtSpacingH) {
   const TriMesh m = icosphere(4);
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   write_mesh(m, dir / "nodes.off", "off");
   const DomainFile f = load_mesh_domain(dir, "nodes.off", 0.08);
   const auto nodes = domain_of<3>(f)->boundary_nodes(f.spacing, 3);
@@ -251,7 +249,8 @@ TEST(Mesh, AbsurdSpacingRatioOnTheSurfaceStillPlacesNodes) {
 
 TEST(Mesh, MeshInCsgWithAnalyticShapes) {
   const TriMesh m = icosphere(3);
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   write_mesh(m, dir / "csg.obj", "obj");
   std::ofstream(dir / "csg.json") << R"({"dim":3,"spacing":0.1,"shape":{"type":"difference","children":[
       {"type":"box","min":[-0.5,-0.5,-0.5],"max":[1.5,1.5,1.5]},
@@ -281,7 +280,8 @@ std::string load_error(const std::filesystem::path& dir, const std::string& file
 }
 
 TEST(Mesh, MissingUnreadableAndOpenMeshesAreInputErrors) {
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   auto message = [&](const std::string& file) { return load_error(dir, file); };
   const std::string prefix = (dir / "mesh_domain.json").string() + ": shape.file: ";
   EXPECT_EQ(message("nope.stl"), prefix + "file not found: " + (dir / "nope.stl").string());
@@ -326,7 +326,8 @@ TEST(Mesh, MeshesThatDoNotBoundOneVolumeAreInputErrors) {
       {"hollow.off", 0.5, Vec<3>::Zero(), true, ""},  // a cavity facing inward
       {"apart.off", 1.0, Vec<3>(3, 0, 0), false, ""},  // two separate bodies
   };
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   const TriMesh ball = icosphere(2);
   for (const Case& c : cases) {
     TriMesh m;
