@@ -14,7 +14,7 @@ cmake --preset tsan >/dev/null
 cmake --build --preset tsan -j "$jobs"
 ctest --preset tsan
 
-if [[ -x bench/compare ]]; then
-  bench/compare --quick
+if [[ -x bench/end-to-end/compare ]]; then
+  bench/end-to-end/compare --quick
 fi
 echo "test.sh: all suites passed"
