@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds nodegen and runs every test: the release suites, then the concurrency suites under
-# ThreadSanitizer (tsan preset), the whole suite under AddressSanitizer + UBSan (asan preset, an
-# optimised build), each libFuzzer target for 30 s (fuzz preset, scripts/fuzz.sh), then the benchmark
-# routine's quick mode so it cannot rot.
+# ThreadSanitizer (tsan preset), each libFuzzer target for 30 s (fuzz preset, scripts/fuzz.sh), then
+# the benchmark routine's quick mode so it cannot rot. NODEGEN_ASAN=1 also runs the whole suite under
+# AddressSanitizer + UBSan (asan preset, an optimised build; its build and run time on 2 cores are not
+# yet measured against CI's time budget, so it is not run by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -16,9 +17,11 @@ cmake --preset tsan >/dev/null
 cmake --build --preset tsan -j "$jobs"
 ctest --preset tsan
 
-cmake --preset asan >/dev/null
-cmake --build --preset asan -j "$jobs"
-ctest --preset asan -j "$jobs"
+if [[ "${NODEGEN_ASAN:-0}" == 1 ]]; then
+  cmake --preset asan >/dev/null
+  cmake --build --preset asan -j "$jobs"
+  ctest --preset asan -j "$jobs"
+fi
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$jobs"
