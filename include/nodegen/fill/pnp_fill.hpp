@@ -353,6 +353,7 @@ class PnpFill {
         for (std::uint32_t t : active_) {
           Tile& tile = *tiles_[t];
           if (!tile.waiting.empty()) schedule(tile, generation_ + 1);
+          else std::vector<Waiting>().swap(tile.waiting);  // a tile the front has passed keeps no capacity
           for (const SetAside& n : tile.set_aside) {
             Tile& to = tile_at(n.key);
             to.waiting.push_back(n.node);
