@@ -29,30 +29,28 @@ void expect_identical(const Discretization<D>& a, const Discretization<D>& b, co
   EXPECT_TRUE(std::equal(a.bmap.begin(), a.bmap.end(), b.bmap.begin())) << what;
 }
 
-// Seeds 1-20 on small domains whose spacing varies 20x: the nodes of 4 and 7 threads are those of 1.
-TEST(FillDeterminismConcurrent, GradedSquareSeeds1To20) {
-  const auto domain = testing::unit_box<2>();
-  const Spacing spacing = Spacing::expression("0.01 + 0.1 * x * y");
-  const auto boundary = box_boundary<2>(domain.box, 0.01);
+// Seeds 1-20: the nodes at each of `thread_counts` are those of one thread.
+template <int D, class DomainT>
+void expect_seeds_identical(const DomainT& domain, const Spacing& spacing, const std::vector<BoundaryNode<D>>& boundary,
+                            std::initializer_list<int> thread_counts) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    const auto one = pnp_fill<2, VmStore>(domain, spacing, boundary, fill_params(2, seed), threads(1));
+    const auto one = pnp_fill<D, VmStore>(domain, spacing, boundary, fill_params(D, seed), threads(1));
     EXPECT_GT(one.positions.size(), 1500u) << one.positions.size();
-    for (int t : {4, 7})
-      expect_identical(one, pnp_fill<2, VmStore>(domain, spacing, boundary, fill_params(2, seed), threads(t)),
+    for (int t : thread_counts)
+      expect_identical(one, pnp_fill<D, VmStore>(domain, spacing, boundary, fill_params(D, seed), threads(t)),
                        "seed " + std::to_string(seed) + ", " + std::to_string(t) + " threads");
   }
 }
 
+// Small domains whose spacing varies 10x (2D) and 6x (3D), so nodes of several tile levels meet.
+TEST(FillDeterminismConcurrent, GradedSquareSeeds1To20) {
+  const auto domain = testing::unit_box<2>();
+  expect_seeds_identical<2>(domain, Spacing::expression("0.01 + 0.1 * x * y"), box_boundary<2>(domain.box, 0.01), {4, 7});
+}
+
 TEST(FillDeterminismConcurrent, GradedCubeSeeds1To20) {
   const auto domain = testing::unit_box<3>();
-  const Spacing spacing = Spacing::expression("0.06 + 0.3 * x * x");
-  const auto boundary = box_boundary<3>(domain.box, 0.06);
-  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    const auto one = pnp_fill<3, VmStore>(domain, spacing, boundary, fill_params(3, seed), threads(1));
-    EXPECT_GT(one.positions.size(), 1500u) << one.positions.size();
-    expect_identical(one, pnp_fill<3, VmStore>(domain, spacing, boundary, fill_params(3, seed), threads(4)),
-                     "seed " + std::to_string(seed) + ", 4 threads");
-  }
+  expect_seeds_identical<3>(domain, Spacing::expression("0.06 + 0.3 * x * x"), box_boundary<3>(domain.box, 0.06), {4});
 }
 
 // Every backend gives the same nodes, and different seeds give different ones.
