@@ -259,7 +259,9 @@ class KdTree {
     std::vector<std::pair<Link, int>> todo{{root_.load(std::memory_order_acquire)->link, 0}};
     int deepest = 0;
     while (!todo.empty()) {
-      const auto [link, level] = todo.back();
+      // Not a structured binding: clang 14 (the fuzz preset's compiler) cannot capture one in the lambda below.
+      const auto link = todo.back().first;
+      const auto level = todo.back().second;
       todo.pop_back();
       if (spatial_detail::is_leaf(link)) {
         deepest = std::max(deepest, level);
