@@ -2,7 +2,8 @@
 # Runs each libFuzzer target (fuzz preset) for a fixed time on its seed corpus: the domain file loader,
 # the four mesh readers and the HDF5 reader. Seeds: domains/*.json, the meshes of domains/meshes and
 # small files of each format written here, and an output of `nodegen run` for the HDF5 reader.
-#   scripts/fuzz.sh [SECONDS_PER_TARGET]     (default 30; a finding fails it and is left in build/fuzz/findings)
+#   scripts/fuzz.sh [SECONDS_PER_TARGET]     (default 30; a finding fails it and is left in build/fuzz/findings;
+#                                            0 replays the seed corpus once, as scripts/test.sh does)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
@@ -34,7 +35,8 @@ fi
 for target in fuzz_domain_file fuzz_mesh_stl fuzz_mesh_off fuzz_mesh_ply fuzz_mesh_obj fuzz_hdf5_reader; do
   echo "fuzz.sh: $target for ${seconds} s"
   # -rss_limit_mb: memory beyond the input's size is a finding; -timeout: so is a slow input.
-  ASAN_OPTIONS=detect_leaks=0 "$build/fuzz/$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+  budget=(-max_total_time="$seconds"); [[ "$seconds" == 0 ]] && budget=(-runs=0)  # 0: replay the corpus once
+  ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 "$build/fuzz/$target" "${budget[@]}" -timeout=20 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=0 -artifact_prefix="$findings/$target-" "$corpus/$target" \
     2>"$build/$target.log" || { tail -40 "$build/$target.log"; echo "fuzz.sh: $target found a failure (see $findings)"; exit 1; }
 done
