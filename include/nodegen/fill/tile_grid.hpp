@@ -15,20 +15,19 @@
 // never what another tile of its level and colour reads or writes (w_L - r1 - r2 > max(r1, r2)).
 // The grid depends on the domain and the spacing alone, never on the thread count.
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 
 #include "nodegen/spatial/point.hpp"
 #include "nodegen/storage/splitmix.hpp"
 
 namespace nodegen::fill_detail {
 
-// Tile edge in spacings at least (the separation argument above needs more than 3). Larger tiles mean
-// fewer phases (less waiting at phase ends), smaller ones more tiles in each phase to share among the
-// threads; bench/results/fill.md has the measurements behind these values.
+// Tile edge in spacings at least (the separation argument above needs more than 3). The number of phases
+// does not depend on it (one per generation, level and colour); smaller tiles give more items per phase
+// to share among threads (the scaling model in docs/parallel-fill.md), larger ones hand fewer nodes
+// across tiles. These values are not tuned by measurement yet.
 template <int D>
 inline constexpr double kTileSpacings = D == 2 ? 16.0 : 8.0;
 
@@ -96,7 +95,6 @@ class TileGrid {
     for (int a = 0; a < D; ++a) c |= static_cast<int>(k.c[static_cast<std::size_t>(a)] & 1) << a;
     return c;
   }
-  static constexpr int kColours = 1 << D;
 
  private:
   static constexpr double kCoordLimit = 4.0e18;  // inside int64; far beyond any real tile count
