@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Where are the worst holes of a 2D unit-square fill? (issue 5, bench/results/fill-quality.md)
+"""Where are the worst holes of a 2D unit-square fill? (bench/results/fill-quality.md)
 
 usage: /usr/bin/python3 bench/hole_locations.py FILE.h5 [SAMPLES]
 

@@ -1,4 +1,4 @@
-// k-d tree benchmark (issue 3): interleaved insert + exists-within-radius, the node generator's inner
+// k-d tree benchmark: interleaved insert + exists-within-radius, the node generator's inner
 // loop. Each step inserts point i and asks whether any point lies within r of a candidate at a random
 // distance in [0.5 r, 1.5 r] from it (the candidate pattern of a PNP fill); r is the radius that
 // holds about 6 points at full size.

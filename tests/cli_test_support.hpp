@@ -3,7 +3,6 @@
 // and checks a bad input's exit status, its single error line and that nothing is left behind.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -12,6 +11,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "temp_dir.hpp"
 
 namespace nodegen::test {
 
@@ -48,10 +49,7 @@ class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_FALSE(kCli.empty()) << "the nodegen target was not built";
-    std::string tmpl = (fs::temp_directory_path() / "nodegen-cli-XXXXXX").string();
-    dir_ = fs::path(::mkdtemp(tmpl.data()));
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Runs nodegen with the arguments in the temporary directory (the current directory of the run).
   // `shell_setup` runs first in the same shell (e.g. "ulimit -f 100; "); `stdout_to` replaces the
@@ -105,7 +103,8 @@ class CliTest : public ::testing::Test {
     EXPECT_EQ(outputs(except), std::vector<std::string>{}) << "left behind after a failed run";
   }
 
-  fs::path dir_;
+  const TempDir tmp_{"cli"};  // removed after each test, also a failed one
+  const fs::path dir_ = tmp_.path();
 };
 
 }  // namespace nodegen::test

@@ -17,8 +17,9 @@ namespace nodegen::test {
 // The folder the test data lives in (domain files, meshes).
 inline std::filesystem::path source_dir() { return NODEGEN_SOURCE_DIR; }
 
-inline DomainFile parse(const std::string& json, const std::string& name = "inline.json") {
-  return parse_domain_text(json, std::filesystem::temp_directory_path() / name);
+// `file` is the name the domain has in error lines, and its folder the one relative files are read from.
+inline DomainFile parse(const std::string& json, const std::filesystem::path& file = "inline.json") {
+  return parse_domain_text(json, file);
 }
 
 template <int D>

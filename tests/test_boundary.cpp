@@ -11,6 +11,7 @@
 #include <random>
 
 #include "geometry_test_support.hpp"
+#include "temp_dir.hpp"
 
 namespace nodegen {
 namespace {
@@ -58,17 +59,18 @@ TEST(Boundary, UnitSquareHasExactSpacingFaceNormalsAndIds) {
 
 TEST(Boundary, DenseSmoothPolygonIsSpacedByArcLengthNotByVertices) {
   // An ellipse outline with 2000 vertices (much denser than h) and a triangle hole with sharp corners.
-  const auto dir = std::filesystem::temp_directory_path();
+  const test::TempDir dir("boundary");
   {
-    std::ofstream out(dir / "nodegen_test_ellipse.txt");
+    std::ofstream out(dir / "ellipse.txt");
     out.precision(17);
     for (int i = 0; i < 2000; ++i) {
       const double t = 2 * std::numbers::pi * i / 2000;
       out << 2 * std::cos(t) << " " << std::sin(t) << "\n";
     }
   }
-  auto f = parse(R"({"dim":2,"spacing":0.05,"shape":{"type":"polygon","points":"nodegen_test_ellipse.txt",
-      "holes":[[[-0.5,-0.3],[0.5,-0.3],[0,0.4]]]}})");
+  auto f = parse(R"({"dim":2,"spacing":0.05,"shape":{"type":"polygon","points":"ellipse.txt",
+      "holes":[[[-0.5,-0.3],[0.5,-0.3],[0,0.4]]]}})",
+                 dir / "inline.json");
   const auto& d = *domain_of<2>(f);
   const auto nodes = d.boundary_nodes(f.spacing, 1);
   const auto r = nearest_over_h(nodes, f.spacing);

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <set>
 
-#include <unistd.h>
 
 #include "geometry_test_support.hpp"
+#include "temp_dir.hpp"
 
 namespace nodegen {
 namespace {
@@ -70,8 +70,8 @@ TEST(DomainFile, DefaultsAndExplicitFillParameters) {
 
 class BadInput : public ::testing::Test {
  protected:
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("nodegen_bad_" + std::to_string(::getpid()));
-  void SetUp() override { std::filesystem::create_directories(dir); }
+  const test::TempDir tmp{"bad"};
+  const std::filesystem::path dir = tmp.path();
 
   // Writes `text` as bad.json and returns the error line (or "no error").
   std::string error_of(const std::string& text) {
@@ -223,7 +223,7 @@ TEST_F(BadInput, CrossingPolygonRings) {
             file() + ": shape: the polygon's rings cross or touch at (0.425, 0.2" + why);  // two holes (the crossing of least x)
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[2,0],[1,0],[1,1]]}})"),
             file() + ": shape: the polygon's rings cross or touch at (1, 0" + why);  // an edge doubling back
-  // Where only vertices meet (CGAL's sweep reports none of these; helper review, fifth session):
+  // Where only vertices meet (CGAL's sweep reports none of these):
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[1,1],[2,2],[2,0],[1,1],[0,2]]}})"),
             file() + ": shape: the polygon's rings cross or touch at (1, 1" + why);  // a figure eight through a vertex
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[1,0],[1,1],[0,1]],

@@ -1,4 +1,4 @@
-// Quality of the 2D fill against Medusa's GeneralFill (issue 5: packing density within 0.01 of Medusa's
+// Quality of the 2D fill against Medusa's GeneralFill (the target: packing density within 0.01 of Medusa's
 // 0.69-0.70, holes no worse than its p99.9 of 0.85 h). A faithful re-implementation of GeneralFill's
 // loop measures 0.687 / 0.857 on the unit square (bench/results/fill-quality.md); the fill's ring order
 // (fill/ring_selection.hpp) brings the holes well below that at Medusa's density.

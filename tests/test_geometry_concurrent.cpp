@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "geometry_test_support.hpp"
+#include "temp_dir.hpp"
 
 namespace nodegen {
 namespace {
@@ -46,11 +47,11 @@ TEST(GeometryConcurrent, MeshContainsFromManyThreads) {
 }
 
 TEST(GeometryConcurrent, PlainCgalMeshContainsFromManyThreads) {
-  const auto dir = std::filesystem::temp_directory_path();
-  std::ofstream(dir / "nodegen_plain_torus.json")
+  const test::TempDir dir("geometry");
+  std::ofstream(dir / "plain_torus.json")
       << R"({"dim":3,"spacing":0.1,"shape":{"type":"mesh","file":")"
       << (test::source_dir() / "domains" / "meshes" / "torus.stl").string() << R"(","accelerate":false}})";
-  const DomainFile f = load_domain_file(dir / "nodegen_plain_torus.json");
+  const DomainFile f = load_domain_file(dir / "plain_torus.json");
   expect_concurrent_contains_matches_serial(*test::domain_of<3>(f), 5000);
 }
 
@@ -124,11 +125,11 @@ TEST(GeometryConcurrent, MeshBoundaryNodesDoNotDependOnThreads) {
 // A graded spacing leaves most thinning blocks sparse (a list instead of a dense cell grid), read by
 // the neighbouring blocks' threads as the dense ones are.
 TEST(GeometryConcurrent, GradedMeshBoundaryNodesDoNotDependOnThreads) {
-  const auto dir = std::filesystem::temp_directory_path();
-  std::ofstream(dir / "nodegen_graded_torus.json")
+  const test::TempDir dir("geometry");
+  std::ofstream(dir / "graded_torus.json")
       << R"j({"dim":3,"spacing":"0.002 + 0.1*sqrt((x-1.35)^2+y^2+z^2)","shape":{"type":"mesh","file":")j"
       << (test::source_dir() / "domains" / "meshes" / "torus.stl").string() << R"("}})";
-  expect_mesh_boundary_independent_of_threads(load_domain_file(dir / "nodegen_graded_torus.json"));
+  expect_mesh_boundary_independent_of_threads(load_domain_file(dir / "graded_torus.json"));
 }
 
 }  // namespace

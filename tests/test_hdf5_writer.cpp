@@ -1,7 +1,6 @@
 // HDF5 output: Medusa's layout, round trip through our reader, atomic replacement, error lines.
 #include <gtest/gtest.h>
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include "nodegen/io/hdf5_reader.hpp"
 #include "nodegen/io/output.hpp"
 #include "nodegen/io/xdmf_writer.hpp"
+#include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using nodegen::InputError;
@@ -23,19 +23,7 @@ using nodegen::io::NodeArrays;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "nodegen-io-XXXXXX").string();
-    path_ = fs::path(::mkdtemp(tmpl.data()));
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-  std::size_t entries() const { return static_cast<std::size_t>(std::distance(fs::directory_iterator(path_), fs::directory_iterator())); }
-
- private:
-  fs::path path_;
-};
+using nodegen::test::TempDir;
 
 // A random node set with the fill's conventions: boundary first (types -id, bmap rows), then interior.
 NodeArrays make_nodes(int dim, std::size_t boundary, std::size_t interior, unsigned seed) {
@@ -95,7 +83,7 @@ class RoundTrip : public ::testing::TestWithParam<int> {};
 
 TEST_P(RoundTrip, EveryArrayAndAttributeComesBackExactly) {
   const int dim = GetParam();
-  TempDir dir;
+  const TempDir dir("io");
   // More nodes than one write block (65536) so the blockwise transposition is exercised across blocks.
   const NodeArrays nodes = make_nodes(dim, 1234, 70000, 7);
   const nodegen::io::RunMetadata meta = {
@@ -132,7 +120,7 @@ TEST_P(RoundTrip, EveryArrayAndAttributeComesBackExactly) {
 
 TEST_P(RoundTrip, PositionsAreStoredTransposedAsMedusaReadsThem) {
   const int dim = GetParam();
-  TempDir dir;
+  const TempDir dir("io");
   const NodeArrays nodes = make_nodes(dim, 10, 90, 3);
   const fs::path file = dir.path() / "m.h5";
   nodegen::io::write_output(file, nodes.view(), {});
@@ -154,7 +142,7 @@ TEST_P(RoundTrip, PositionsAreStoredTransposedAsMedusaReadsThem) {
 INSTANTIATE_TEST_SUITE_P(Dims, RoundTrip, ::testing::Values(2, 3));
 
 TEST(HdfWriter, NoBoundaryNodesWritesAnEmptyNormalsArray) {
-  TempDir dir;
+  const TempDir dir("io");
   const NodeArrays nodes = make_nodes(2, 0, 50, 1);
   nodegen::io::write_output(dir.path() / "e.h5", nodes.view(), {});
   const auto back = nodegen::io::read_hdf5(dir.path() / "e.h5");
@@ -163,7 +151,7 @@ TEST(HdfWriter, NoBoundaryNodesWritesAnEmptyNormalsArray) {
 }
 
 TEST(HdfWriter, FailingWriteLeavesNothingAndKeepsTheOlderFile) {
-  TempDir dir;
+  const TempDir dir("io");
   const fs::path file = dir.path() / "keep.h5";
   const NodeArrays first = make_nodes(2, 5, 20, 1);
   nodegen::io::write_output(file, first.view(), {});
@@ -183,7 +171,7 @@ TEST(HdfWriter, FailingWriteLeavesNothingAndKeepsTheOlderFile) {
 }
 
 TEST(HdfWriter, FailureBeforeWriteLeavesNothing) {
-  TempDir dir;
+  const TempDir dir("io");
   {
     nodegen::io::OutputFiles reserved(dir.path() / "never.h5");
     EXPECT_EQ(dir.entries(), 2u);  // the two hidden temporaries exist while reserved
@@ -192,7 +180,7 @@ TEST(HdfWriter, FailureBeforeWriteLeavesNothing) {
 }
 
 TEST(HdfWriter, UnwritablePathIsOneLineInputErrorNamingTheFile) {
-  TempDir dir;
+  const TempDir dir("io");
   const NodeArrays nodes = make_nodes(2, 5, 20, 1);
   const fs::path missing_dir = dir.path() / "no" / "such" / "dir" / "x.h5";
   try {
@@ -217,7 +205,7 @@ TEST(HdfWriter, UnwritablePathIsOneLineInputErrorNamingTheFile) {
 }
 
 TEST(HdfReader, MissingOrForeignFilesAreInputErrors) {
-  TempDir dir;
+  const TempDir dir("io");
   EXPECT_THROW(nodegen::io::read_hdf5(dir.path() / "absent.h5"), InputError);
   std::ofstream(dir.path() / "text.h5") << "not hdf5";
   try {

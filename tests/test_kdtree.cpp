@@ -146,7 +146,7 @@ void expect_logarithmic_depth(std::size_t n) {
 TEST(KdTree, DepthIsLogarithmicOnFrontOrderedInput2D) { expect_logarithmic_depth<2>(200000); }
 TEST(KdTree, DepthIsLogarithmicOnFrontOrderedInput3D) { expect_logarithmic_depth<3>(100000); }
 
-// Issue 3 target: at most 32 bytes per point of tree overhead beyond the coordinates.
+// The tree's budget: at most 32 bytes per point of tree overhead beyond the coordinates.
 template <int D>
 void expect_overhead_at_most_32_bytes(std::size_t n) {
   for (PointOrder order : {PointOrder::front, PointOrder::random}) {

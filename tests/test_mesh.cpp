@@ -15,12 +15,11 @@
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
-
 #include <Eigen/Geometry>
 
 #include "geometry_test_support.hpp"
 #include "mesh_test_shapes.hpp"
+#include "temp_dir.hpp"
 
 namespace nodegen {
 namespace {
@@ -101,12 +100,6 @@ void write_mesh(const TriMesh& m, const std::filesystem::path& path, const std::
   }
 }
 
-std::filesystem::path temp_dir() {
-  auto dir = std::filesystem::temp_directory_path() / ("nodegen_test_mesh_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 // `extra`: more fields of the mesh shape, such as R"(,"repair":"none")".
 DomainFile load_mesh_domain(const std::filesystem::path& dir, const std::string& file, double h = 0.1,
                             const std::string& extra = "") {
@@ -138,7 +131,8 @@ class MeshFormats : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(MeshFormats, InsideTestMatchesThePolyhedron) {
   const TriMesh m = icosphere(3);
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   const std::string format = GetParam();
   const std::string file = "sphere_" + format + (format.rfind("stl", 0) == 0 ? ".stl" : "." + format);
   write_mesh(m, dir / file, format);
@@ -158,7 +152,8 @@ INSTANTIATE_TEST_SUITE_P(EveryFormat, MeshFormats, ::testing::Values("stl-ascii"
 
 TEST(Mesh, VoxelCacheAnswersLikePlainCgal) {
   const TriMesh m = icosphere(2);
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   write_mesh(m, dir / "cache.off", "off");
   std::ofstream(dir / "plain.json") << R"({"dim":3,"spacing":0.2,"shape":{"type":"mesh","file":"cache.off","accelerate":false}})";
   std::ofstream(dir / "cached.json") << R"({"dim":3,"spacing":0.2,"shape":{"type":"mesh","file":"cache.off"}})";
@@ -176,7 +171,8 @@ TEST(Mesh, VoxelCacheAnswersLikePlainCgal) {
 TEST(Mesh, InwardOrientedMeshIsReorientedAndFineMeshStaysExact) {
   TriMesh m = icosphere(4);  // 5120 triangles (level 5 takes minutes in the Debug + ASan build)
   for (auto& f : m.f) std::swap(f[1], f[2]);
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   write_mesh(m, dir / "inward.off", "off");
   const DomainFile f = load_mesh_domain(dir, "inward.off");
   for (auto& t : m.f) std::swap(t[1], t[2]);  // the truth wants outward face normals
@@ -185,7 +181,8 @@ TEST(Mesh, InwardOrientedMeshIsReorientedAndFineMeshStaysExact) {
 
 TEST(Mesh, SurfaceNodesLieOnTheMeshWithOutwardNormalsAtSpacingH) {
   const TriMesh m = icosphere(4);
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   write_mesh(m, dir / "nodes.off", "off");
   const DomainFile f = load_mesh_domain(dir, "nodes.off", 0.08);
   const auto nodes = domain_of<3>(f)->boundary_nodes(f.spacing, 3);
@@ -235,7 +232,8 @@ TEST(Mesh, AbsurdSpacingRatioOnTheSurfaceStillPlacesNodes) {
 
 TEST(Mesh, MeshInCsgWithAnalyticShapes) {
   const TriMesh m = icosphere(3);
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   write_mesh(m, dir / "csg.obj", "obj");
   std::ofstream(dir / "csg.json") << R"({"dim":3,"spacing":0.1,"shape":{"type":"difference","children":[
       {"type":"box","min":[-0.5,-0.5,-0.5],"max":[1.5,1.5,1.5]},
@@ -266,7 +264,8 @@ std::string load_error(const std::filesystem::path& dir, const std::string& file
 }
 
 TEST(Mesh, MissingUnreadableAndOpenMeshesAreInputErrors) {
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   auto message = [&](const std::string& file) { return load_error(dir, file, R"(,"repair":"none")"); };
   const std::string prefix = (dir / "mesh_domain.json").string() + ": shape.file: ";
   EXPECT_EQ(message("nope.stl"), prefix + "file not found: " + (dir / "nope.stl").string());
@@ -316,7 +315,8 @@ TEST(Mesh, MeshesThatDoNotBoundOneVolumeAreInputErrorsWithoutRepair) {
       {"hollow.off", 0.5, Vec<3>::Zero(), true, ""},  // a cavity facing inward
       {"apart.off", 1.0, Vec<3>(3, 0, 0), false, ""},  // two separate bodies
   };
-  const auto dir = temp_dir();
+  const test::TempDir tmp("mesh");
+  const auto& dir = tmp.path();
   const TriMesh ball = icosphere(2);
   for (const Case& c : cases) {
     TriMesh m;

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "temp_dir.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -60,10 +62,10 @@ std::string missing_tools() {
 class RenderTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = fs::temp_directory_path() / ("nodegen_render_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
+    tmp_ = std::make_unique<nodegen::test::TempDir>("render");
+    dir_ = tmp_->path();
   }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static void TearDownTestSuite() { tmp_.reset(); }
 
   void SetUp() override {
     if (const auto missing = missing_tools(); !missing.empty())
@@ -107,6 +109,7 @@ class RenderTest : public ::testing::Test {
     EXPECT_GT(content["foreground_fraction"].get<double>(), 0.05) << content.dump();
   }
 
+  static inline std::unique_ptr<nodegen::test::TempDir> tmp_;  // the suite's outputs, shared by its tests
   static inline fs::path dir_;
 };
 

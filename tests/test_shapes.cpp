@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "geometry_test_support.hpp"
+#include "temp_dir.hpp"
 
 namespace nodegen {
 namespace {
@@ -79,12 +80,10 @@ TEST(Shapes, PolygonWithReflexCornerAndHoles) {
 }
 
 TEST(Shapes, PolygonFromPointFile) {
-  const auto dir = std::filesystem::temp_directory_path();
-  {
-    std::ofstream out(dir / "nodegen_test_triangle.txt");
-    out << "# a triangle\n0 0\n1, 0\n\n0 1  # last point\n";
-  }
-  auto f = parse(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":"nodegen_test_triangle.txt"}})");
+  const test::TempDir dir("shapes");
+  std::ofstream(dir / "triangle.txt") << "# a triangle\n0 0\n1, 0\n\n0 1  # last point\n";
+  auto f = parse(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":"triangle.txt"}})",
+                 dir / "inline.json");
   expect_matches<2>(*domain_of<2>(f), [](const Vec<2>& p) { return std::max({-p[0], -p[1], p[0] + p[1] - 1}); },
                     {-0.2, -0.2}, {1.2, 1.2});
 }

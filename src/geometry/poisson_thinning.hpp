@@ -12,10 +12,10 @@
 // colour are thinned in parallel, colour after colour. Every block's order is drawn from (seed, block),
 // so the kept set is the same for any number of threads.
 //
-// Memory: a mesh's samples (24 per h^2) used to be drawn all at once, ~44 B each with their radii and
-// block lists: the peak of a mesh domain's run (torus at 1e6 nodes: 126 MB, against 94 MB in the fill).
-// Now a block asks the source for the samples of the pieces that overlap it when it is thinned, and
-// only the kept ones (about 1 in 20) stay.
+// Memory: a block asks the source for the samples of the pieces that overlap it when it is thinned, and
+// only the kept ones (about 1 in 20) stay. Drawn all at once, a mesh's samples (24 per h^2, ~44 B each
+// with their radii and block lists) would set the peak of a mesh domain's run (torus at 1e6 nodes:
+// 126 MB, against 94 MB in the fill).
 //
 // Radii far above the block edge (a spacing 1e11 times larger on part of the surface): the block edge
 // is capped at kMaxBlockCells cells, so one huge radius cannot size every block; such "wide" samples are

@@ -1,5 +1,5 @@
 #pragma once
-// The point/vector type every layer passes across its interface (see docs/TEAM-CONTRACTS.md).
+// The point/vector type every layer passes across its interface (see docs/architecture.md).
 #include <Eigen/Core>
 
 namespace nodegen {
