@@ -32,7 +32,7 @@ cmake --build --preset fuzz -j "$jobs"
 # (it still finds failures inside CGAL's PLY reader and libhdf5 within seconds, so CI does not yet).
 bash scripts/fuzz.sh "${NODEGEN_FUZZ_SECONDS:-0}"
 
-if [[ -x bench/compare ]]; then
-  bench/compare --quick
+if [[ -x bench/end-to-end/compare ]]; then
+  bench/end-to-end/compare --quick
 fi
 echo "test.sh: all suites passed"

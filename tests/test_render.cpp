@@ -1,4 +1,4 @@
-// bench/render (bench/render.py in ParaView's pvbatch, offscreen) on small real nodegen outputs: the PNG must exist, have the size
+// bench/tools/render (bench/tools/render.py in ParaView's pvbatch, offscreen) on small real nodegen outputs: the PNG must exist, have the size
 // asked for and show something (many colours, a real share of non-background pixels). Skipped, with the
 // reason, where ParaView's pvbatch or xvfb-run is not installed (scripts/install-deps.sh --paraview adds them).
 #include <gtest/gtest.h>
@@ -32,8 +32,8 @@ std::string shell_quoted(const fs::path& p) {
   return s;
 }
 
-// bench/render runs bench/render.py under pvbatch and xvfb-run (with the Xvfb options that make it reliable).
-std::string render_command() { return shell_quoted(kSource / "bench/render") + " "; }
+// bench/tools/render runs bench/tools/render.py under pvbatch and xvfb-run (with the Xvfb options that make it reliable).
+std::string render_command() { return shell_quoted(kSource / "bench/tools/render") + " "; }
 
 bool have_command(const std::string& name) {
   return std::system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;
@@ -74,11 +74,11 @@ class RenderTest : public ::testing::Test {
     if (kCli.empty()) GTEST_SKIP() << "nodegen CLI target not built: no output to render";
   }
 
-  // A small real output of the CLI for a domain under bench/quick/ (made once per suite).
+  // A small real output of the CLI for a domain under bench/domains/quick/ (made once per suite).
   static fs::path output_for(const std::string& domain_stem) {
     const fs::path h5 = dir_ / (domain_stem + ".h5");
     if (!fs::exists(h5)) {
-      const auto [status, out] = run(shell_quoted(kCli) + " run " + shell_quoted(kSource / "bench/quick" / (domain_stem + ".json")) +
+      const auto [status, out] = run(shell_quoted(kCli) + " run " + shell_quoted(kSource / "bench/domains/quick" / (domain_stem + ".json")) +
                                      " -o " + shell_quoted(h5) + " --quiet");
       EXPECT_EQ(status, 0) << out;
     }

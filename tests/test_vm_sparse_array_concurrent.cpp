@@ -1,5 +1,5 @@
 // VmSparseArray under concurrent random reads and writes from more threads than cores (8), the memo
-// pattern of bench/collatz: every slot is written only with its one correct value, by any thread, any
+// pattern of bench/storage/collatz: every slot is written only with its one correct value, by any thread, any
 // number of times; a read returns either 0 (not yet visible) or that value, never anything else; after
 // the team joins, every written slot reads back its value. Built by the tsan preset.
 #include <gtest/gtest.h>

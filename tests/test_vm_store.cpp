@@ -81,7 +81,7 @@ TEST(VmStore, ZeroCapacityStoreRejectsEveryClaim) {
 }
 
 TEST(VmStore, DefaultsAreSmallPagesWithoutPrefault) {
-  const VmStoreOptions defaults;  // chosen by bench/append, see vm_store.hpp
+  const VmStoreOptions defaults;  // chosen by bench/storage/append, see vm_store.hpp
   EXPECT_FALSE(defaults.huge_pages);
   EXPECT_FALSE(defaults.prefault);
 }

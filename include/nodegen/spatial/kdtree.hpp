@@ -489,7 +489,7 @@ class KdTree {
   //
   // Why: every move rewrites the whole leaf in another bucket and its parent's link, and when the
   // other thread then reads or appends to the leaf, it misses on all those lines. A shared leaf now
-  // moves once more instead of up to seven times. In bench/kdtree's front order, where both threads
+  // moves once more instead of up to seven times. In bench/spatial/kdtree's front order, where both threads
   // fill the same leaves a few rows apart, 2 threads ran 1.72x (2D) / 1.74x (3D) the 1-thread rate
   // with one class at a time and 1.84x / 1.82x with this rule (36 alternated rounds; 1.86x / 1.81x
   // with the fixed-size buckets of bd83bb5; bench/results/kdtree-memory.md). Leaves one thread fills
@@ -675,7 +675,7 @@ class KdTree {
   // The depth-first walk behind range_search and size(): at an internal node splitting dimension d at
   // `split`, sides(d, split) returns {the side to descend first, whether to visit the other one}.
   // Kept out of line: g++ 12 inlined it into for_each_within in some callers and not in others, and
-  // the inlined leaf scan ran ~15 % slower (bench/fill 3D, 1e6 nodes, 1 thread, 3 alternated runs:
+  // the inlined leaf scan ran ~15 % slower (bench/fill/fill 3D, 1e6 nodes, 1 thread, 3 alternated runs:
   // 2.1-2.5e5 vs 2.5-3.1e5 nodes/s); out of line it is the same fast loop for every caller.
   template <class Sides, class Scan, class OnLeaf>
   [[gnu::noinline]] bool search_leaves(Sides&& sides, Scan&& scan, OnLeaf&& on_leaf) const {

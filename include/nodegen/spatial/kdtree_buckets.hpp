@@ -13,7 +13,7 @@
 //
 // Why 8 classes and not 16 (2, 4, ..., 32; the link has room for 16): every move rewrites the whole
 // leaf elsewhere, and a leaf growing from 16 to 32 points moves 4 times instead of 8. 16 classes
-// saved 0.9 (2D) / 1.2 (3D) bytes per point but ran bench/kdtree's 2D front order at 2.64e6 steps/s
+// saved 0.9 (2D) / 1.2 (3D) bytes per point but ran bench/spatial/kdtree's 2D front order at 2.64e6 steps/s
 // against 2.86e6 for 8 classes and ~3.1e6 for the fixed-size tree (bench/results/kdtree-memory.md).
 //
 // Cost: random insertion order grows every leaf at once, so each class's arena grows to the number
@@ -149,7 +149,7 @@ class BucketArenas<D, Store, LeafSize, std::integer_sequence<int, K...>>
   // The link of a bucket of class k for a new leaf, or of class k + 1 when class k has no free bucket
   // and class k + 1 has one (at most kStep more empty slots, and a reused bucket instead of a fresh
   // one: in random insertion order, where every leaf grows at once and the classes below are left
-  // full of free buckets, this took bench/kdtree's 2D 1e7 random tree from 49.7 to 43.0 bytes per
+  // full of free buckets, this took bench/spatial/kdtree's 2D 1e7 random tree from 49.7 to 43.0 bytes per
   // point; front orders are unchanged within 0.6). Count 0, seq even, unpublished. A reused bucket
   // may still be read by readers of its previous leaf (who will reject what they read) and its lock
   // may be held for a moment by a writer of that leaf (who will find its slot moved on and let go),

@@ -15,7 +15,7 @@
 // Deviations from the seed: the first chunk holds 2^6 = 64 elements (one bit-heap word) by default
 // rather than 2^0 (six chunks of 1..32 elements would only lengthen the chunk search); and the default
 // upstream, HugePageChunks, puts chunks of 2 MiB and more on transparent huge pages (see
-// huge_page_chunks.hpp; bench/suballoc measures it against a std::allocator upstream).
+// huge_page_chunks.hpp; bench/storage/suballoc measures it against a std::allocator upstream).
 //
 // Not thread-safe: SynchronizedSuballocator (below) pairs a pool with a lock.
 #include <algorithm>

@@ -8,7 +8,7 @@
 // Why: a read fault on a never-written page of a private anonymous mapping maps the shared zero page;
 // the first write to that page then faults again and copies-on-write it, and replacing a present PTE
 // needs a TLB flush on every other CPU running the process (an IPI per fault; IPIs are VM exits on a
-// virtual machine). Measured in bench/collatz at 2 threads on this project's VM: ~55% of all cycles in
+// virtual machine). Measured in bench/storage/collatz at 2 threads on this project's VM: ~55% of all cycles in
 // the kernel's flush IPIs (native_write_msr, smp_call_function_many_cond under ptep_clear_flush), which
 // made the plain VM memo slower at 2 threads than at 1. A bitmap with one bit per fault unit (4 KiB, or
 // 2 MiB with huge pages: 32 KiB of bitmap per GiB of reservation) records which pages were written;

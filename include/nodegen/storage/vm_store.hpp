@@ -10,7 +10,7 @@
 // Why MAP_NORESERVE + PROT_READ|PROT_WRITE instead of the paper's PROT_NONE + mprotect in 1 GiB chunks:
 // with vm.overcommit_memory = 0 a NORESERVE mapping is not charged to the commit limit, so it gives the
 // same "reserve far more than RAM" property without any slow path: no thread ever waits for another to
-// open the next chunk, and claim() stays one atomic add plus a compare. bench/append measures the chunked
+// open the next chunk, and claim() stays one atomic add plus a compare. bench/storage/append measures the chunked
 // design too (vm_mprotect_*): with 1 GiB chunks it is as fast as this one (an mprotect per GiB is noise),
 // with 8 MiB chunks slightly slower; so the choice rests on simplicity (no watermark, no opener lock, no
 // mmap_lock write-holds that stall concurrent faults). Chunks would only be needed under strict
@@ -42,7 +42,7 @@
 
 namespace nodegen {
 
-// Defaults measured by bench/append on the project machine (bench/results/storage.md), a Firecracker VM
+// Defaults measured by bench/storage/append on the project machine (bench/results/storage.md), a Firecracker VM
 // whose guest hands free memory back to the host (free page reporting): there a first touch of FRESH
 // memory costs 3-5x more CPU on transparent huge pages than on 4 KiB pages (apparently the 2 MiB clear
 // runs into host faults), while re-touching recently freed memory is 3-6x faster on huge pages. A new process sees

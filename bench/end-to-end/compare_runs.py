@@ -1,6 +1,6 @@
 """One comparison run: `nodegen run` with a backend variant, then `nodegen stats` on its output.
 
-Used by bench/compare. A run is a failure (never silently a row of zeros) when the program exits non-zero or
+Used by bench/end-to-end/compare. A run is a failure (never silently a row of zeros) when the program exits non-zero or
 times out, when its --report JSON or the stats JSON lacks a field listed in docs/output-format.md,
 when the report does not echo the backend, flags and threads asked for, or when report and stats disagree
 on the node counts.

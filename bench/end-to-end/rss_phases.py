@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # Where in a `nodegen run` the peak RSS is reached, and what it is made of.
 #
-#   bench/rss_phases.py [--smaps] -- NODEGEN run DOMAIN.json -o OUT.h5 --threads T --quiet
+#   bench/end-to-end/rss_phases.py [--smaps] -- NODEGEN run DOMAIN.json -o OUT.h5 --threads T --quiet
 #
 # Runs the command and samples /proc/PID/status every ~0.3 ms. Prints the highest RSS (anonymous and
 # file-backed parts) seen in each phase: "before" the fill (start-up, domain loading, boundary
@@ -9,8 +9,8 @@
 # also covers the output copy done before they are released) and "after" (the HDF5 and XDMF write).
 # With --smaps, also the resident KiB per mapping at the overall peak (read from /proc/PID/smaps each
 # time the RSS rises by 256 KiB; file mappings by path and permissions, anonymous ones by address).
-# Sampling misses peaks shorter than a sample; GNU time's %M (bench/cli_peak_memory.sh) is the figure
-# of record. Wrap it in the CPU lock: flock /tmp/nodegen-cpu.lock bench/rss_phases.py -- ...
+# Sampling misses peaks shorter than a sample; GNU time's %M (bench/end-to-end/cli_peak_memory.sh) is the figure
+# of record. Wrap it in the CPU lock: flock /tmp/nodegen-cpu.lock bench/end-to-end/rss_phases.py -- ...
 import collections, re, subprocess, sys, time
 
 args = sys.argv[1:]

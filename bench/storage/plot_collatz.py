@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Plots bench/collatz results in the layout of the VM-container paper's Figures 3 and 4.
+"""Plots bench/storage/collatz results in the layout of the VM-container paper's Figures 3 and 4.
 
-    /usr/bin/python3 bench/plot_collatz.py [output/collatz.csv ...] [-o output/collatz.png]
+    /usr/bin/python3 bench/storage/plot_collatz.py [output/collatz.csv ...] [-o output/collatz.png]
 
 Several CSV files (e.g. the main grid and a run-once n = 1e8 file) are merged.
 

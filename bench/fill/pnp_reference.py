@@ -2,7 +2,7 @@
 """A plain re-implementation of the PNP loop of Medusa's GeneralFill (2D, unit square), to check that
 nodegen's fill is the same algorithm and to try candidate orders independently of the C++ code.
 
-usage: /usr/bin/python3 bench/pnp_reference.py BOUNDARY.h5 H SEED [medusa|ring] [CANDIDATES]
+usage: /usr/bin/python3 bench/fill/pnp_reference.py BOUNDARY.h5 H SEED [medusa|ring] [CANDIDATES]
 
 The boundary nodes are taken from a nodegen output file of the unit square (so both fills start from
 the same nodes). The loop is GeneralFill's as its paper and source describe it: the nodes are expanded

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads the markdown table printed by bench/kdtree and prints the same comparisons normalised by CPU
+"""Reads the markdown table printed by bench/spatial/kdtree and prints the same comparisons normalised by CPU
 share, for runs on a shared machine: rate / share is steps per CPU-second of the run's own threads.
 
   speed-up per CPU-second = (rate / share) / (nanoflann rate / nanoflann share)
@@ -7,7 +7,7 @@ share, for runs on a shared machine: rate / share is steps per CPU-second of the
     (what 2 threads would give on two otherwise idle cores, if per-thread cost stays as measured;
      spinning on a contended leaf counts as CPU, so contention still lowers it)
 
-Usage: python3 bench/kdtree_normalise.py TABLE.md
+Usage: python3 bench/spatial/kdtree_normalise.py TABLE.md
 """
 import sys
 

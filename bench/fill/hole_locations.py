@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Where are the worst holes of a 2D unit-square fill? (bench/results/fill-quality.md)
 
-usage: /usr/bin/python3 bench/hole_locations.py FILE.h5 [SAMPLES]
+usage: /usr/bin/python3 bench/fill/hole_locations.py FILE.h5 [SAMPLES]
 
 Draws SAMPLES (default 3e6) uniform points of the unit square, measures each one's distance to the
 nearest node / that node's h (the hole metric of `nodegen stats`), takes the worst 0.1 % and compares

@@ -3,10 +3,10 @@
 # every binary at 1 and 2 threads, the order of binaries and of thread counts alternating from round to
 # round (this host's speed drifts by tens of percent over minutes, so variants must interleave). Prints
 # one line per run, then per binary: median nodes/s at 1 and 2 threads, their ratio, and the median and
-# range of the per-round ratios (pairs). Every run takes the team's CPU lock when flock is available.
-#   bench/fill_scaling.sh ROUNDS DIM NODES BIN [BIN2]      e.g. bench/fill_scaling.sh 9 2 1e6 build/release/bench/fill
+# range of the per-round ratios (pairs). Every run takes the shared CPU lock when flock is available.
+#   bench/fill/fill_scaling.sh ROUNDS DIM NODES BIN [BIN2]      e.g. bench/fill/fill_scaling.sh 9 2 1e6 build/release/bench/fill
 # CEILING=1 adds a third run to every round: two independent single-thread fills at once in one
-# process (bench/fill --independent), the most two threads can give on this machine at that moment
+# process (bench/fill/fill --independent), the most two threads can give on this machine at that moment
 # (shared caches, page faults, the host's scheduling of the two vCPUs); the summary then also gives
 # that ceiling's ratio to the 1-thread rate and the fill's share of it (its ratio / the ceiling's).
 # Every summary also gives, per mode, how busy its threads were (CPU seconds per wall second per
@@ -14,7 +14,7 @@
 # are busy but slower per CPU second than one thread loses to shared hardware, not to waiting.
 # DOMAIN=FILE.json fills that domain file instead of the unit box (boundary placement included; DIM is
 # then ignored, and NODES = - keeps the file's own spacing, e.g. a graded one):
-#   DOMAIN=bench/domains/cube_graded.json bench/fill_scaling.sh 6 3 - build/release/bench/fill
+#   DOMAIN=bench/domains/cube_graded.json bench/fill/fill_scaling.sh 6 3 - build/release/bench/fill
 set -eu
 rounds=$1 dim=$2 nodes=$3; shift 3
 bins=("$@")

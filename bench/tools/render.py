@@ -1,9 +1,9 @@
 """Renders a nodegen output to a PNG with ParaView, offscreen.
 
-    bench/render output/square.h5 -o square.png [--color type|h] [--normals] [--clip auto|none|x|y|z]
+    bench/tools/render output/square.h5 -o square.png [--color type|h] [--normals] [--clip auto|none|x|y|z]
                                   [--size 800x800] [--point-size PX]
 
-bench/render runs this script as `xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" pvbatch bench/render.py ...`
+bench/tools/render runs this script as `xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" pvbatch bench/tools/render.py ...`
 (without -noreset, Xvfb's reset after pvbatch's first connection sometimes breaks the render window).
 FILE may be the .h5 or its .xdmf sidecar (same stem): ParaView reads the nodes through the XDMF, the way
 a user opens them in the GUI, so this script also checks that the sidecar describes the HDF5 file.

@@ -1,12 +1,12 @@
 #!/bin/bash
-# 2-thread / 1-thread scaling of bench/kdtree (our tree on the VM store), for one binary or several
+# 2-thread / 1-thread scaling of bench/spatial/kdtree (our tree on the VM store), for one binary or several
 # side by side (A/B). Each round runs every binary once (1 and 2 threads, every dim and order asked),
 # the order of binaries reversed every other round (this host's speed drifts by tens of percent over
-# minutes, so variants must interleave). Every run takes the team's CPU lock when flock is available.
+# minutes, so variants must interleave). Every run takes the shared CPU lock when flock is available.
 # Prints per binary, dim and order: median steps/s at 1 and 2 threads (min-max), the ratio of the
 # medians, the median and range of the per-round ratios (pairs), and median bytes per point.
-#   bench/kdtree_scaling.sh ROUNDS [NAME=]BIN [[NAME=]BIN ...]
-#   e.g. ORDERS=front DIMS=2,3 bench/kdtree_scaling.sh 12 old=/tmp/old/bench/kdtree new=build/release/bench/kdtree
+#   bench/spatial/kdtree_scaling.sh ROUNDS [NAME=]BIN [[NAME=]BIN ...]
+#   e.g. ORDERS=front DIMS=2,3 bench/spatial/kdtree_scaling.sh 12 old=/tmp/old/bench/kdtree new=build/release/bench/kdtree
 # ORDERS (default front), DIMS (default 2,3), SIZE (default 1e6).
 set -eu
 rounds=$1; shift

@@ -1,18 +1,18 @@
 #!/bin/bash
 # Peak RSS per node of `nodegen run` (the path users take), for the issue-5 memory targets.
 #
-#   bench/cli_peak_memory.sh NODEGEN [REPS] [DOMAIN.json ...]
+#   bench/end-to-end/cli_peak_memory.sh NODEGEN [REPS] [DOMAIN.json ...]
 #
 # Runs every domain (default: bench/domains/cube_1e6.json and square_1e6.json) with 1 and 2 threads,
 # REPS times (default 3), and prints one line per run: peak RSS (GNU time's %M, i.e. ru_maxrss of the
 # whole process: shared libraries, domain, boundary placement, fill, output) and bytes per node
 # (the node count from --report). Wrap it in the CPU lock on the shared machine:
-#   flock /tmp/nodegen-cpu.lock bench/cli_peak_memory.sh build/release/nodegen 3
+#   flock /tmp/nodegen-cpu.lock bench/end-to-end/cli_peak_memory.sh build/release/nodegen 3
 #
 # Sweep over the node count (the per-node figure moves with N: the k-d tree's leaves fill unevenly):
 # with NODES="5e5 1e6 2e6" each domain given as DOMAIN.json@NREF (a domain with a constant "spacing"
 # that gives about NREF nodes) is run at the spacings h * (NREF / N)^(1/dim) instead of its own, e.g.
-#   NODES="5e5 7e5 1e6 1.4e6 2e6" THREADS="1 2" bench/cli_peak_memory.sh build/release/nodegen 1 \
+#   NODES="5e5 7e5 1e6 1.4e6 2e6" THREADS="1 2" bench/end-to-end/cli_peak_memory.sh build/release/nodegen 1 \
 #     bench/domains/cube_1e6.json@991000 bench/domains/square_1e6.json@980000
 # THREADS (default "1 2") picks the thread counts.
 set -euo pipefail
@@ -21,7 +21,7 @@ reps=${2:-3}
 shift $(( $# >= 2 ? 2 : 1 ))
 here=$(cd "$(dirname "$0")" && pwd)
 domains=("$@")
-[ ${#domains[@]} -gt 0 ] || domains=("$here/domains/cube_1e6.json" "$here/domains/square_1e6.json")
+[ ${#domains[@]} -gt 0 ] || domains=("$here/../domains/cube_1e6.json" "$here/../domains/square_1e6.json")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -1,6 +1,6 @@
 """PNG plots of a backend comparison: medians with min-max bars, one panel per domain.
 
-Called by bench/compare; also on its own to redraw from a CSV:  /usr/bin/python3 bench/compare_plots.py runs.csv OUTDIR
+Called by bench/end-to-end/compare; also on its own to redraw from a CSV:  /usr/bin/python3 bench/end-to-end/compare_plots.py runs.csv OUTDIR
 (matplotlib from Debian's python3-matplotlib, hence /usr/bin/python3).
 """
 import csv
@@ -128,7 +128,7 @@ def plot_all(rows, variants, out_dir):
 
 def main(argv):
     if len(argv) != 3:
-        sys.exit("usage: /usr/bin/python3 bench/compare_plots.py runs.csv OUTDIR")
+        sys.exit("usage: /usr/bin/python3 bench/end-to-end/compare_plots.py runs.csv OUTDIR")
     with open(argv[1], newline="") as f:
         rows = list(csv.DictReader(f))
     variants = list(dict.fromkeys(r["variant"] for r in rows))
