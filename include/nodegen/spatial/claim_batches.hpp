@@ -2,7 +2,7 @@
 // ClaimBatches<A>: hands out the slots of one arena to the threads inserting into a k-d tree in
 // per-thread runs instead of one fetch_add on the arena's shared frontier per claim.
 //
-// Why (bench/results/kdtree.md, 2026-11-22 analysis): every leaf split claims a bucket and one or more
+// Why (bench/results/kdtree.md): every leaf split claims a bucket and one or more
 // nodes. Claimed straight from the arena, (1) every split is an atomic add on one frontier word whose
 // cache line then moves to the other core, and (2) consecutive slots go to different threads, so two
 // threads first-touch the same fresh 4 KiB page at the same moment: the kernel zeroes a page for each
