@@ -10,7 +10,10 @@ seconds=${1:-30}
 build=build/fuzz
 corpus=$build/corpus
 findings=$build/findings
-mkdir -p "$corpus" "$findings" /tmp/nodegen-fuzz-empty
+# The targets' temporary paths (fuzz_domain_file resolves relative names against an empty folder there)
+# stay inside the build folder, not in /tmp.
+export TMPDIR="$PWD/$build/tmp"
+mkdir -p "$corpus" "$findings" "$TMPDIR/nodegen-fuzz-empty"
 
 seed() {  # seed TARGET FILE...
   mkdir -p "$corpus/$1"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds nodegen and runs every test: the release suites, then the concurrency suites under
-# ThreadSanitizer (tsan preset), each libFuzzer target over its seed corpus (fuzz preset, scripts/fuzz.sh), then
-# the benchmark routine's quick mode so it cannot rot. NODEGEN_ASAN=1 also runs the whole suite under
-# AddressSanitizer + UBSan (asan preset, an optimised build; its build and run time on 2 cores are not
-# yet measured against CI's time budget, so it is not run by default).
+# ThreadSanitizer (tsan preset), each libFuzzer target over its seed corpus (fuzz preset, scripts/fuzz.sh),
+# then the quick modes of the backend comparison and of bench/headline, so they cannot rot.
+# NODEGEN_ASAN=1 also runs the whole suite under AddressSanitizer + UBSan (asan preset, an optimised
+# build; its build and run time on 2 cores are not measured against CI's time budget, so it is not run
+# by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -35,4 +36,8 @@ bash scripts/fuzz.sh "${NODEGEN_FUZZ_SECONDS:-0}"
 if [[ -x bench/end-to-end/compare ]]; then
   bench/end-to-end/compare --quick
 fi
+
+# The headline command in its quick size: it must complete and write every row of its CSV.
+bench/headline --quick >/dev/null
+bash scripts/check_headline_csv.sh output/headline/quick/headline.csv
 echo "test.sh: all suites passed"

@@ -229,7 +229,7 @@ TEST_F(CliTest, SolveChecksAWrittenFileAndADomainOverSeeds) {
   r = run({"solve", "sq.h5", "--neumann", "shape:x+", "--ghost-nodes", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto one = nlohmann::json::parse(r.out);
-  EXPECT_LT(one["max_error"].get<double>(), 2e-2);  // 1.1e-2 today; an inconsistent Neumann row gives O(1)
+  EXPECT_LT(one["max_error"].get<double>(), 2e-2);  // measured 1.1e-2; an inconsistent Neumann row gives O(1)
   EXPECT_LT(one["relative_l2_error"].get<double>(), 6e-3);
   EXPECT_GT(one["ghost_nodes"].get<int>(), 20);
   r = run({"solve", "sq.json", "--seeds", "1-3", "--neumann", "shape:x+", "--json"});
@@ -372,9 +372,9 @@ TEST_F(CliTest, XdmfSidecarCopesWithTheFileName) {
 }
 
 TEST_F(CliTest, WritesBeyondTheFileSizeLimitFailCleanly) {
-  // A file-size limit stands in for a full disk: each write past it fails (SIGXFSZ is ignored). The
-  // HDF5 library's exit handler used to crash on the half-closed file (status 139), and the signal,
-  // when not ignored, killed the run with its temporaries left behind. Limits in the shell's blocks
+  // A file-size limit stands in for a full disk: each write past it fails (SIGXFSZ is ignored). Unless the
+  // run closes its files first, the HDF5 library's exit handler crashes on the half-closed file (status
+  // 139), and the signal, when not ignored, kills the run with its temporaries left behind. Limits in the shell's blocks
   // (512 or 1024 bytes) that cut the ~2 MB output at the start, the middle and near the end.
   for (const char* blocks : {"1", "1000", "1900"})
     expect_input_error({"run", kSquare, "-o", "sq.h5", "--quiet", "--threads", "1"}, {"sq.h5", "output"},
@@ -382,7 +382,7 @@ TEST_F(CliTest, WritesBeyondTheFileSizeLimitFailCleanly) {
 }
 
 TEST_F(CliTest, UnwritableStdoutIsAnError) {
-  // A summary or stats report lost to a full disk used to exit 0.
+  // A summary or stats report lost to a full disk must not exit 0.
   const Result r = run({"run", kSquare, "-o", "sq.h5"}, "", "/dev/full");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("stdout"), std::string::npos) << r.err;

@@ -1,6 +1,6 @@
 // Hostile input, end to end: every kind of malformed, oversized, deeply nested, lying or non-regular
 // input ends in exit status 2 with one line "nodegen: error: FILE: FIELD: REASON" and no output file
-// (or, for wide trees, in a normal run). Each case is built so that the old behaviour (a crash, a
+// (or, for wide trees, in a normal run). Each case is built so that the failure it guards against (a crash, a
 // read without end, a hang, gigabytes allocated, minutes of work) cannot pass: a FIFO without a
 // writer blocks an open() forever, /dev/zero never ends, the lying headers claim 1e9-1e12 elements.
 #include <gtest/gtest.h>

@@ -14,11 +14,10 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "../src/geometry/winding_number.hpp"
 #include "geometry_test_support.hpp"
 #include "mesh_test_shapes.hpp"
+#include "temp_dir.hpp"
 
 namespace nodegen {
 namespace {
@@ -50,10 +49,8 @@ using test::icosphere;
 
 class MeshRepair : public ::testing::Test {
  protected:
-  std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("nodegen_test_mesh_repair_" + std::to_string(::getpid()));
-  void SetUp() override { std::filesystem::create_directories(dir); }
-  void TearDown() override { std::filesystem::remove_all(dir); }
+  const test::TempDir tmp{"mesh_repair"};  // removed after each test, also a failed one
+  const std::filesystem::path dir = tmp.path();
 
   // Writes the soup as OBJ and loads it with `extra` fields on the mesh shape.
   DomainFile load(const Soup& s, const std::string& name, const std::string& extra = "", double h = 0.1) {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Peak RSS per node of `nodegen run` (the path users take), for the issue-5 memory targets.
+# Peak RSS per node of `nodegen run` (the path users take).
 #
 #   bench/end-to-end/cli_peak_memory.sh NODEGEN [REPS] [DOMAIN.json ...]
 #

@@ -6,13 +6,13 @@
 //        [--phase-log FILE.csv]
 //
 // --phase-log writes the seconds of every item of every phase's round and of every completion step
-// (PhaseLog in fill/discretization.hpp), for bench/fill_scaling_model.py.
+// (PhaseLog in fill/discretization.hpp), for bench/fill/fill_scaling_model.py.
 //
 // --independent (unit box only) measures the machine's ceiling for T threads on this workload rather
 // than the parallel fill: T separate single-thread fills of N nodes run at the same time in this one
 // process, sharing nothing but the machine (caches, memory bus, the kernel's page-fault path, the
 // host's vCPU scheduling); nodes/s is all their nodes over the wall time until the last one finishes.
-// Its ratio to the 1-thread rate is the best a T-thread fill could hope for here (bench/fill_scaling.sh
+// Its ratio to the 1-thread rate is the best a T-thread fill could hope for here (bench/fill/fill_scaling.sh
 // runs it beside the fill with CEILING=1).
 //
 // Default domain: the exact unit box with boundary nodes on cell-centred face grids (the geometry
@@ -97,7 +97,7 @@ struct Args {
 PhaseLog phase_log;  // recorded when --phase-log is given
 
 // One line per item and per completion step: phase,kind,seconds (kind: item or completion). The
-// scaling model (bench/fill_scaling_model.py) replays them on P threads.
+// scaling model (bench/fill/fill_scaling_model.py) replays them on P threads.
 void write_phase_log(const std::string& path) {
   if (path.empty()) return;
   std::FILE* f = std::fopen(path.c_str(), "w");

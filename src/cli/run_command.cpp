@@ -122,8 +122,8 @@ fs::path default_output_for(const fs::path& domain) {
 }
 
 // The run's outputs (the HDF5 file, its XDMF sidecar, the report) must not replace the domain file, a
-// file it reads (a mesh, a polygon's point file) or each other: `-o square.json` used to write HDF5
-// over the domain file it had just read.
+// file it reads (a mesh, a polygon's point file) or each other: `-o square.json` would otherwise write
+// HDF5 over the domain file it has just read.
 void refuse_overwriting_inputs(const RunArgs& args, const DomainFile& domain, const fs::path& output) {
   // Each path resolved once (symbolic links, "..", the current folder); one that cannot be resolved
   // matches nothing.
@@ -263,8 +263,8 @@ int run_command(const RunArgs& args) {
                                 {"repairs", domain.repairs},
                                 {"output", files.h5_path().string()}});
   }
-  // Every file is written; only now do they replace older ones, together (a report that failed to
-  // write used to leave the new output in place while the run exited with an error).
+  // Every file is written; only now do they replace older ones, together (so a report that fails to
+  // write cannot leave the new output in place while the run exits with an error).
   files.commit();
   if (report_file) {
     try {

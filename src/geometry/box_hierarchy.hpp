@@ -1,8 +1,8 @@
 #pragma once
 // A static bounding-box hierarchy over the children of a CSG node, so that the inside test of a union
 // (or of the subtracted part of a difference) of many children visits only the children whose box
-// holds the point: a union of 1e5 disks took more than a minute to load and place, every inside test
-// asking all of them. Built once (median splits, O(n log n)); queries walk it with a fixed stack.
+// holds the point: without it a union of 1e5 disks takes more than a minute to load and place, every
+// inside test asking all of them. Built once (median splits, O(n log n)); queries walk it with a fixed stack.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
 // Checks a mesh file before CGAL parses it: a regular file within the size limit of meshes, of a
 // supported format, whose header counts fit in the file. CGAL sizes its arrays from those counts (an
-// OFF header claiming 1e9 vertices allocated gigabytes before the read failed) and from each face's
+// OFF header claiming 1e9 vertices would allocate gigabytes before the read fails) and from each face's
 // vertex count (an OFF face or a PLY list), so those are checked here against the file's size.
 #include <string>
 

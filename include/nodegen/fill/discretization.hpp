@@ -1,6 +1,6 @@
 #pragma once
 // What the fill hands to io/ and the CLI: the options of a run and the nodes it placed
-// (docs/TEAM-CONTRACTS.md, "fill/ <-> io/ + CLI").
+// (docs/architecture.md, "Rules each layer keeps").
 #include <atomic>
 #include <cstddef>
 #include <cstdint>

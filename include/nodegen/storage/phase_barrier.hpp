@@ -9,8 +9,8 @@
 // depends on the team's size: when every member can have a core (team <= hardware threads), they spin
 // for up to kSpin before sleeping, because waking a sleeper (a futex wake, an inter-processor
 // interrupt on a VM) takes longer than a phase's tail: with std::barrier, which sleeps after a few
-// dozen spins, the second of two threads was still waking up when the first had taken the next
-// round's work, and 2 threads ran no faster than 1 (bench/fill, 2D, 1e6 nodes). With more members
+// dozen spins, the second of two threads is still waking up when the first has taken the next
+// round's work, and 2 threads run no faster than 1 (bench/fill, 2D, 1e6 nodes). With more members
 // than cores, spinning would hold a core that a member still working needs, so they sleep at once
 // (std::atomic::wait, a futex).
 //

@@ -2,9 +2,9 @@
 """The Neumann study: `nodegen solve` over many seeds, on nodegen's nodes and (optionally) on Medusa's
 GeneralFill nodes, with and without ghost nodes, in one command that reruns on any build.
 
-    bench/neumann_study.py                              nodegen's nodes only
-    bench/neumann_study.py --medusa /path/to/medusa     also Medusa's (bench/medusa/build.sh builds the writer)
-    bench/neumann_study.py --quick                      a few seeds of each case, to try it out
+    bench/solve/neumann_study.py                              nodegen's nodes only
+    bench/solve/neumann_study.py --medusa /path/to/medusa     also Medusa's (bench/medusa/build.sh builds the writer)
+    bench/solve/neumann_study.py --quick                      a few seeds of each case, to try it out
 
 Cases: the unit square at h = 0.005 (seeds 1-60), Dirichlet everywhere, Neumann du/dn = g on x = 1, and
 the same with ghost nodes; the unit cube at h = 0.05 (seeds 1-20), Neumann on x = 1 without and with
@@ -19,7 +19,7 @@ import statistics
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/solve/ -> the repository
 
 
 def seed_range(text):
