@@ -6,7 +6,7 @@
 # range of the per-round ratios (pairs). Every run takes the shared CPU lock when flock is available.
 #   bench/fill/fill_scaling.sh ROUNDS DIM NODES BIN [BIN2]      e.g. bench/fill/fill_scaling.sh 9 2 1e6 build/release/bench/fill
 # CEILING=1 adds a third run to every round: two independent single-thread fills at once in one
-# process (bench/fill/fill --independent), the most two threads can give on this machine at that moment
+# process (BIN --independent), the most two threads can give on this machine at that moment
 # (shared caches, page faults, the host's scheduling of the two vCPUs); the summary then also gives
 # that ceiling's ratio to the 1-thread rate and the fill's share of it (its ratio / the ceiling's).
 # Every summary also gives, per mode, how busy its threads were (CPU seconds per wall second per

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs bench/fill/fill over dims x backends x threads, REPS times, rotating the backend order each repetition
+# Runs BUILD_DIR/bench/fill over dims x backends x threads, REPS times, rotating the backend order each repetition
 # (the machine is shared: alternate variants so slow phases hit all of them). Quality is computed on the
 # first repetition only (it does not depend on timing). One key=value line per run, plus the load average.
 #   bench/fill/fill_sweep.sh BUILD_DIR [REPS] > runs.txt
