@@ -5,18 +5,19 @@
     bench/headline --quick    under a minute: small sizes, one repetition (CI runs it from scripts/test.sh)
 
 Steps, each with the command it runs (the markdown repeats them beside their tables):
-  1. fill rate: bench/fill on the unit square and the unit cube (~1e6 nodes; --quick 2e5 / 1e5) at 1 and
+  1. fill rate: bench/fill on the unit square and the unit cube (~1e6 nodes; --quick 5e5 / 2e5) at 1 and
      2 threads, the two alternated in each repetition; nodes/s and the 2-thread / 1-thread ratio;
-  2. end to end: `nodegen run` on bench/domains/square_1e6.json and cube_1e6.json (--quick: the small
-     domains of bench/domains/quick/) at 2 threads; bytes per node = the run's peak RSS (its --report)
+  2. end to end: `nodegen run` on bench/domains/square_1e6.json and cube_1e6.json (--quick:
+     domains/square.json and cube.json) at 2 threads; bytes per node = the run's peak RSS (its --report)
      over its nodes; then `nodegen stats --json`: packing density, holes p99.9 / h, nn/h min;
   3. backend comparison: the same runs with --backend vm, vector and suballoc at 2 threads, the order
      rotated in each repetition: fill nodes/s and peak bytes per node, and whether all three wrote the
      same nodes (nodes_sha256);
-  4. k-d tree: bench/kdtree --quick (1e6 points; --quick 2e5), our tree on the VM store at 1 and 2
+  4. k-d tree: bench/kdtree --quick (1e6 points; --quick 5e5), our tree on the VM store at 1 and 2
      threads against nanoflann's dynamic index, insert + exists-within-radius steps per second.
 Writes OUT/headline.md and OUT/headline.csv (OUT: output/headline, or output/headline/quick with
---quick) and prints the markdown. Binaries come from build/release (`--build DIR`); run from any folder.
+--quick) and prints the markdown. Binaries come from build/release (built there with the release preset
+when missing) or `--build DIR`; it runs from any folder.
 Exits non-zero if any step fails or the backends disagree on the nodes.
 """
 import argparse
@@ -68,7 +69,9 @@ def median_range(values, fmt):
 
 
 def sci(x):
-    return f"{x:.3g}"
+    """1.35e6, as bench/RESULTS.md writes rates."""
+    mantissa, exponent = f"{x:.2e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def fixed(digits):
@@ -88,9 +91,9 @@ class Headline:
         self.sections = []  # markdown
         self.scratch = tempfile.mkdtemp(prefix="headline-", dir=args.out)
         if self.quick:
-            self.fill_nodes = {2: "2e5", 3: "1e5"}
-            self.domains = {2: "bench/domains/quick/square_small.json", 3: "bench/domains/quick/cube_small.json"}
-            self.kdtree_size = "2e5"
+            self.fill_nodes = {2: "5e5", 3: "2e5"}
+            self.domains = {2: "domains/square.json", 3: "domains/cube.json"}
+            self.kdtree_size = "5e5"
             self.stats_samples = "100000"
         else:
             self.fill_nodes = {2: "1e6", 3: "1e6"}
@@ -102,11 +105,22 @@ class Headline:
         self.rows.append({"section": section, "case": case, "dim": dim, "threads": threads, "backend": backend,
                           "metric": metric, "value": f"{value:.6g}" if isinstance(value, float) else value})
 
-    def check_binaries(self):
-        missing = [b for b in (self.nodegen, self.fill, self.kdtree) if not os.access(b, os.X_OK)]
+    def check_binaries(self, build_missing):
+        """The three programs; with build_missing (the default build folder), builds those that are missing
+        with the release preset, so the command runs after the README's set-up, which builds nodegen only."""
+        targets = {self.nodegen: "nodegen", self.fill: "bench_fill", self.kdtree: "bench_kdtree"}
+        missing = [b for b in targets if not os.access(b, os.X_OK)]
+        if missing and build_missing:
+            print("headline: building " + ", ".join(targets[m] for m in missing) + " (release preset)",
+                  file=sys.stderr, flush=True)
+            for step in (["cmake", "--preset", "release"],
+                         ["cmake", "--build", "--preset", "release", "--target"] + [targets[m] for m in missing]):
+                if subprocess.run(step, cwd=ROOT, stdout=subprocess.DEVNULL).returncode != 0:
+                    raise StepFailed(f"`{shlex.join(step)}` failed")
+            missing = [b for b in targets if not os.access(b, os.X_OK)]
         if missing:
             raise StepFailed("missing " + ", ".join(os.path.relpath(m, ROOT) for m in missing) +
-                             " (build first: cmake --preset release && cmake --build --preset release)")
+                             " (build them: cmake --preset release && cmake --build --preset release)")
 
     # 1. bench/fill at 1 and 2 threads, alternated.
     def fill_rates(self):
@@ -163,7 +177,7 @@ class Headline:
         note = ("Peak RSS of the whole `nodegen run` process (boundary, fill, output) over its nodes; quality "
                 f"from `nodegen stats` ({self.stats_samples} hole samples).")
         if self.quick:
-            note += " At these sizes the process's fixed ~8 MB dominates the bytes per node."
+            note += " At these sizes the process's fixed ~7-8 MB lifts the bytes per node."
         self.section("End to end: memory and quality", note,
                      [f"build/release/nodegen run {self.domains[d]} -o OUT.h5 --threads 2 --report R.json; "
                       f"build/release/nodegen stats OUT.h5 --json --samples {self.stats_samples}" for d in (2, 3)], lines)
@@ -272,7 +286,7 @@ def main():
     start = time.monotonic()
     headline = Headline(args)
     try:
-        headline.check_binaries()
+        headline.check_binaries(build_missing=args.build == "build/release")
         for step in (headline.fill_rates, headline.end_to_end, headline.backends, headline.kdtree_table):
             print(f"headline: {step.__name__.replace('_', ' ')} ...", file=sys.stderr, flush=True)
             step()
