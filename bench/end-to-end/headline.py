@@ -143,7 +143,7 @@ class Headline:
             commands.append(f"build/release/bench/fill --dim {dim} --nodes {self.fill_nodes[dim]} --threads 1|2 --no-quality")
             case = f"unit {'square' if dim == 2 else 'cube'}, {nodes} nodes"
             lines.append(f"| {case} | {median_range(rates[1], sci)} | {median_range(rates[2], sci)} | "
-                         f"{median_range(ratios, fixed(2))}x |")
+                         f"{median_range(ratios, lambda r: f'{r:.2f}x')} |")
             for t in (1, 2):
                 self.row("fill", case, dim, t, "vm", "nodes_per_s", statistics.median(rates[t]))
             self.row("fill", case, dim, 2, "vm", "speedup_over_1_thread", statistics.median(ratios))
