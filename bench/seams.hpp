@@ -8,7 +8,8 @@
 // "rest" otherwise. The same split by a control grid, shifted by half a tile along every axis, tells
 // what a difference between near and rest amounts to where no border is (sampling noise, the shape of
 // the bands). Printed for each grid (lines "seams:" and "seams_control:"), near | rest:
-//   density  interior nodes per unit of sampled volume, relative to the whole domain (1 = no seam);
+//   density  interior nodes over the nodes the spacing asks for (the samples weighted by 1 / h^D),
+//            relative to the whole domain (1 = no seam);
 //   nn/h     the nearest other node's distance over h: p1, median, mean;
 //   holes    a random point's distance to the nearest node over that node's h: mean, p99, p99.9, max.
 // Boundary nodes, and the nodes and samples within kBoundaryBand h of a boundary node, are left out:
@@ -61,15 +62,14 @@ inline double mean_of(const std::vector<double>& v) {
 struct SeamSplit {
   std::vector<double> nn[2], holes[2];
   std::size_t nodes[2] = {0, 0};
+  double weight[2] = {0, 0};  // the samples' 1 / h^D: the expected nodes, up to a constant
 
   void print(const char* label) {
     const double all_nodes = static_cast<double>(nodes[0] + nodes[1]);
     const double all_samples = static_cast<double>(holes[0].size() + holes[1].size());
     double density[2];
     for (int s = 0; s < 2; ++s)
-      density[s] = holes[s].empty() ? NAN
-                                    : (static_cast<double>(nodes[s]) / all_nodes) /
-                                          (static_cast<double>(holes[s].size()) / all_samples);
+      density[s] = holes[s].empty() ? NAN : (static_cast<double>(nodes[s]) / all_nodes) / (weight[s] / (weight[0] + weight[1]));
     std::printf("%s: near_nodes=%zu rest_nodes=%zu near_volume_share=%.3f density_near=%.4f density_rest=%.4f", label,
                 nodes[0], nodes[1], static_cast<double>(holes[0].size()) / all_samples, density[0], density[1]);
     const char* names[2] = {"near", "rest"};
@@ -129,7 +129,11 @@ void print_seams(const Discretization<D>& d, const Box<D>& box, Contains&& conta
     ++kept;
     tree.knn(x, 1, near);
     const double hole = near[0].second / h_at(d.positions[near[0].first]);
-    for (int g = 0; g < 2; ++g) split[g].holes[side(g, x, hx)].push_back(hole);
+    for (int g = 0; g < 2; ++g) {
+      const int s = side(g, x, hx);
+      split[g].holes[s].push_back(hole);
+      split[g].weight[s] += std::pow(hx, -D);
+    }
   }
   split[0].print("seams");
   split[1].print("seams_control");
