@@ -234,6 +234,7 @@ class PnpFill {
     typename SpacingT::Evaluator h;
     std::vector<Vec<D>> candidates, accepted;
     PointList<D> neighbours;  // nodes near the expanded node (3D: then also its accepted candidates)
+    typename Tree::Finger finger;  // this thread's place in the tree: its last insert's path
     std::vector<unsigned char> ring_free;  // 2D: which ring candidates are free (ring_selection.hpp)
   };
 
@@ -250,7 +251,7 @@ class PnpFill {
     for (std::size_t i = 0; i < n; ++i) {
       const Vec<D>& p = boundary[i].pos;
       store_.set(first + i, to_stored<D>(p));
-      tree_->insert(p, static_cast<std::uint32_t>(first + i));
+      tree_->insert(p, static_cast<std::uint32_t>(first + i), s.finger);
       const double r = spacing_at(p, s);
       const TileKey<D> key = grid_.key_of(p, r);
       Tile& tile = tile_at(key);
@@ -412,7 +413,7 @@ class PnpFill {
       if (!propose(node.pos, node.h, s)) continue;
       for (const Vec<D>& c : s.accepted) {
         // The tree is what the other tiles see; ids are never read back from it, so a placeholder does.
-        tree_->insert(c, kPendingId);
+        tree_->insert(c, kPendingId, s.finger);
         tile.placed.push_back(c);
         const Waiting child{c, constant_spacing_ ? node.h : spacing_at(c, s)};
         const bool same_level = constant_spacing_ || grid_.level_of(child.h) == tile.key.level;
@@ -469,7 +470,7 @@ class PnpFill {
     s.neighbours.clear();
     tree_->for_each_within(p, radius, [&](std::uint32_t, const Vec<D>& q) {
       if (q != p) s.neighbours.push(q);
-    });
+    }, s.finger);
   }
 
   // Keeps the candidates inside the domain with no node of s.neighbours, nor any candidate kept before
