@@ -3,6 +3,7 @@
 // per point (and its independence of n); edge cases (empty tree, strict radius, coincident points, far points).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -129,6 +130,56 @@ TEST(KdTree, GrowsTheRootForPointsFarOutside) {
   KdTree<2> tree(pts.size());
   for (std::size_t i = 0; i < pts.size(); ++i) tree.insert(pts[i], static_cast<std::uint32_t>(i));
   test::check_against_brute_force<2>(tree, pts, pts.size(), 100, 9);
+}
+
+// Inserts and queries through a finger give exactly what the walks from the root give: on a lattice
+// whose coordinates are the midpoint splits' own (so balls end exactly on cell faces), in front order,
+// and with the root growing under the finger.
+template <int D>
+void expect_finger_walks_match_root_walks(const std::vector<Vec<D>>& pts) {
+  KdTree<D> tree(pts.size());
+  typename KdTree<D>::Finger finger;
+  std::vector<std::uint32_t> a, b;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    tree.insert(pts[i], static_cast<std::uint32_t>(i), finger);
+    if (i % 7 != 0) continue;
+    for (double r : {1.0 / 64, 2.0 / 64, 3.0 / 64 + 1e-17, 0.3, 1e12}) {
+      a.clear();
+      b.clear();
+      tree.for_each_within(pts[i], r, [&](std::uint32_t id, const Vec<D>&) { a.push_back(id); });
+      tree.for_each_within(pts[i], r, [&](std::uint32_t id, const Vec<D>&) { b.push_back(id); }, finger);
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      ASSERT_EQ(a, b) << "point " << i << " r " << r;
+    }
+  }
+  EXPECT_EQ(tree.size(), pts.size());
+  test::check_against_brute_force<D>(tree, pts, pts.size(), 50, 13);
+}
+
+TEST(KdTree, FingerWalksMatchRootWalksOnALattice2D) {
+  std::vector<Vec<2>> pts;
+  for (int i = 0; i < 64; ++i)
+    for (int j = 0; j < 64; ++j) pts.push_back(Vec<2>(i / 64.0, j / 64.0));
+  expect_finger_walks_match_root_walks<2>(pts);
+}
+TEST(KdTree, FingerWalksMatchRootWalksOnALattice3D) {
+  std::vector<Vec<3>> pts;
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j)
+      for (int k = 0; k < 16; ++k) pts.push_back(Vec<3>(i / 64.0, j / 64.0, k / 64.0));
+  expect_finger_walks_match_root_walks<3>(pts);
+}
+TEST(KdTree, FingerWalksMatchRootWalksInFrontOrder) {
+  expect_finger_walks_match_root_walks<2>(test::make_points<2>(PointOrder::front, 5000, 8));
+  expect_finger_walks_match_root_walks<3>(test::make_points<3>(PointOrder::front, 5000, 8));
+}
+TEST(KdTree, FingerWalksMatchRootWalksWhileTheRootGrows) {
+  std::vector<Vec<2>> pts;
+  for (const auto& p : test::make_points<2>(PointOrder::random, 300, 4)) pts.push_back(p * 1e-3);
+  for (double far : {1e2, -1e4, 1e7})
+    for (int k = 0; k < 40; ++k) pts.push_back(Vec<2>(far + k * 1e-3, -far + k * 2e-3));
+  expect_finger_walks_match_root_walks<2>(pts);
 }
 
 // Depth on front-ordered input must stay logarithmic; a median-split bucket tree would reach about

@@ -2,6 +2,8 @@
 // During the run every query is checked against what is known to be complete at its start: a point
 // whose insert returned before the query began (published through a per-thread progress counter) must
 // be found, and no point may be reported twice. Afterwards the tree is checked against brute force.
+// With fingers, every thread inserts and queries through its own KdTree::Finger (half of its queries
+// around its own last point, where the finger's cells hold the ball, half anywhere).
 // Built by the tsan preset too.
 #include <gtest/gtest.h>
 
@@ -11,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -58,8 +61,10 @@ std::vector<std::vector<std::uint32_t>> neighbours_within(const std::vector<Vec<
   return out;
 }
 
+enum class Walk { from_root, fingers };
+
 template <int D, template <class> class Store>
-void run_concurrent(PointOrder order, std::size_t per_thread) {
+void run_concurrent(PointOrder order, std::size_t per_thread, Walk walk = Walk::from_root) {
   const std::size_t n = per_thread * kThreads;
   const auto pts = test::make_points<D>(order, n, 77);
   const double spacing = std::pow(1.0 / static_cast<double>(n), 1.0 / D);
@@ -79,10 +84,13 @@ void run_concurrent(PointOrder order, std::size_t per_thread) {
     std::vector<std::pair<std::uint32_t, double>> knn_out;
     knn_out.reserve(8);
     std::set<std::uint32_t> seen;
+    auto finger = std::make_unique<typename KdTree<D, Store>::Finger>();
+    const bool fingers = walk == Walk::fingers;
     for (std::size_t j = 0; j < per_thread; ++j) {
       const auto index = static_cast<std::uint32_t>(j * kThreads + static_cast<std::size_t>(tid));
       const Vec<D>& p = pts[index];
-      tree.insert(p, index);
+      if (fingers) tree.insert(p, index, *finger);
+      else tree.insert(p, index);
       progress[static_cast<std::size_t>(tid)].store(j + 1, std::memory_order_release);
 
       // Own insert: visible at once.
@@ -92,14 +100,16 @@ void run_concurrent(PointOrder order, std::size_t per_thread) {
       std::array<std::size_t, kThreads> snapshot;
       for (int u = 0; u < kThreads; ++u)
         snapshot[static_cast<std::size_t>(u)] = progress[static_cast<std::size_t>(u)].load(std::memory_order_acquire);
-      const std::uint32_t probe = static_cast<std::uint32_t>((index * 7919u) % n);
+      const std::uint32_t probe = fingers && j % 2 == 0 ? index : static_cast<std::uint32_t>((index * 7919u) % n);
       const Vec<D>& q = pts[probe];
       seen.clear();
       bool duplicate = false;
-      tree.for_each_within(q, r, [&](std::uint32_t id, const Vec<D>& pos) {
+      auto check = [&](std::uint32_t id, const Vec<D>& pos) {
         duplicate |= !seen.insert(id).second;
         if (id >= n || pos != pts[id] || (pos - q).norm() >= r) fail();
-      });
+      };
+      if (fingers) tree.for_each_within(q, r, check, *finger);
+      else tree.for_each_within(q, r, check);
       if (duplicate) fail();
       std::size_t must = 0;
       for (std::uint32_t k : neighbours[probe]) {
@@ -142,6 +152,9 @@ TEST(KdTreeConcurrent, FrontOrder2DLockedVectorStore) {
   run_concurrent<2, LockedVectorStore>(PointOrder::front, 2000);
 }
 TEST(KdTreeConcurrent, FrontOrder3DSuballocStore) { run_concurrent<3, SuballocStore>(PointOrder::front, 2000); }
+TEST(KdTreeConcurrent, FrontOrder2DFingers) { run_concurrent<2, VmStore>(PointOrder::front, 2500, Walk::fingers); }
+TEST(KdTreeConcurrent, RandomOrder2DFingers) { run_concurrent<2, VmStore>(PointOrder::random, 2500, Walk::fingers); }
+TEST(KdTreeConcurrent, FrontOrder3DFingers) { run_concurrent<3, VmStore>(PointOrder::front, 2000, Walk::fingers); }
 
 // The tree's per-thread claim batches with more threads than stripes (so stripes are shared): every
 // slot is handed out at most once, claims of every size (small ones from the batch, large ones

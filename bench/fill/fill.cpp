@@ -3,10 +3,13 @@
 //
 //   fill [--dim 2|3] [--nodes N] [--threads T] [--backend vm|vector|suballoc] [--seed S]
 //        [--prefault] [--huge-pages] [--no-quality] [--domain FILE.json] [--independent]
-//        [--phase-log FILE.csv]
+//        [--phase-log FILE.csv] [--seams]
 //
 // --phase-log writes the seconds of every item of every phase's round and of every completion step
 // (PhaseLog in fill/discretization.hpp), for bench/fill/fill_scaling_model.py.
+//
+// --seams prints a second line comparing the nodes and holes within 2 h of a tile border with the rest
+// (seams.hpp): the check that the hand-over between tiles leaves no trace.
 //
 // --independent (unit box only) measures the machine's ceiling for T threads on this workload rather
 // than the parallel fill: T separate single-thread fills of N nodes run at the same time in this one
@@ -36,6 +39,7 @@
 
 #include "nodegen/fill/fill.hpp"
 #include "nodegen/io/quality.hpp"
+#include "seams.hpp"
 
 namespace {
 
@@ -90,6 +94,7 @@ struct Args {
   Backend backend = Backend::vm;
   std::uint64_t seed = 1;
   bool prefault = false, huge_pages = false, quality = true, nodes_given = false, independent = false;
+  bool seams = false;  // --seams: a second line comparing nodes near tile borders with the rest (seams.hpp)
   std::string domain_file;
   std::string phase_log;  // --phase-log FILE.csv: every round's item and completion seconds
 };
@@ -157,6 +162,7 @@ void report(const Args& a, const std::string& domain_name, const Discretization<
                 q.holes.max);
   }
   std::printf("\n");
+  if (a.seams) bench::print_seams<D>(d, box, contains, h_at);
   write_phase_log(a.phase_log);
 }
 
@@ -247,10 +253,11 @@ int main(int argc, char** argv) {
     else if (arg == "--no-quality") a.quality = false;
     else if (arg == "--independent") a.independent = true;
     else if (arg == "--phase-log") a.phase_log = value();
+    else if (arg == "--seams") a.seams = true;
     else {
       std::fprintf(stderr, "usage: fill [--dim 2|3] [--nodes N] [--threads T] [--backend vm|vector|suballoc] "
                            "[--seed S] [--prefault] [--huge-pages] [--no-quality] [--domain FILE.json] [--independent] "
-                           "[--phase-log FILE.csv]\n");
+                           "[--phase-log FILE.csv] [--seams]\n");
       return 2;
     }
   }
