@@ -18,7 +18,6 @@
 
 #include "nodegen/fill/fill.hpp"
 #include "nodegen/geometry/domain_file.hpp"
-#include "nodegen/io/output.hpp"
 #include "nodegen/io/pending_file.hpp"
 #include "nodegen/io/xdmf_writer.hpp"
 #include "nodegen/storage/store_concept.hpp"
@@ -26,6 +25,10 @@
 #include "progress_bar.hpp"
 #include "remove_on_signal.hpp"
 #include "resource_usage.hpp"
+#include "run_output.hpp"
+#ifdef NODEGEN_WITH_MPI
+#include "nodegen/mpi/session.hpp"
+#endif
 
 namespace nodegen::cli {
 
@@ -152,6 +155,13 @@ void refuse_overwriting_inputs(const RunArgs& args, const DomainFile& domain, co
 
 int run_command(const RunArgs& args) {
   const auto start = Clock::now();
+#ifdef NODEGEN_WITH_MPI
+  // The fill runs on one rank; several ranks would each fill the whole domain.
+  if (args.mpi && args.mpi->size() > 1)
+    throw InputError("mpirun", "ranks", std::to_string(args.mpi->size()) +
+                                            " ranks were started, but the fill runs on one rank: start one "
+                                            "(mpirun -np 1) and give it the cores with --threads");
+#endif
   if (args.threads < 1) throw InputError("--threads", "value", "must be at least 1");
   if (args.threads > kMaxThreads)
     throw InputError("--threads", "value", "must be at most " + std::to_string(kMaxThreads) + " (this machine has " +
@@ -177,10 +187,10 @@ int run_command(const RunArgs& args) {
   CreatedDirectory made_here;
   if (!args.output) made_here = CreatedDirectory(output.parent_path());  // only the default folder is made
   std::optional<HoldSignals> hold(std::in_place);  // until the temporaries are registered for removal
-  io::OutputFiles files(output);
+  RunOutput files(output, args.mpi);
   std::optional<io::PendingFile> report_file;
   if (args.report) report_file.emplace(*args.report, "report");
-  std::vector<fs::path> temporaries = {files.h5_temp_path(), files.xdmf_temp_path()};
+  std::vector<fs::path> temporaries = files.temporaries();
   if (report_file) temporaries.push_back(report_file->temp_path());
   const RemoveOnSignal interrupted(temporaries);
   hold.reset();
