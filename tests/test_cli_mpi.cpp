@@ -68,6 +68,7 @@ TEST_F(CliTest, SeveralRanksEndEveryRankWithOneErrorLineAndNoFile) {
 #endif
   const std::string domain = (kSource / "domains" / "square.json").string();
   expect_input_error({"run", domain, "-o", "out.h5"}, {"mpirun: ranks: 2 ranks were started"}, mpirun(2));
+  expect_input_error({"stats", "missing.h5"}, {"mpirun: ranks: 3 ranks were started"}, mpirun(3));
 }
 
 TEST_F(CliTest, BadOutputPathUnderMpirunIsOneErrorLine) {

@@ -26,9 +26,6 @@
 #include "remove_on_signal.hpp"
 #include "resource_usage.hpp"
 #include "run_output.hpp"
-#ifdef NODEGEN_WITH_MPI
-#include "nodegen/mpi/session.hpp"
-#endif
 
 namespace nodegen::cli {
 
@@ -155,13 +152,6 @@ void refuse_overwriting_inputs(const RunArgs& args, const DomainFile& domain, co
 
 int run_command(const RunArgs& args) {
   const auto start = Clock::now();
-#ifdef NODEGEN_WITH_MPI
-  // The fill runs on one rank; several ranks would each fill the whole domain.
-  if (args.mpi && args.mpi->size() > 1)
-    throw InputError("mpirun", "ranks", std::to_string(args.mpi->size()) +
-                                            " ranks were started, but the fill runs on one rank: start one "
-                                            "(mpirun -np 1) and give it the cores with --threads");
-#endif
   if (args.threads < 1) throw InputError("--threads", "value", "must be at least 1");
   if (args.threads > kMaxThreads)
     throw InputError("--threads", "value", "must be at most " + std::to_string(kMaxThreads) + " (this machine has " +
