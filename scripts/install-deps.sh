@@ -8,6 +8,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   libeigen3-dev libhdf5-dev hdf5-tools
+  openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
   libcgal-dev libgmp-dev libmpfr-dev libboost-dev
   libcli11-dev nlohmann-json3-dev libmuparser-dev
   libgtest-dev libgmock-dev libbenchmark-dev

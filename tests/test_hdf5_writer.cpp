@@ -15,41 +15,17 @@
 #include "nodegen/io/hdf5_reader.hpp"
 #include "nodegen/io/output.hpp"
 #include "nodegen/io/xdmf_writer.hpp"
+#include "io_test_support.hpp"
 #include "temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using nodegen::InputError;
 using nodegen::io::NodeArrays;
+using nodegen::testing::make_nodes;
 
 namespace {
 
 using nodegen::test::TempDir;
-
-// A random node set with the fill's conventions: boundary first (types -id, bmap rows), then interior.
-NodeArrays make_nodes(int dim, std::size_t boundary, std::size_t interior, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-3.0, 5.0);
-  NodeArrays a;
-  a.dim = dim;
-  const std::size_t n = boundary + interior;
-  for (std::size_t i = 0; i < n * static_cast<std::size_t>(dim); ++i) a.positions.push_back(u(rng));
-  for (std::size_t i = 0; i < n; ++i) {
-    const bool on_boundary = i < boundary;
-    a.types.push_back(on_boundary ? -static_cast<std::int32_t>(1 + i % 4) : 1);
-    a.bmap.push_back(on_boundary ? static_cast<std::int32_t>(i) : -1);
-    a.h.push_back(0.01 + 0.001 * static_cast<double>(i % 17));
-  }
-  for (std::size_t i = 0; i < boundary; ++i) {
-    double norm2 = 0;
-    std::vector<double> v(static_cast<std::size_t>(dim));
-    for (auto& c : v) {
-      c = u(rng) + 0.1;
-      norm2 += c * c;
-    }
-    for (auto c : v) a.normals.push_back(c / std::sqrt(norm2));
-  }
-  return a;
-}
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);

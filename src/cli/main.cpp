@@ -18,6 +18,12 @@
 #include "nodegen/io/hdf5_writer.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "run_command.hpp"
+#ifdef NODEGEN_WITH_MPI
+#include <optional>
+
+#include "nodegen/mpi/launch.hpp"
+#include "nodegen/mpi/session.hpp"
+#endif
 #include "solve_command.hpp"
 #include "stats_command.hpp"
 
@@ -40,8 +46,11 @@ constexpr const char* kDescription =
     "Exit status: 0 on success, 2 on bad input (one line: nodegen: error: FILE: FIELD: REASON),\n"
     "1 on an internal error.";
 
+// Under MPI every rank ends with the same error (mpi/agreement.hpp); only rank 0 prints it.
+bool prints_errors = true;
+
 int fail(int status, const std::string& message) {
-  std::fprintf(stderr, "nodegen: error: %s\n", message.c_str());
+  if (prints_errors) std::fprintf(stderr, "nodegen: error: %s\n", message.c_str());
   return status;
 }
 
@@ -84,6 +93,14 @@ int main(int argc, char** argv) {
   // line with the temporaries removed, instead of SIGXFSZ killing the run and leaving them behind.
   std::signal(SIGXFSZ, SIG_IGN);
   nodegen::io::skip_hdf5_shutdown_at_exit();
+#ifdef NODEGEN_WITH_MPI
+  // The MPI runtime starts only under an MPI launcher: a plain run starts none.
+  std::optional<nodegen::mpi::Session> session;
+  if (nodegen::mpi::launched_by_mpi()) {
+    session.emplace(argc, argv);
+    prints_errors = session->rank() == 0;
+  }
+#endif
   CLI::App app(kDescription, "nodegen");
   app.set_version_flag("--version", "nodegen " NODEGEN_VERSION, "Print the version and exit");
   app.require_subcommand(1);
@@ -176,11 +193,22 @@ int main(int argc, char** argv) {
 
   try {
     using nodegen::FillParams;
+#ifdef NODEGEN_WITH_MPI
+    // Every command runs on one rank so far: several ranks would each do the whole job (and the fill's
+    // nodes would be written once per rank).
+    if (session && session->size() > 1)
+      throw nodegen::InputError("mpirun", "ranks", std::to_string(session->size()) +
+                                                       " ranks were started, but nodegen runs on one rank: start one "
+                                                       "(mpirun -np 1) and give it the cores with --threads");
+#endif
     if (*run_cmd) {
       if (!output.empty()) run.output = output;
       if (!report.empty()) run.report = report;
       if (*seed_opt) run.seed = whole_number(seed, "--seed", 0, FillParams::kMaxSeed);
       if (*cap_opt) run.max_nodes = whole_number(max_nodes, "--max-nodes", 1, FillParams::kMaxNodeCap);
+#ifdef NODEGEN_WITH_MPI
+      if (session) run.mpi = &*session;
+#endif
       return checked_stdout(nodegen::cli::run_command(run));
     }
     if (*solve_cmd) {

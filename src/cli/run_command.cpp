@@ -18,7 +18,6 @@
 
 #include "nodegen/fill/fill.hpp"
 #include "nodegen/geometry/domain_file.hpp"
-#include "nodegen/io/output.hpp"
 #include "nodegen/io/pending_file.hpp"
 #include "nodegen/io/xdmf_writer.hpp"
 #include "nodegen/storage/store_concept.hpp"
@@ -26,6 +25,7 @@
 #include "progress_bar.hpp"
 #include "remove_on_signal.hpp"
 #include "resource_usage.hpp"
+#include "run_output.hpp"
 
 namespace nodegen::cli {
 
@@ -177,10 +177,10 @@ int run_command(const RunArgs& args) {
   CreatedDirectory made_here;
   if (!args.output) made_here = CreatedDirectory(output.parent_path());  // only the default folder is made
   std::optional<HoldSignals> hold(std::in_place);  // until the temporaries are registered for removal
-  io::OutputFiles files(output);
+  RunOutput files(output, args.mpi);
   std::optional<io::PendingFile> report_file;
   if (args.report) report_file.emplace(*args.report, "report");
-  std::vector<fs::path> temporaries = {files.h5_temp_path(), files.xdmf_temp_path()};
+  std::vector<fs::path> temporaries = files.temporaries();
   if (report_file) temporaries.push_back(report_file->temp_path());
   const RemoveOnSignal interrupted(temporaries);
   hold.reset();

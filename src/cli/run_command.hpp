@@ -6,6 +6,10 @@
 #include <optional>
 #include <string>
 
+namespace nodegen::mpi {
+class Session;  // nodegen/mpi/session.hpp (MPI builds)
+}
+
 namespace nodegen::cli {
 
 struct RunArgs {
@@ -19,6 +23,7 @@ struct RunArgs {
   std::optional<std::size_t> max_nodes;   // overrides the domain file's fill.max_nodes
   bool quiet = false;
   std::optional<std::filesystem::path> report;  // --report FILE.json
+  const mpi::Session* mpi = nullptr;            // the MPI runtime, when started by an MPI launcher
 };
 
 // The most worker threads a run takes: far more than any machine has cores only costs (and libgomp

@@ -25,13 +25,15 @@ OutputFiles::OutputFiles(const std::filesystem::path& h5_path) : h5_(h5_path), x
 
 std::string OutputFiles::write(const NodeArraysView& nodes, const RunMetadata& metadata) {
   std::string fingerprint = write_hdf5(h5_.temp_path(), nodes, metadata, h5_.final_path());
-  {
-    std::ofstream out(xdmf_.temp_path(), std::ios::binary | std::ios::trunc);
-    out << xdmf_document(h5_.final_path().filename().string(), nodes.node_count());
-    out.close();
-    if (!out) detail::throw_io_error(xdmf_.final_path(), "output", std::string("cannot write: ") + std::strerror(errno));
-  }
+  write_sidecar(nodes.node_count());
   return fingerprint;
+}
+
+void OutputFiles::write_sidecar(std::size_t node_count) {
+  std::ofstream out(xdmf_.temp_path(), std::ios::binary | std::ios::trunc);
+  out << xdmf_document(h5_.final_path().filename().string(), node_count);
+  out.close();
+  if (!out) detail::throw_io_error(xdmf_.final_path(), "output", std::string("cannot write: ") + std::strerror(errno));
 }
 
 void OutputFiles::commit() {

@@ -20,11 +20,11 @@
 // The fill runs in phases; a phase takes the tiles of one (generation, level, colour) that have nodes
 // of that generation waiting and expands those nodes, tiles in parallel: a tile expands them first in,
 // first out, keeps the accepted candidates that are its own (same tile, same level) as waiting nodes
-// of the next generation, and sets aside the others. Tiles of one phase are far enough apart that none can see what another
-// writes, so what a tile does depends only on what earlier phases left. Between phases, one thread
-// appends every node the phase placed to the store, tile by tile in the order the tiles were first
-// met, and hands the set-aside nodes to their tiles in that order too. Phases run in ascending
-// (generation, level, colour) order until no tile has a waiting node.
+// of the next generation, and sets aside the others. Tiles of one phase are far enough apart that
+// none can see what another writes, so what a tile does depends only on what earlier phases left.
+// Between phases, one thread appends every node the phase placed to the store, tile by tile in the
+// order of their keys along the Z-order curve, and hands the set-aside nodes to their tiles in that
+// order too. Phases run in ascending (generation, level, colour) order until no tile has a waiting node.
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -198,7 +198,7 @@ class PnpFill {
   };
   struct Tile {
     TileKey<D> key;
-    std::uint32_t index = 0;        // in tiles_: the order tiles were first met
+    std::uint32_t index = 0;        // in tiles_ (the order tiles were first met: storage only, no order)
     Vec<D> lo, hi;                  // its cell (a node on a face may go either way; both are safe)
     // First in, first out. Its first front_count nodes are of generation front_generation, the rest of
     // the next one: a node of generation g + 2 is placed in a phase of generation g + 1, which comes
@@ -375,7 +375,7 @@ class PnpFill {
     try {
       copies_.clear();
       if (!failed_.load(std::memory_order_relaxed)) {
-        // The phase's nodes get their slots tile by tile in the canonical order (written next round)...
+        // The phase's nodes get their slots tile by tile in the merge order (written next round)...
         std::size_t total = 0;
         for (std::uint32_t t : active_) total += tiles_[t]->placed.size();
         std::size_t slot = total ? store_.claim(total) : count_;
@@ -419,7 +419,10 @@ class PnpFill {
       generation_ = it->first.generation;
       active_ = std::move(it->second);
       ready_.erase(it);
-      std::sort(active_.begin(), active_.end());  // the order tiles were first met: the merge order
+      // The merge order: the tiles' keys along the Z-order curve (tile_grid.hpp), which any process can
+      // compute for its own tiles without knowing the others' history.
+      std::sort(active_.begin(), active_.end(),
+                [&](std::uint32_t a, std::uint32_t b) { return morton_less<D>(tiles_[a]->key, tiles_[b]->key); });
       ++stats_.phases;
       stats_.tile_runs += active_.size();
     }
@@ -619,7 +622,7 @@ class PnpFill {
     std::size_t phases = 0, tile_runs = 0, largest_run = 0;
   } stats_;
   // The current round (written by the barrier's completion step, read by the team after the barrier).
-  std::vector<std::uint32_t> active_;  // this phase's tiles, in the merge order
+  std::vector<std::uint32_t> active_;  // this phase's tiles, in the merge order (Z-order of their keys)
   std::uint64_t generation_ = 0;       // this phase's generation
   std::vector<CopyJob> copies_;        // the previous phase's nodes, to be written to the store
   std::size_t round_items_ = 0;        // copies + tiles

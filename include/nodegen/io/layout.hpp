@@ -11,6 +11,9 @@
 //   /domain/h        float64 {N}     the spacing h evaluated at each node
 //   /domain attrs    N (int32), the run metadata (domain file text, seed, threads, ...) and
 //                    nodes_sha256, the fingerprint of the five arrays above (io/fingerprint.hpp)
+// A file written by several MPI ranks together (src/mpi) also has
+//   /domain/partition int32 {N}     the rank that held each node
+//   /domain attr      ranks (int64), the number of ranks
 // /paraview holds the display copies the XDMF sidecar points at. ParaView 5.11's legacy "XDMF Reader"
 // can read coordinates straight out of /domain/pos through HyperSlab items, but its Xdmf3 readers
 // (Xdmf3ReaderS/T, offered first in the GUI) read no points from a HyperSlab geometry and crash on a
@@ -26,6 +29,8 @@ inline constexpr const char* types = "/domain/types";
 inline constexpr const char* bmap = "/domain/bmap";
 inline constexpr const char* normals = "/domain/normals";
 inline constexpr const char* h = "/domain/h";
+inline constexpr const char* partition = "/domain/partition";
+inline constexpr const char* ranks_attribute = "ranks";
 inline constexpr const char* count_attribute = "N";
 inline constexpr const char* fingerprint_attribute = "nodes_sha256";  // io/fingerprint.hpp
 inline constexpr const char* paraview_group = "/paraview";

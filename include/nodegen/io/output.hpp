@@ -28,6 +28,9 @@ class OutputFiles {
   // the CLI's report, writes them all before committing any, so a late failure leaves none behind).
   // Returns the nodes' fingerprint (io/fingerprint.hpp).
   std::string write(const NodeArraysView& nodes, const RunMetadata& metadata);
+  // Writes only the sidecar's temporary, for a file of `node_count` nodes written into h5_temp_path()
+  // by other means (the MPI ranks' parallel writer).
+  void write_sidecar(std::size_t node_count);
   // Renames both into place (h5 first, so the sidecar never points at a missing file); when the
   // sidecar's rename fails, the new h5 is removed again: no half pair.
   void commit();

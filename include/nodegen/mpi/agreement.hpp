@@ -1,0 +1,29 @@
+#pragma once
+// Errors agreed across the ranks of a communicator: before each collective step every rank says
+// whether it failed, and when any did, every rank ends with the error of the lowest failing rank, so
+// one rank's failure never leaves the others waiting in a collective call and the error reads the same
+// everywhere (the CLI prints it once, on rank 0).
+#include <mpi.h>
+
+#include <exception>
+
+namespace nodegen::mpi {
+
+// Collective over `comm`: returns when no rank passed an error; otherwise throws, on every rank, the
+// error of the lowest failing rank: an InputError as the same InputError (file, field, reason), any
+// other exception as std::runtime_error with its message.
+void agree(MPI_Comm comm, std::exception_ptr failure);
+
+// Runs f() and agrees on its outcome (f's exception, if any, is what this rank reports).
+template <class F>
+void agreed(MPI_Comm comm, F&& f) {
+  std::exception_ptr failure;
+  try {
+    f();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree(comm, failure);
+}
+
+}  // namespace nodegen::mpi

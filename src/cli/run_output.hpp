@@ -1,0 +1,42 @@
+#pragma once
+// Where `nodegen run` writes: FILE.h5 + FILE.xdmf from one process (io::OutputFiles), or, when started
+// by an MPI launcher, one file that the ranks write together with parallel HDF5
+// (mpi::ParallelOutputFiles: /domain/partition and the attribute ranks besides the usual arrays).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nodegen/io/node_arrays.hpp"
+#include "nodegen/io/output.hpp"
+#ifdef NODEGEN_WITH_MPI
+#include "nodegen/mpi/parallel_output.hpp"
+#endif
+
+namespace nodegen::mpi {
+class Session;
+}
+
+namespace nodegen::cli {
+
+class RunOutput {
+ public:
+  // Reserves the files (collective under MPI); `session` null for a run without MPI.
+  RunOutput(const std::filesystem::path& h5_path, const mpi::Session* session);
+
+  const std::filesystem::path& h5_path() const;
+  // The temporaries this process created (for the signal handler that removes them).
+  std::vector<std::filesystem::path> temporaries() const;
+  // The whole discretization, held by this process. Returns the nodes' fingerprint.
+  std::string write(const io::NodeArraysView& nodes, const io::RunMetadata& metadata);
+  void commit();
+  void remove_committed() noexcept;
+
+ private:
+  std::optional<io::OutputFiles> single_;
+#ifdef NODEGEN_WITH_MPI
+  std::optional<mpi::ParallelOutputFiles> ranks_;
+#endif
+};
+
+}  // namespace nodegen::cli
