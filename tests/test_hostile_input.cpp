@@ -220,6 +220,15 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
   }
 }
 
+// Found by fuzz_mesh_repair: an ASCII STL whose repaired surface is flat along an axis (its voxel cells
+// 1e-300 wide there), so a padded triangle box reached -5e29 cells, cast to int (undefined behaviour,
+// which the asan preset's UBSan stops at). The shape is refused as empty.
+TEST_F(HostileInput, FlatRepairedMeshKeepsItsVoxelCellsInRange) {
+  fs::copy_file(kSource / "tests" / "data" / "repair_flat_mesh.stl", dir_ / "flat.stl");
+  write("mesh.json", mesh_domain("flat.stl"));
+  expect_error({"run", "mesh.json"}, {"mesh.json", "shape", "the shape is empty"}, {"flat.stl"});
+}
+
 // A tetrahedron with one non-finite vertex coordinate, in every format: CGAL's exact predicates
 // convert coordinates to GMP rationals, and GMP killed the run with SIGFPE on NaN or inf.
 TEST_F(HostileInput, NonFiniteMeshCoordinates) {
@@ -452,6 +461,28 @@ TEST_F(HostileHdf5, ChunksAndFiltersThatAllocateBeyondTheData) {
   // N-bit sizes its output by the element count stored with the filter's parameters.
   make_chunked("nbit.h5", 10, 10, [](hid_t dcpl) { H5Pset_nbit(dcpl); }, "");
   expect_stats_error("nbit.h5", {"/domain/pos", "HDF5 filter 5", "only deflate, shuffle and fletcher32"});
+}
+
+// Found by fuzz_hdf5_reader: the local heap of /'s symbol table claims a data segment of 1 TB, and
+// libhdf5 asks malloc for it before checking it against the file's end (ASan aborts on such a request;
+// glibc returns null and HDF5 fails the lookup, as do sizes of 1.5 to 8 GB, allocated but never
+// touched). The file is refused as corrupt, not reported as missing its datasets.
+TEST_F(HostileHdf5, MetadataSizedBeyondTheFileIsACorruptFile) {
+  fs::copy_file(kSource / "tests" / "data" / "hdf5_heap_1tb.h5", dir_ / "heap.h5");
+  expect_stats_error("heap.h5", {"/domain", "cannot read the file's metadata here (a corrupt or truncated HDF5 file)"});
+}
+
+// Found by fuzz_hdf5_reader: the local heap's data block is at the undefined address, and libhdf5
+// 1.10 writes through a null pointer reading it (SIGSEGV), inside H5Lexists, before any check of
+// ours. `stats` reads in a child process and reports the crash as the file's error.
+TEST_F(HostileHdf5, CrashInsideLibhdf5IsTheFilesError) {
+  fs::copy_file(kSource / "tests" / "data" / "hdf5_heap_undefined_address.h5", dir_ / "heap.h5");
+  expect_stats_error("heap.h5", {"(file)", "libhdf5 crashed reading it", "the file is corrupt"});
+  // A good file still reports through the child.
+  make("good.h5", nodes({0, 1, 0, 0}));
+  const Result r = run({"stats", "good.h5"}, kBounded);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("nodes       2"), std::string::npos) << r.out;
 }
 
 TEST_F(HostileHdf5, LinksToOtherFilesAreRefused) {

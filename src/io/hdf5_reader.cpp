@@ -48,7 +48,12 @@ class Reader {
     std::string p(name);
     for (std::size_t pos = p.find('/', 1);; pos = p.find('/', pos + 1)) {
       const std::string prefix = p.substr(0, pos);
-      if (H5Lexists(file_.get(), prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+      // An error (not "no such link"): HDF5 could not read the group's metadata. It sizes buffers by
+      // lengths in that metadata before checking them against the file's end (a local heap claiming
+      // 1 TB asked malloc for it), so such a file fails here, having touched no more than its size.
+      const htri_t exists = H5Lexists(file_.get(), prefix.c_str(), H5P_DEFAULT);
+      if (exists < 0) fail(prefix, "cannot read the file's metadata here (a corrupt or truncated HDF5 file)");
+      if (exists == 0) return false;
       H5L_info_t info;
       if (H5Lget_info(file_.get(), prefix.c_str(), &info, H5P_DEFAULT) < 0 || info.type != H5L_TYPE_HARD)
         fail(prefix, "is a link (to another file or path), not an object of this file");
