@@ -220,7 +220,8 @@ class Reader {
   // The largest chunk of a dataset smaller than it that is read (a writer's default chunk may exceed a
   // small dataset).
   static constexpr double kMaxSmallChunk = 1024.0 * 1024.0;
-  // Deflated data read at most (stored bytes): 1032 times that, HDF5's peak, is 512 MiB.
+  // Deflated data read at most (stored bytes): a chunk's stream inflates to 1032 times its bytes at
+  // most (516 MiB), in a buffer HDF5 doubles as it fills: below 1.5 GiB at its peak, once per chunk.
   static constexpr double kMaxDeflatedBytes = 512.0 * 1024.0;
 
   std::filesystem::path path_;
