@@ -1,5 +1,8 @@
 // libFuzzer target: the HDF5 reader behind `nodegen stats` (io::read_hdf5) on a temporary file holding
-// the input. Bad files must end in an InputError.
+// the input. Bad files must end in an InputError. It runs libhdf5 in this process, so it also finds
+// crashes inside libhdf5 1.10 on corrupt metadata (a local heap at the undefined address), which
+// nodegen cannot check for through the API: `nodegen stats` reads in a child process and reports
+// them as the file's error (src/cli/isolated_run.hpp).
 #include <unistd.h>
 
 #include <cstddef>

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "geometry_test_support.hpp"
+#include "nodegen/storage/store_concept.hpp"
 #include "temp_dir.hpp"
 
 namespace nodegen {
@@ -391,6 +392,18 @@ TEST(Boundary, CubeChartFacesDoNotDependOnThreadsAndKeepTheSpacingAcrossEdges) {
     const auto r = nearest_over_h(one, f.spacing);
     EXPECT_GE(*std::min_element(r.begin(), r.end()), 0.95) << shape;
   }
+}
+
+// The node cap bounds the placement itself: an edge that needs more nodes than the cap is refused
+// before its nodes are allocated (a thin domain's edge asked for 2e12), and the nodes placed never
+// exceed twice the cap. Without the bound this placed all 4e6 nodes and returned them.
+TEST(Boundary, PlacementStopsAtTheNodeCap) {
+  auto f = parse(R"({"dim":2,"spacing":0.1,"shape":{"type":"box","min":[0,0],"max":[1,1]}})");
+  const auto& d = *domain_of<2>(f);
+  EXPECT_THROW(d.boundary_nodes(Spacing::constant(1e-6), 1, 1, 1000), StoreFull);
+  EXPECT_EQ(d.boundary_nodes(Spacing::constant(0.01), 1, 1, 400).size(), 400u);  // at the cap: placed
+  auto f3 = parse(R"({"dim":3,"spacing":0.1,"shape":{"type":"ball","center":[0,0,0],"radius":1}})");
+  EXPECT_THROW(domain_of<3>(f3)->boundary_nodes(Spacing::constant(1e-3), 1, 2, 1000), StoreFull);
 }
 
 }  // namespace

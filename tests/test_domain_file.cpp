@@ -145,8 +145,23 @@ TEST_F(BadInput, NonPositiveOrNonFiniteSpacing) {
 TEST_F(BadInput, SpacingThatWouldExceedTheNodeCap) {
   EXPECT_EQ(error_of(R"({"dim":3,"spacing":0.001,"fill":{"max_nodes":1000000},
       "shape":{"type":"box","min":[0,0,0],"max":[1,1,1]}})"),
-            file() + ": spacing: would need about 1e+09 nodes (domain measure / h^3), far above fill.max_nodes = "
-                     "1000000; use a larger spacing or raise fill.max_nodes");
+            file() + ": spacing: would need about 1.006e+09 nodes (1e+09 inside: domain measure / h^3; 6e+06 on the "
+                     "boundary: its area / h^2), far above fill.max_nodes = 1000000; use a larger spacing or raise "
+                     "fill.max_nodes");
+}
+
+// A thin domain has little measure but a long boundary: a 1e9 x 1e-9 box at h = 1e-3 holds 1e6 nodes'
+// worth of area and needs 2e12 boundary nodes, which the boundary placement allocated until memory ran out.
+TEST_F(BadInput, ThinDomainWhoseBoundaryWouldExceedTheNodeCap) {
+  const std::string error = error_of(R"({"dim":2,"spacing":0.001,
+      "shape":{"type":"box","min":[0,0],"max":[1e9,1e-9]}})");
+  EXPECT_NE(error.find(": spacing: would need about 2e+12 nodes (1e+06 inside: domain measure / h^2; 2e+12 on the "
+                       "boundary: its length / h), far above fill.max_nodes = 100000000"),
+            std::string::npos)
+      << error;
+  const std::string error3 = error_of(R"({"dim":3,"spacing":0.01,
+      "shape":{"type":"box","min":[0,0,0],"max":[1e4,1e4,1e-9]}})");
+  EXPECT_NE(error3.find("on the boundary: its area / h^2), far above fill.max_nodes"), std::string::npos) << error3;
 }
 
 TEST_F(BadInput, ShapeOfTheWrongDimension) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <cstdint>
@@ -141,6 +142,17 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
     std::string bytes;
     const char* expected;
   };
+  // An ASCII PLY tetrahedron with these vertex properties and data, `extra` elements (declared after
+  // the faces, their data after the faces') and the faces' list type.
+  const std::string kTetraVertices = "0 0 0\n1 0 0\n0 1 0\n0 0 1\n";
+  auto ply_tetra = [&](const std::vector<std::string>& vertex_properties, const std::string& vertices = "0 0 0\n1 0 0\n0 1 0\n0 0 1\n",
+                       const std::string& extra = "", const std::string& extra_data = "",
+                       const std::string& list = "list uchar int") {
+    std::string text = "ply\nformat ascii 1.0\nelement vertex 4\n";
+    for (const std::string& p : vertex_properties) text += "property " + p + "\n";
+    return text + "element face 4\nproperty " + list + " vertex_indices\n" + extra + "end_header\n" + vertices +
+           "3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n" + extra_data;
+  };
   std::string stl(80, ' ');
   const std::uint32_t claimed = 1'000'000'000;
   stl.append(reinterpret_cast<const char*>(&claimed), 4).append(100, '\0');
@@ -176,6 +188,23 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
       {"no_vertex.ply",
        "ply\nformat ascii 1.0\nelement v 2\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n3 0 1 2\n",
        "PLY face 0 with vertex index 0, but 0 vertices"},
+      // Found by fuzz_mesh_ply: CGAL's PLY reader casts each property it reads to the type it expects and
+      // uses the result unchecked (a null pointer read in a release build, an assertion in a debug one).
+      {"uchar_y.ply", ply_tetra({"float x", "uchar y", "float z"}), "PLY vertex property y of type uchar (expected float or double)"},
+      {"list_x.ply", ply_tetra({"list uchar float x", "float y", "float z"}, "1 0 0 0\n1 1 0 0\n1 0 1 0\n1 0 0 1\n"),
+       "PLY vertex property x of type a list of float"},
+      {"colour.ply",
+       ply_tetra({"float x", "float y", "float z", "uchar red", "float green", "uchar g", "uchar blue"},
+                 "0 0 0 1 1 1 1\n1 0 0 1 1 1 1\n0 1 0 1 1 1 1\n0 0 1 1 1 1 1\n"),
+       "PLY vertex colour green of type float"},
+      {"halfedge.ply", ply_tetra({"float x", "float y", "float z"}, kTetraVertices, "element halfedge 1\nproperty float source\nproperty int target\n", "0 9\n"),
+       "PLY element halfedge, which is not read"},
+      {"no_z.ply", ply_tetra({"float x", "float y"}, "0 0\n1 0\n0 1\n0 0\n"), "no PLY vertex property z"},
+      {"short_index.ply", ply_tetra({"float x", "float y", "float z"}, kTetraVertices, "", "", "list uchar short"),
+       "PLY face property vertex_indices of type a list of short (expected a list of int or uint)"},
+      {"float_length.ply", ply_tetra({"float x", "float y", "float z"}, kTetraVertices, "", "", "list float int"),
+       "with length type \"float\" (expected an integer type)"},
+      {"int64.ply", ply_tetra({"float x", "float y", "int64 z"}), "PLY property z of element vertex of unknown type \"int64\""},
       // CGAL's OBJ reader read past its vertex array for each of these (valgrind: invalid read).
       {"zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 0 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 0 that names no vertex"},
       {"past.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 5\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 5"},
@@ -189,6 +218,15 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
     expect_error({"run", "mesh.json"}, {"mesh.json", "shape.file", c.file, c.expected}, {c.file});
     fs::remove(dir_ / c.file);
   }
+}
+
+// Found by fuzz_mesh_repair: an ASCII STL whose repaired surface is flat along an axis (its voxel cells
+// 1e-300 wide there), so a padded triangle box reached -5e29 cells, cast to int (undefined behaviour,
+// which the asan preset's UBSan stops at). The shape is refused as empty.
+TEST_F(HostileInput, FlatRepairedMeshKeepsItsVoxelCellsInRange) {
+  fs::copy_file(kSource / "tests" / "data" / "repair_flat_mesh.stl", dir_ / "flat.stl");
+  write("mesh.json", mesh_domain("flat.stl"));
+  expect_error({"run", "mesh.json"}, {"mesh.json", "shape", "the shape is empty"}, {"flat.stl"});
 }
 
 // A tetrahedron with one non-finite vertex coordinate, in every format: CGAL's exact predicates
@@ -249,6 +287,16 @@ TEST_F(HostileInput, IntegerFieldsAndOptionsOutOfRange) {
   expect_error({"run", square, "--threads", "4294967298"}, {"--threads"});
   expect_error({"run", square, "--seed", "18446744073709551616"}, {"--seed"});
   expect_error({"run", square, "--max-nodes", "4294967297"}, {"--max-nodes"});
+}
+
+// Memory: a thin domain has little area but a long boundary. A 1e9 x 1e-9 box at h = 1e-3 (|x| / h =
+// 1e12, the largest allowed) needs 2e12 boundary nodes: the boundary placement allocated for them until
+// memory ran out. Refused at load with the estimate, in 2D and 3D.
+TEST_F(HostileInput, ThinDomainsAreRefusedForTheirBoundary) {
+  write("thin.json", R"({"dim": 2, "spacing": 0.001, "shape": {"type": "box", "min": [0, 0], "max": [1e9, 1e-9]}})");
+  expect_error({"run", "thin.json"}, {"thin.json", "spacing", "would need about 2e+12 nodes", "on the boundary"});
+  write("sheet.json", R"({"dim": 3, "spacing": 0.01, "shape": {"type": "box", "min": [0, 0, 0], "max": [1e4, 1e4, 1e-9]}})");
+  expect_error({"run", "sheet.json"}, {"sheet.json", "spacing", "on the boundary: its area / h^2", "far above fill.max_nodes"});
 }
 
 // Class 5: coordinates far from the origin for their spacing ended in the k-d tree's depth limit.
@@ -360,6 +408,79 @@ TEST_F(HostileHdf5, ArrayAttributesAreSkipped) {
   H5Gclose(g);
   H5Fclose(f);
   const Result r = run({"stats", "attrs.h5"}, kBounded);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("nodes       2"), std::string::npos) << r.out;
+}
+
+// Chunked, filtered data: HDF5 allocates a chunk's size for each chunk it reads, some filters size
+// their output by parameters in the file, and its deflate filter inflates a chunk's stream until it
+// ends, whatever the chunk's size: a 1 MB file whose one chunk of 64 KiB held a gigabyte of zeros took
+// 1.1 GB to read. Here a stream of 1 MiB of zeros (stored uncompressed, so cheap to make) in that
+// chunk, which the old reader inflated and read as coincident nodes.
+TEST_F(HostileHdf5, ChunksAndFiltersThatAllocateBeyondTheData) {
+  // The nodes' file with /domain/pos replaced by a chunked one: `setup` sets its creation properties,
+  // `raw` (when not empty) is written as its first chunk as stored (already filtered), else `values`.
+  auto make_chunked = [&](const std::string& file, hsize_t n, hsize_t chunk, void (*setup)(hid_t), const std::string& raw) {
+    std::vector<double> grid(2 * n);
+    for (hsize_t i = 0; i < n; ++i) grid[i] = static_cast<double>(i), grid[n + i] = 0.0;
+    auto sets = nodes(grid);
+    sets.erase(sets.begin());
+    const fs::path path = make(file, sets);
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hsize_t dims[2] = {2, n}, max_dims[2] = {2, H5S_UNLIMITED}, chunk_dims[2] = {2, chunk};
+    const hid_t space = H5Screate_simple(2, dims, max_dims);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunk_dims);
+    setup(dcpl);
+    const hid_t set = H5Dcreate2(f, "/domain/pos", H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    const hsize_t origin[2] = {0, 0};
+    if (!raw.empty()) EXPECT_GE(H5Dwrite_chunk(set, H5P_DEFAULT, 0, origin, raw.size(), raw.data()), 0);
+    else EXPECT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, grid.data()), 0);
+    H5Dclose(set);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Fclose(f);
+  };
+  const auto deflate = [](hid_t dcpl) { H5Pset_deflate(dcpl, 1); };
+  // A deflate stream of 1 MiB of zeros (level 0: stored blocks) as the one chunk of 4096 nodes (64 KiB).
+  const std::string zeros(1u << 20, '\0');
+  std::string bomb(compressBound(zeros.size()), '\0');
+  uLongf bomb_bytes = bomb.size();
+  ASSERT_EQ(compress2(reinterpret_cast<Bytef*>(bomb.data()), &bomb_bytes, reinterpret_cast<const Bytef*>(zeros.data()),
+                      zeros.size(), 0), Z_OK);
+  bomb.resize(bomb_bytes);
+  make_chunked("bomb.h5", 4096, 4096, deflate, bomb);
+  expect_stats_error("bomb.h5", {"/domain/pos", "its data is deflated, 1048", "at most 512 KiB of deflated data"});
+  // The same chunk deflated as written: read.
+  make_chunked("deflated.h5", 4096, 4096, deflate, "");
+  const Result r = run({"stats", "deflated.h5"}, kBounded);
+  EXPECT_EQ(r.status, 0) << r.err;
+  // Chunks of 2 MiB for 10 nodes (160 bytes): HDF5 allocated the whole chunk to read them.
+  make_chunked("chunk.h5", 10, 1u << 17, deflate, "");
+  expect_stats_error("chunk.h5", {"/domain/pos", "its chunks of 2 x 131072 values (2097152 bytes) are larger than the dataset"});
+  // N-bit sizes its output by the element count stored with the filter's parameters.
+  make_chunked("nbit.h5", 10, 10, [](hid_t dcpl) { H5Pset_nbit(dcpl); }, "");
+  expect_stats_error("nbit.h5", {"/domain/pos", "HDF5 filter 5", "only deflate, shuffle and fletcher32"});
+}
+
+// Found by fuzz_hdf5_reader: the local heap of /'s symbol table claims a data segment of 1 TB, and
+// libhdf5 asks malloc for it before checking it against the file's end (ASan aborts on such a request;
+// glibc returns null and HDF5 fails the lookup, as do sizes of 1.5 to 8 GB, allocated but never
+// touched). The file is refused as corrupt, not reported as missing its datasets.
+TEST_F(HostileHdf5, MetadataSizedBeyondTheFileIsACorruptFile) {
+  fs::copy_file(kSource / "tests" / "data" / "hdf5_heap_1tb.h5", dir_ / "heap.h5");
+  expect_stats_error("heap.h5", {"/domain", "cannot read the file's metadata here (a corrupt or truncated HDF5 file)"});
+}
+
+// Found by fuzz_hdf5_reader: the local heap's data block is at the undefined address, and libhdf5
+// 1.10 writes through a null pointer reading it (SIGSEGV), inside H5Lexists, before any check of
+// ours. `stats` reads in a child process and reports the crash as the file's error.
+TEST_F(HostileHdf5, CrashInsideLibhdf5IsTheFilesError) {
+  fs::copy_file(kSource / "tests" / "data" / "hdf5_heap_undefined_address.h5", dir_ / "heap.h5");
+  expect_stats_error("heap.h5", {"(file)", "libhdf5 crashed reading it", "the file is corrupt"});
+  // A good file still reports through the child.
+  make("good.h5", nodes({0, 1, 0, 0}));
+  const Result r = run({"stats", "good.h5"}, kBounded);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("nodes       2"), std::string::npos) << r.out;
 }

@@ -17,6 +17,7 @@
 #include "nodegen/geometry/input_error.hpp"
 #include "nodegen/io/hdf5_writer.hpp"
 #include "nodegen/storage/store_concept.hpp"
+#include "isolated_run.hpp"
 #include "run_command.hpp"
 #ifdef NODEGEN_WITH_MPI
 #include <optional>
@@ -224,7 +225,9 @@ int main(int argc, char** argv) {
       return checked_stdout(nodegen::cli::solve_command(solve));
     }
     const std::size_t samples = stats_samples.empty() ? 0 : whole_number(stats_samples, "--samples", 1, 10'000'000);
-    return checked_stdout(nodegen::cli::stats_command(stats_file, stats_json, samples));
+    // libhdf5 crashes on some corrupt files: the report is made in a child process.
+    return nodegen::cli::run_isolated([&] { return checked_stdout(nodegen::cli::stats_command(stats_file, stats_json, samples)); },
+                                      stats_file, "libhdf5");
   } catch (const nodegen::InputError& e) {
     return fail(2, e.what());
   } catch (const nodegen::StoreFull& e) {

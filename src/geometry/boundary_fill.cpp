@@ -72,6 +72,7 @@ std::vector<double> place_curve(const Curve<D>& c, BoundarySink<D>& sink, PointG
   const int k = static_cast<int>(std::clamp(16.0 * f.back(), 256.0, 4e6));
   integrate_steps(c, sink, k, ts, f);
   const double total = f.back();
+  sink.check_count(total);
   const long n = c.closed ? std::max(3L, std::lround(total)) : std::max(1L, std::lround(total));
 
   std::vector<double> placed;

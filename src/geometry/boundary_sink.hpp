@@ -5,12 +5,15 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <random>
+#include <sstream>
 #include <utility>
 #include <vector>
 
 #include <nodegen/geometry/spacing.hpp>
 #include <nodegen/spatial/point.hpp>
+#include <nodegen/storage/store_concept.hpp>
 
 #include "point_grid.hpp"
 
@@ -47,11 +50,15 @@ class BoundarySink {
   // smallest offset from a point of the domain that its coordinates surely resolve (see
   // coordinate_resolution); probes around a point are never smaller. threads: how many a part may use
   // to place its nodes (keep and inside must then be safe to call concurrently).
+  // max_nodes: the run's node cap. The sink (each forked one too) takes up to twice that before the
+  // thinning where parts meet; beyond, StoreFull.
   BoundarySink(const Spacing& spacing, std::function<bool(const Vec<D>&, const Vec<D>&)> keep,
                std::function<bool(const Vec<D>&)> inside, double cell, double resolution, std::uint64_t seed,
-               int threads = 1)
+               int threads = 1, std::size_t max_nodes = std::numeric_limits<std::size_t>::max())
       : spacing_(spacing),
         threads_(threads < 1 ? 1 : threads),
+        max_nodes_(max_nodes),
+        limit_(max_nodes > std::numeric_limits<std::size_t>::max() / 2 ? max_nodes : 2 * max_nodes),
         h_(spacing.evaluator()),
         keep_(std::move(keep)),
         inside_(std::move(inside)),
@@ -69,18 +76,28 @@ class BoundarySink {
   double cell() const { return cell_; }
   double resolution() const { return resolution_; }
 
-  void emit(const Vec<D>& p, const Vec<D>& n, int id, int priority) { nodes_.push_back({p, n, id, priority, false}); }
+  void emit(const Vec<D>& p, const Vec<D>& n, int id, int priority) {
+    if (nodes_.size() >= limit_) refuse(static_cast<double>(nodes_.size()) + 1);
+    nodes_.push_back({p, n, id, priority, false});
+  }
+
+  // Throws StoreFull when a part would place `count` nodes, more than the sink takes: called before a
+  // part allocates for them (one edge of a thin domain asked for 2e12).
+  void check_count(double count) const {
+    if (!(count <= static_cast<double>(limit_))) refuse(count);
+  }
 
   // A sink for a part placed on another thread: the same spacing, filter, inside test and cell, its own
   // spacing evaluator and random stream (seeded by the caller, so results do not depend on which thread
   // runs the part). absorb() moves its nodes into this sink afterwards.
   BoundarySink fork(std::uint64_t seed) const {
-    return BoundarySink(spacing_, keep_, inside_, cell_, resolution_, seed, 1);
+    return BoundarySink(spacing_, keep_, inside_, cell_, resolution_, seed, 1, max_nodes_);
   }
 
   // Appends the nodes of a forked sink, dropping its junction nodes within 0.9 h of a junction node
   // this sink already has (as emit_junction would have, had the part been placed here).
   void absorb(BoundarySink&& part) {
+    check_count(static_cast<double>(nodes_.size()) + static_cast<double>(part.nodes_.size()));
     for (const RawNode<D>& node : part.nodes_)
       if (!node.junction || claim_junction(node.pos, h(node.pos))) nodes_.push_back(node);
   }
@@ -122,6 +139,13 @@ class BoundarySink {
   std::vector<RawNode<D>>& nodes() { return nodes_; }
 
  private:
+  [[noreturn]] void refuse(double count) const {
+    std::ostringstream out;
+    out << "node cap of " << max_nodes_ << " nodes reached placing the boundary (it needs about " << count
+        << " nodes or more); raise max_nodes / --max-nodes or use a larger spacing";
+    throw StoreFull(out.str());
+  }
+
   // How far from a boundary point p (spacing hp there) its surroundings are probed: 1e-3 h, but at
   // least 10 resolutions (p lies within about one keep() offset of a junction, and on a smaller sphere
   // the directions would round onto a few coordinate steps).
@@ -166,6 +190,8 @@ class BoundarySink {
 
   Spacing spacing_;
   int threads_;
+  std::size_t max_nodes_;
+  std::size_t limit_;
   Spacing::Evaluator h_;
   std::function<bool(const Vec<D>&, const Vec<D>&)> keep_;
   std::function<bool(const Vec<D>&)> inside_;

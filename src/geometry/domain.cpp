@@ -66,7 +66,8 @@ bool Domain<D>::contains(const Vec<D>& p) const {
 }
 
 template <int D>
-std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, std::uint64_t seed, int threads) const {
+std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, std::uint64_t seed, int threads,
+                                                       std::size_t max_nodes) const {
   using namespace geometry_detail;
   auto h = spacing.evaluator();
   const double diag = box_.size().norm();
@@ -94,7 +95,7 @@ std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, s
   }
   std::function<bool(const Vec<D>&)> inside;
   if (keep) inside = [this](const Vec<D>& p) { return contains(p); };
-  BoundarySink<D> sink(spacing, keep, inside, cell, resolution, seed, threads);
+  BoundarySink<D> sink(spacing, keep, inside, cell, resolution, seed, threads, max_nodes);
   root_->emit_boundary(Placement<D>{}, sink);
 
   // Where parts meet, nodes of different parts may be closer than the spacing allows: keep corners and

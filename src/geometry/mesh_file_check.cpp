@@ -234,6 +234,8 @@ void check_obj(const std::string& text) {
 // PLY: the header's elements and properties, then one pass over the data that checks every list's
 // length against the bytes left before CGAL would size a buffer by it.
 struct PlyProperty {
+  std::string name;
+  std::string type;  // scalar: its type; list: its items' type (as written, e.g. "float32")
   bool list = false;
   int count_bytes = 0;  // list: the size of its length's type
   int item_bytes = 0;   // scalar: its size; list: the size of an item
@@ -256,6 +258,62 @@ int ply_type_bytes(std::string_view type) {
   return 0;
 }
 
+bool is_real(std::string_view type) { return type.rfind("float", 0) == 0 || type == "double"; }
+
+// The element names CGAL's two PLY readers (polygon soup, Surface_mesh) take for vertices and faces.
+bool ply_vertices(const PlyElement& e) { return e.name == "vertex" || e.name == "vertices"; }
+bool ply_faces(const PlyElement& e) { return e.name == "face" || e.name == "faces"; }
+
+// What CGAL's PLY reader takes for granted about the properties it reads: it casts each to the type
+// it expects and uses the result unchecked (a vertex's "property uchar y" was a null pointer read). So
+// vertices have scalar x, y, z of a floating type; the colours it reads (red, green, blue, or r, g, b,
+// when all three are uchar) are uchar; halfedge elements (a CGAL extension: source and target as uint,
+// u and v as float) are not read. Faces must have a list vertex_indices (or vertex_index) of int or
+// uint: CGAL reads no other, and says only that it cannot read the file.
+void check_ply_layout(const std::vector<PlyElement>& elements) {
+  const PlyElement* vertex = nullptr;
+  const PlyElement* face = nullptr;
+  auto find = [](const PlyElement& e, const std::string& name) -> const PlyProperty* {
+    for (const PlyProperty& p : e.properties)  // CGAL takes the first of a name
+      if (p.name == name) return &p;
+    return nullptr;
+  };
+  auto uchar = [](const PlyProperty* p) { return p && !p->list && (p->type == "uchar" || p->type == "uint8"); };
+  auto type_of = [](const PlyProperty& p) { return p.list ? "a list of " + p.type : p.type; };
+  for (const PlyElement& e : elements) {
+    if (e.name == "halfedge") refuse("has a PLY element halfedge, which is not read (a mesh needs only vertices and faces)");
+    const bool is_vertex = ply_vertices(e), is_face = ply_faces(e);
+    if ((is_vertex && vertex) || (is_face && face))
+      refuse("has more than one PLY element of " + std::string(is_vertex ? "vertices" : "faces"));
+    if (is_vertex) vertex = &e;
+    if (is_face) face = &e;
+    if (!is_vertex && !is_face) continue;  // read and ignored
+    // CGAL reads colours when each of the three is a uchar under one of its names, then reads red,
+    // green, blue (if red is a uchar) or r, g, b as uchar, whatever their type.
+    const bool colours = (uchar(find(e, "red")) || uchar(find(e, "r"))) && (uchar(find(e, "green")) || uchar(find(e, "g"))) &&
+                         (uchar(find(e, "blue")) || uchar(find(e, "b")));
+    static const char* const names[2][3] = {{"red", "green", "blue"}, {"r", "g", "b"}};
+    if (colours)
+      for (const char* name : names[uchar(find(e, "red")) ? 0 : 1])
+        if (const PlyProperty* p = find(e, name); p && !uchar(p))
+          refuse("has PLY " + e.name + " colour " + name + " of type " + type_of(*p) + " (the colours must all be uchar)");
+    if (is_vertex) {
+      for (const char* name : {"x", "y", "z"}) {
+        const PlyProperty* p = find(e, name);
+        if (!p) refuse("has no PLY vertex property " + std::string(name));
+        if (p->list || !p->real)
+          refuse("has PLY vertex property " + std::string(name) + " of type " + type_of(*p) + " (expected float or double)");
+      }
+    } else {
+      const PlyProperty* p = find(e, "vertex_indices");
+      if (!p) p = find(e, "vertex_index");
+      if (!p) refuse("has PLY faces without a property vertex_indices (a list of int or uint)");
+      if (!p->list || p->item_bytes != 4 || p->real)
+        refuse("has PLY face property " + p->name + " of type " + type_of(*p) + " (expected a list of int or uint)");
+    }
+  }
+}
+
 std::uint64_t read_binary_count(const std::string& text, std::size_t at, int bytes, bool big_endian) {
   std::uint64_t v = 0;
   for (int i = 0; i < bytes; ++i) {
@@ -269,7 +327,6 @@ void check_ply(const std::string& text) {
   // The header as CGAL reads it: "ply", a format line, then one keyword per line up to end_header.
   std::string format;
   std::vector<PlyElement> elements;
-  bool sizes_known = true;  // false once a property has a type CGAL does not read (its size is unknown)
   std::size_t data = std::string::npos;
   for (std::size_t at = 0, number = 1; at < text.size(); ++number) {
     const std::size_t eol = std::min(text.find('\n', at), text.size());
@@ -302,20 +359,25 @@ void check_ply(const std::string& text) {
       words >> type;
       PlyProperty p;
       if (type == "list") {
-        std::string count_type, item_type;
-        words >> count_type >> item_type;
+        std::string count_type;
+        words >> count_type >> p.type >> p.name;
         p.list = true;
         p.count_bytes = ply_type_bytes(count_type);
-        p.item_bytes = ply_type_bytes(item_type);
-        p.item_signed = item_type == "char" || item_type == "short" || item_type.rfind("int", 0) == 0;
+        // CGAL reads a list only with an integer length; with another it drops the property unread and
+        // misreads the rest of the data.
+        if (p.count_bytes == 0 || is_real(count_type))
+          refuse("has PLY list property " + p.name + " of element " + elements.back().name + " with length type \"" +
+                 count_type + "\" (expected an integer type)");
       } else {
-        p.item_bytes = ply_type_bytes(type);
-        p.real = type.rfind("float", 0) == 0 || type == "double";
+        p.type = type;
+        words >> p.name;
       }
-      if (p.item_bytes == 0 || (p.list && p.count_bytes == 0)) {
-        sizes_known = false;
-        p = PlyProperty{false, 0, 1, false, false};  // at least a byte in the counts' check below
-      }
+      p.item_bytes = ply_type_bytes(p.type);
+      p.real = is_real(p.type);
+      p.item_signed = p.type == "char" || p.type == "short" || p.type.rfind("int", 0) == 0;
+      // A type CGAL does not know is dropped unread, and the data after it misread.
+      if (p.item_bytes == 0)
+        refuse("has PLY property " + p.name + " of element " + elements.back().name + " of unknown type \"" + p.type + "\"");
       elements.back().properties.push_back(p);
     }
   }
@@ -336,15 +398,14 @@ void check_ply(const std::string& text) {
   if (need > static_cast<double>(bytes_left))
     refuse("has PLY element counts that need at least " + std::to_string(static_cast<std::uint64_t>(need)) +
            " bytes of data, but the file has " + std::to_string(bytes_left));
-
-  if (!sizes_known) return;  // the data cannot be walked; CGAL fails on the unknown type
+  check_ply_layout(elements);
   // A face's vertex indices must name vertices: CGAL 5.5 indexes its vertex array with them unchecked
   // (a file whose vertices are not an element "vertex" has none).
   std::uint64_t vertices = 0;
   for (const PlyElement& e : elements)
-    if (e.name == "vertex") vertices = e.count;
-  auto check_index = [&](const PlyElement& e, std::uint64_t item, long long index) {
-    if (e.name == "face" && (index < 0 || static_cast<std::uint64_t>(index) >= vertices))
+    if (ply_vertices(e)) vertices = e.count;
+  auto check_index = [&](const PlyElement& e, const PlyProperty& p, std::uint64_t item, long long index) {
+    if (ply_faces(e) && (p.name == "vertex_indices" || p.name == "vertex_index") && (index < 0 || static_cast<std::uint64_t>(index) >= vertices))
       refuse("has PLY face " + std::to_string(item) + " with vertex index " + std::to_string(index) + ", but " +
              std::to_string(vertices) + " vertices");
   };
@@ -370,7 +431,7 @@ void check_ply(const std::string& text) {
             char* stop = nullptr;
             const long long i = std::strtoll(index.c_str(), &stop, 10);
             if (stop == index.c_str()) return;  // not an integer: CGAL fails on it
-            check_index(e, item, i);
+            check_index(e, p, item, i);
           }
         } else {
           if (!p.list && p.real && at + static_cast<std::size_t>(p.item_bytes) <= text.size()) {
@@ -397,13 +458,13 @@ void check_ply(const std::string& text) {
             if (!p.list) return;
             refuse("has PLY element " + e.name + " " + std::to_string(item) + " claiming a list of " + std::to_string(length) + " items, more than the rest of the file holds");
           }
-          if (p.list && e.name == "face")
+          if (p.list && ply_faces(e))
             for (std::uint64_t k = 0; k < length; ++k) {
               const int n = p.item_bytes;
               const std::uint64_t raw = read_binary_count(text, at + k * static_cast<std::uint64_t>(n), n, big_endian);
               long long index = static_cast<long long>(raw);
               if (p.item_signed && n < 8 && (raw >> (8 * n - 1)) != 0) index -= 1ll << (8 * n);  // sign-extend
-              check_index(e, item, index);
+              check_index(e, p, item, index);
             }
           at += static_cast<std::size_t>(bytes);
         }

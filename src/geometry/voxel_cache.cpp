@@ -33,6 +33,14 @@ bool triangle_overlaps_box(const MeshTriangle& t, const Vec<3>& centre, const Ve
   return true;
 }
 
+// The cell (0 to n - 1) of a coordinate already scaled to cells, clamped in double before the cast:
+// along an axis where the mesh is flat, a cell is 1e-300 wide, and a padded triangle box reached
+// -5e29 cells (the cast to int was undefined; found by fuzz_mesh_repair).
+int clamped_cell(double scaled, int n) {
+  if (!(scaled > 0)) return 0;
+  return scaled >= n - 1 ? n - 1 : static_cast<int>(scaled);
+}
+
 }  // namespace
 
 VoxelCache::VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>& box,
@@ -65,8 +73,8 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const 
     const Vec<3> hi = tri.a.cwiseMax(tri.b).cwiseMax(tri.c).array() + pad;
     int c0[3], c1[3];
     for (int i = 0; i < 3; ++i) {
-      c0[i] = std::clamp(static_cast<int>(std::floor((lo[i] - box_.lo[i]) * inv_[i])), 0, n_[i] - 1);
-      c1[i] = std::clamp(static_cast<int>(std::floor((hi[i] - box_.lo[i]) * inv_[i])), 0, n_[i] - 1);
+      c0[i] = clamped_cell((lo[i] - box_.lo[i]) * inv_[i], n_[i]);
+      c1[i] = clamped_cell((hi[i] - box_.lo[i]) * inv_[i], n_[i]);
     }
     for (int z = c0[2]; z <= c1[2]; ++z)
       for (int y = c0[1]; y <= c1[1]; ++y)
@@ -84,8 +92,8 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const 
   for (const Box<3>& b : uncertain) {
     int c0[3], c1[3];
     for (int i = 0; i < 3; ++i) {
-      c0[i] = std::clamp(static_cast<int>(std::floor((b.lo[i] - box_.lo[i]) * inv_[i])), 0, n_[i] - 1);
-      c1[i] = std::clamp(static_cast<int>(std::floor((b.hi[i] - box_.lo[i]) * inv_[i])), 0, n_[i] - 1);
+      c0[i] = clamped_cell((b.lo[i] - box_.lo[i]) * inv_[i], n_[i]);
+      c1[i] = clamped_cell((b.hi[i] - box_.lo[i]) * inv_[i], n_[i]);
     }
     for (int z = c0[2]; z <= c1[2]; ++z)
       for (int y = c0[1]; y <= c1[1]; ++y)

@@ -2,6 +2,7 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -47,7 +48,12 @@ class Reader {
     std::string p(name);
     for (std::size_t pos = p.find('/', 1);; pos = p.find('/', pos + 1)) {
       const std::string prefix = p.substr(0, pos);
-      if (H5Lexists(file_.get(), prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+      // An error (not "no such link"): HDF5 could not read the group's metadata. It sizes buffers by
+      // lengths in that metadata before checking them against the file's end (a local heap claiming
+      // 1 TB asked malloc for it), so such a file fails here, having touched no more than its size.
+      const htri_t exists = H5Lexists(file_.get(), prefix.c_str(), H5P_DEFAULT);
+      if (exists < 0) fail(prefix, "cannot read the file's metadata here (a corrupt or truncated HDF5 file)");
+      if (exists == 0) return false;
       H5L_info_t info;
       if (H5Lget_info(file_.get(), prefix.c_str(), &info, H5P_DEFAULT) < 0 || info.type != H5L_TYPE_HARD)
         fail(prefix, "is a link (to another file or path), not an object of this file");
@@ -90,10 +96,48 @@ class Reader {
                      std::to_string(static_cast<std::uint64_t>(stored)) + " bytes for it (file size " +
                      std::to_string(file_bytes_) + ")");
     }
+    if (layout == H5D_CHUNKED) check_chunks(name, plist.get(), rank, total * static_cast<double>(value_bytes), value_bytes, stored);
     std::vector<T> values(static_cast<std::size_t>(total));
     if (total > 0 && H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
       fail(name, "cannot read it (wrong type?)");
     return values;
+  }
+
+  // A chunked dataset: HDF5 allocates a chunk's size for each chunk it reads, so a chunk may hold at
+  // most the dataset's bytes or 1 MiB. Its filters must be deflate, shuffle or fletcher32: the others
+  // size their output by parameters stored in the file, or load plugins. HDF5's deflate filter
+  // inflates a chunk until its stream ends, whatever the chunk's size (a 1 MB file whose chunk of
+  // 64 KiB held a stream of a gigabyte of zeros took 1.1 GB to read), up to 1032 times the stream's
+  // bytes (zlib's largest ratio): so deflated data is read up to kMaxDeflatedBytes stored.
+  void check_chunks(const char* name, hid_t plist, int rank, double data_bytes, std::size_t value_bytes,
+                    double stored) const {
+    std::vector<hsize_t> chunk(static_cast<std::size_t>(rank), 0);
+    if (H5Pget_chunk(plist, rank, chunk.data()) != rank) fail(name, "its chunks have another rank than the dataset");
+    double bytes = static_cast<double>(value_bytes);
+    std::string shape;
+    for (hsize_t d : chunk) {
+      bytes *= static_cast<double>(d);
+      shape += (shape.empty() ? "" : " x ") + std::to_string(d);
+    }
+    if (bytes > std::max(data_bytes, kMaxSmallChunk))
+      fail(name, "its chunks of " + shape + " values (" + std::to_string(static_cast<std::uint64_t>(bytes)) +
+                     " bytes) are larger than the dataset (" + std::to_string(static_cast<std::uint64_t>(data_bytes)) +
+                     " bytes) and 1 MiB");
+    const int filters = H5Pget_nfilters(plist);
+    for (int i = 0; i < filters; ++i) {
+      unsigned flags = 0, config = 0;
+      std::size_t parameters = 0;
+      char filter_name[64] = "";
+      const H5Z_filter_t id = H5Pget_filter2(plist, static_cast<unsigned>(i), &flags, &parameters, nullptr,
+                                             sizeof filter_name, filter_name, &config);
+      if (id != H5Z_FILTER_DEFLATE && id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32)
+        fail(name, "its data passes through the HDF5 filter " + std::to_string(id) + " (\"" + filter_name +
+                       "\"), which is not read: only deflate, shuffle and fletcher32 are");
+      if (id == H5Z_FILTER_DEFLATE && stored > kMaxDeflatedBytes)
+        fail(name, "its data is deflated, " + std::to_string(static_cast<std::uint64_t>(stored)) +
+                       " bytes stored, which could inflate to 1032 times as many: at most 512 KiB of deflated data "
+                       "is read (store it uncompressed, e.g. h5repack -f NONE)");
+    }
   }
 
   // A {dim, n} transposed dataset -> interleaved n x dim.
@@ -173,6 +217,12 @@ class Reader {
   // How many times its stored bytes a dataset may hold: compressed data expands, but a nodegen or
   // Medusa file stores its arrays uncompressed (ratio 1), and node data compresses far less than this.
   static constexpr double kMaxExpansion = 64;
+  // The largest chunk of a dataset smaller than it that is read (a writer's default chunk may exceed a
+  // small dataset).
+  static constexpr double kMaxSmallChunk = 1024.0 * 1024.0;
+  // Deflated data read at most (stored bytes): a chunk's stream inflates to 1032 times its bytes at
+  // most (516 MiB), in a buffer HDF5 doubles as it fills: below 1.5 GiB at its peak, once per chunk.
+  static constexpr double kMaxDeflatedBytes = 512.0 * 1024.0;
 
   std::filesystem::path path_;
   std::uintmax_t file_bytes_ = 0;

@@ -51,7 +51,7 @@ inline AnyDiscretization fill_domain(const DomainFile& file, const FillOptions& 
         const auto& domain = *domain_ptr;
         constexpr int D = fill_detail::dimension_of(static_cast<decltype(&domain)>(nullptr));
         const auto start = std::chrono::steady_clock::now();
-        auto boundary = domain.boundary_nodes(file.spacing, file.fill.seed, options.threads);
+        auto boundary = domain.boundary_nodes(file.spacing, file.fill.seed, options.threads, file.fill.max_nodes);
         const double boundary_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         // The boundary placement's scratch is freed but stays resident unless trimmed, and the fill
         // never reuses it (its store and tree are mmap'd): 7 B/node of peak RSS on a 1e6-node cube.

@@ -5,6 +5,7 @@
 // Domains are made by load_domain_file() / parse_domain_text() (domain_file.hpp); the shape tree itself
 // is internal (src/geometry/), so CGAL stays out of this header.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,8 +50,11 @@ class Domain {
   // Nodes on every boundary part at spacing h(x), with outward unit normals and boundary ids, sorted by
   // boundary id. Deterministic for a given seed. Parts of CSG children are kept only where they lie on
   // the boundary of the combined shape; nodes where boundaries meet are thinned to the spacing.
-  // `threads`: how many threads the placement may use (the result does not depend on it).
-  std::vector<BoundaryNode<D>> boundary_nodes(const Spacing& spacing, std::uint64_t seed, int threads = 1) const;
+  // `threads`: how many threads the placement may use (the result does not depend on it). Throws
+  // StoreFull once the placement holds twice `max_nodes` (before thinning where parts meet) or a part
+  // needs more than that, before it allocates for them.
+  std::vector<BoundaryNode<D>> boundary_nodes(const Spacing& spacing, std::uint64_t seed, int threads = 1,
+                                              std::size_t max_nodes = std::numeric_limits<std::size_t>::max()) const;
 
   // Names of the boundary parts; index = boundary id - 1 (e.g. "outer:x-", "shape.children[1]:surface").
   const std::vector<std::string>& boundary_names() const { return names_; }
