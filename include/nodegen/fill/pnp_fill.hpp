@@ -319,8 +319,10 @@ class PnpFill {
   // Phases in ascending (generation, level, colour) until no tile has a waiting node. A phase of
   // generation g only adds nodes of generation g + 1, so every phase comes after those that feed it.
   //
-  // One team runs every phase. A round: the threads take items off a shared counter (first the copies
-  // of the previous phase's nodes into their store slots, then the tiles of this phase), then meet at
+  // One team runs every phase. A round: the threads take items off a shared counter (first the tiles of
+  // this phase, those with the most nodes waiting first, then the copies of the previous phase's nodes
+  // into their store slots: the long items start early and the short ones fill the end of the round,
+  // where a thread that runs out of items waits for the others), then meet at
   // the barrier, whose completion step (one thread, the others waiting) ends the phase: it gives the
   // phase's nodes their slots, hands the set-aside nodes to their tiles and picks the next phase. The
   // barrier orders every write of a round before every read of the next (storage/phase_barrier.hpp: the
@@ -336,8 +338,8 @@ class PnpFill {
           for (std::size_t i; (i = next_item_.fetch_add(1, std::memory_order_relaxed)) < round_items_;) {
             if (failed_.load(std::memory_order_relaxed)) break;
             const auto start = log_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-            if (i < copies_.size()) copy_to_store(copies_[i]);
-            else expand_tile(*tiles_[active_[i - copies_.size()]], generation_, s);
+            if (i < work_order_.size()) expand_tile(*tiles_[work_order_[i]], generation_, s);
+            else copy_to_store(copies_[i - work_order_.size()]);
             if (log_) log_->item_seconds.back()[i] = seconds_since(start);
           }
         } catch (...) {
@@ -426,6 +428,11 @@ class PnpFill {
       ++stats_.phases;
       stats_.tile_runs += active_.size();
     }
+    // The order the team takes the tiles in (not the merge order: a tile's work does not depend on it).
+    work_order_ = active_;
+    std::stable_sort(work_order_.begin(), work_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return tiles_[a]->front_count > tiles_[b]->front_count;
+    });
     if (failed_.load(std::memory_order_relaxed)) copies_.clear();
     round_items_ = copies_.size() + active_.size();
     if (log_ && round_items_) log_->item_seconds.emplace_back(round_items_, 0.0f);
@@ -625,7 +632,8 @@ class PnpFill {
   std::vector<std::uint32_t> active_;  // this phase's tiles, in the merge order (Z-order of their keys)
   std::uint64_t generation_ = 0;       // this phase's generation
   std::vector<CopyJob> copies_;        // the previous phase's nodes, to be written to the store
-  std::size_t round_items_ = 0;        // copies + tiles
+  std::vector<std::uint32_t> work_order_;  // this phase's tiles, the most waiting nodes first
+  std::size_t round_items_ = 0;        // tiles + copies
   bool done_ = false;
   alignas(64) std::atomic<std::size_t> next_item_{0};
   std::atomic<bool> failed_{false};
