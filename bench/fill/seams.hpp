@@ -120,8 +120,7 @@ void print_seams(const Discretization<D>& d, const Box<D>& box, Contains&& conta
   for (std::size_t drawn = 0; kept < samples && drawn < 100 * samples; ++drawn) {
     Vec<D> x;
     for (int a = 0; a < D; ++a) {
-      const double u = static_cast<double>(mix64(0x5EA45ULL + counter++) >> 11) * 0x1.0p-53;
-      x[a] = box.lo[a] + u * (box.hi[a] - box.lo[a]);
+      x[a] = box.lo[a] + unit_uniform(mix64(0x5EA45ULL + counter++)) * (box.hi[a] - box.lo[a]);
     }
     if (!contains(x)) continue;
     const double hx = h_at(x);

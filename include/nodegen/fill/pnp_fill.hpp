@@ -434,7 +434,7 @@ class PnpFill {
       return tiles_[a]->front_count > tiles_[b]->front_count;
     });
     if (failed_.load(std::memory_order_relaxed)) copies_.clear();
-    round_items_ = copies_.size() + active_.size();
+    round_items_ = work_order_.size() + copies_.size();
     if (log_ && round_items_) log_->item_seconds.emplace_back(round_items_, 0.0f);
     next_item_.store(0, std::memory_order_relaxed);
     done_ = round_items_ == 0;
@@ -521,6 +521,7 @@ class PnpFill {
     nearest_squared<D>(s.cands, s.neighbours, s.nearest2);
     const double* near2 = s.nearest2.data();
     if constexpr (D == 2) {
+      // select_on_ring hands is_free the elements of the ring itself, so their index is their offset.
       auto is_free = [&](const Vec<2>& c) { return !(near2[&c - s.candidates.data()] < rz2) && domain_.contains(c); };
       select_on_ring(s.candidates, rz2, is_free, s.ring_free, s.accepted);
     } else {

@@ -153,7 +153,6 @@ class KdTree {
   // the root (the same points: no point of the ball lies outside that cell).
   template <class F>
   void for_each_within(const Vec<D>& q, double r, F&& f, const Finger& finger) const {
-    if (!(r > 0)) return;
     for_each_within_from(q, r, f, finger.slot_holding(q, r));
   }
 
