@@ -195,12 +195,12 @@ int main(int argc, char** argv) {
   try {
     using nodegen::FillParams;
 #ifdef NODEGEN_WITH_MPI
-    // Every command runs on one rank so far: several ranks would each do the whole job (and the fill's
-    // nodes would be written once per rank).
-    if (session && session->size() > 1)
+    // `run` shares its fill among the ranks; the other commands run on one rank (several would each do
+    // the whole job).
+    if (session && session->size() > 1 && !*run_cmd)
       throw nodegen::InputError("mpirun", "ranks", std::to_string(session->size()) +
-                                                       " ranks were started, but nodegen runs on one rank: start one "
-                                                       "(mpirun -np 1) and give it the cores with --threads");
+                                                       " ranks were started, but only `nodegen run` runs on several: "
+                                                       "start one (mpirun -np 1) and give it the cores with --threads");
 #endif
     if (*run_cmd) {
       if (!output.empty()) run.output = output;

@@ -26,6 +26,11 @@
 #include "remove_on_signal.hpp"
 #include "resource_usage.hpp"
 #include "run_output.hpp"
+#ifdef NODEGEN_WITH_MPI
+#include "nodegen/mpi/agreement.hpp"
+#include "nodegen/mpi/fill_exchange.hpp"
+#include "nodegen/mpi/session.hpp"
+#endif
 
 namespace nodegen::cli {
 
@@ -115,6 +120,53 @@ class CreatedDirectory {
   fs::path dir_;
 };
 
+// Runs f on this process; under MPI every rank runs it and they agree on its outcome, so a step that
+// fails on one rank (a file only it cannot read) ends all of them with that error instead of leaving
+// the others waiting in the next collective call.
+template <class F>
+void on_every_rank([[maybe_unused]] const mpi::Session* session, F&& f) {
+#ifdef NODEGEN_WITH_MPI
+  if (session) return mpi::agreed(session->comm(), std::forward<F>(f));
+#endif
+  f();
+}
+
+int rank_of([[maybe_unused]] const mpi::Session* session) {
+#ifdef NODEGEN_WITH_MPI
+  if (session) return session->rank();
+#endif
+  return 0;
+}
+
+// Where this process's rows go in the file (the fill's share of them).
+io::FileSlabs slabs_of(const RowShare& share, std::size_t local_boundary) {
+  std::vector<io::RowRun> runs;
+  for (const auto& [first, count] : share.runs) runs.push_back({first, count});
+  return {io::RowRuns(std::move(runs)), io::RowRuns(std::vector<io::RowRun>{{share.boundary_first, local_boundary}}),
+          share.total_nodes, share.total_boundary};
+}
+
+// The figures of every rank, on rank 0 (one process: its own).
+struct RankFigures {
+  double nodes, fill_seconds, bytes_sent, nodes_sent, largest_phase_bytes, nodes_received, peak_rss_bytes;
+};
+std::vector<RankFigures> gather_figures([[maybe_unused]] const mpi::Session* session, const RankFigures& mine) {
+  static_assert(sizeof(RankFigures) == 7 * sizeof(double));
+#ifdef NODEGEN_WITH_MPI
+  if (session) {
+    const double* m = &mine.nodes;
+    const std::vector<double> all = session->gather(std::vector<double>(m, m + 7));
+    std::vector<RankFigures> out(all.size() / 7);
+    for (std::size_t r = 0; r < out.size(); ++r) {
+      const double* a = all.data() + 7 * r;
+      out[r] = {a[0], a[1], a[2], a[3], a[4], a[5], a[6]};
+    }
+    return out;
+  }
+#endif
+  return {mine};
+}
+
 }  // namespace
 
 fs::path default_output_for(const fs::path& domain) {
@@ -167,19 +219,26 @@ int run_command(const RunArgs& args) {
     throw InputError(args.prefault ? "--prefault" : "--huge-pages", "backend",
                      std::string("applies to the vm backend only, not ") + std::string(backend_name(backend)));
 
-  DomainFile domain = load_domain_file(args.domain);
+  const bool root = rank_of(args.mpi) == 0;  // prints, and writes the report
+  std::optional<DomainFile> loaded;
+  fs::path output = args.output ? *args.output : default_output_for(args.domain);
+  on_every_rank(args.mpi, [&] {
+    loaded.emplace(load_domain_file(args.domain));
+    refuse_overwriting_inputs(args, *loaded, output);
+  });
+  DomainFile& domain = *loaded;
   if (args.seed) domain.fill.seed = *args.seed;
   if (args.max_nodes) domain.fill.max_nodes = *args.max_nodes;
 
   // Reserve the output files before filling, so a bad output path fails now and not after the fill.
-  fs::path output = args.output ? *args.output : default_output_for(args.domain);
-  refuse_overwriting_inputs(args, domain, output);
   CreatedDirectory made_here;
-  if (!args.output) made_here = CreatedDirectory(output.parent_path());  // only the default folder is made
+  if (!args.output && root) made_here = CreatedDirectory(output.parent_path());  // only the default folder is made
   std::optional<HoldSignals> hold(std::in_place);  // until the temporaries are registered for removal
   RunOutput files(output, args.mpi);
   std::optional<io::PendingFile> report_file;
-  if (args.report) report_file.emplace(*args.report, "report");
+  on_every_rank(args.mpi, [&] {
+    if (args.report && root) report_file.emplace(*args.report, "report");
+  });
   std::vector<fs::path> temporaries = files.temporaries();
   if (report_file) temporaries.push_back(report_file->temp_path());
   const RemoveOnSignal interrupted(temporaries);
@@ -192,9 +251,14 @@ int run_command(const RunArgs& args) {
   options.prefault = args.prefault;
   options.huge_pages = args.huge_pages;
   options.progress = &placed;
+#ifdef NODEGEN_WITH_MPI
+  std::optional<mpi::FillExchange> exchange;
+  if (args.mpi && args.mpi->size() > 1) options.exchange = &exchange.emplace(args.mpi->comm());
+#endif
 
   AnyDiscretization result = [&] {
-    ProgressBar bar(placed, !args.quiet);
+    // Under several ranks a rank counts only its own nodes: no bar.
+    ProgressBar bar(placed, !args.quiet && !options.exchange);
     try {
       return fill_domain(domain, options);
     } catch (const SpacingFault& e) {
@@ -209,10 +273,22 @@ int run_command(const RunArgs& args) {
     }
   }();
 
-  const std::size_t nodes = std::visit([](const auto& d) { return d.positions.size(); }, result);
-  const std::size_t boundary = std::visit([](const auto& d) { return d.boundary_count; }, result);
-  const double fill_seconds = std::visit([](const auto& d) { return d.fill_seconds; }, result);
+  // The whole's figures (one process holds the whole): the fill's time is the slowest rank's.
+  const RowShare& share = std::visit([](const auto& d) -> const RowShare& { return d.share; }, result);
+  const std::size_t nodes = share.total_nodes;
+  const std::size_t boundary = share.total_boundary;
+  const std::size_t local_nodes = std::visit([](const auto& d) { return d.positions.size(); }, result);
+  const std::size_t local_boundary = std::visit([](const auto& d) { return d.boundary_count; }, result);
+  const double local_fill_seconds = std::visit([](const auto& d) { return d.fill_seconds; }, result);
   const double boundary_seconds = std::visit([](const auto& d) { return d.boundary_seconds; }, result);
+  RankFigures mine{static_cast<double>(local_nodes), local_fill_seconds, static_cast<double>(share.bytes_sent),
+                   static_cast<double>(share.nodes_sent), static_cast<double>(share.largest_phase_bytes),
+                   static_cast<double>(share.nodes_received), 0.0};
+  double fill_seconds = local_fill_seconds;
+  {
+    const std::vector<RankFigures> fills = gather_figures(args.mpi, mine);
+    for (const RankFigures& f : fills) fill_seconds = std::max(fill_seconds, f.fill_seconds);
+  }
   const double rate = fill_seconds > 0 ? static_cast<double>(nodes) / fill_seconds : 0.0;
 
   const io::RunMetadata metadata = {
@@ -237,11 +313,36 @@ int run_command(const RunArgs& args) {
   };
   std::vector<Spacing::Evaluator> evaluators;
   const std::string fingerprint = std::visit(
-      [&](const auto& d) { return files.write(view_of(d, domain.spacing, args.threads, evaluators), metadata); }, result);
+      [&](const auto& d) {
+        return files.write(view_of(d, domain.spacing, args.threads, evaluators), slabs_of(share, local_boundary), metadata);
+      },
+      result);
 
   const double seconds = seconds_since(start);
   const ResourceUsage usage = current_resource_usage();
-  if (report_file) {
+  mine.peak_rss_bytes = static_cast<double>(usage.peak_rss_bytes);
+  const std::vector<RankFigures> ranks = gather_figures(args.mpi, mine);
+  // Per rank (under MPI): nodes written, fill seconds, nodes and bytes sent to other ranks, peak memory.
+  nlohmann::json per_rank = nlohmann::json::array();
+  double most = 0.0, sum = 0.0;
+  std::size_t peak_rss = 0;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const RankFigures& f = ranks[r];
+    most = std::max(most, f.nodes);
+    sum += f.nodes;
+    peak_rss = std::max(peak_rss, static_cast<std::size_t>(f.peak_rss_bytes));
+    per_rank.push_back({{"rank", r},
+                        {"nodes", static_cast<std::size_t>(f.nodes)},
+                        {"fill_seconds", f.fill_seconds},
+                        {"nodes_sent", static_cast<std::size_t>(f.nodes_sent)},
+                        {"bytes_sent", static_cast<std::size_t>(f.bytes_sent)},
+                        {"largest_phase_bytes_sent", static_cast<std::size_t>(f.largest_phase_bytes)},
+                        {"nodes_received", static_cast<std::size_t>(f.nodes_received)},
+                        {"peak_rss_bytes", static_cast<std::size_t>(f.peak_rss_bytes)}});
+  }
+  const double imbalance = sum > 0 ? most / (sum / static_cast<double>(ranks.size())) : 1.0;
+  on_every_rank(args.mpi, [&] {
+    if (!report_file) return;
     write_report(*report_file, {{"domain", args.domain.string()},
                                 {"dim", domain.dim},
                                 {"nodes", nodes},
@@ -252,7 +353,7 @@ int run_command(const RunArgs& args) {
                                 {"fill_seconds", fill_seconds},
                                 {"boundary_seconds", boundary_seconds},
                                 {"nodes_per_second", rate},
-                                {"peak_rss_bytes", usage.peak_rss_bytes},
+                                {"peak_rss_bytes", peak_rss},
                                 {"minor_faults", usage.minor_faults},
                                 {"backend", backend_name(backend)},
                                 {"prefault", args.prefault},
@@ -260,21 +361,25 @@ int run_command(const RunArgs& args) {
                                 {"threads", args.threads},
                                 {"seed", domain.fill.seed},
                                 {"nodes_sha256", fingerprint},
+                                {"ranks", per_rank},
+                                {"load_imbalance", imbalance},
                                 {"repairs", domain.repairs},
                                 {"output", files.h5_path().string()}});
-  }
+  });
   // Every file is written; only now do they replace older ones, together (so a report that fails to
   // write cannot leave the new output in place while the run exits with an error).
   files.commit();
-  if (report_file) {
+  on_every_rank(args.mpi, [&] {
+    if (!report_file) return;
     try {
       report_file->commit();
     } catch (...) {
       files.remove_committed();
       throw;
     }
-  }
+  });
   made_here.keep();
+  if (!root) return 0;
   // The run succeeded, but a spacing as wide as the domain leaves nothing inside it (a ball smaller
   // than h becomes one node): say so even with --quiet, since the file alone would not tell.
   if (nodes == boundary)
@@ -285,8 +390,12 @@ int run_command(const RunArgs& args) {
     std::printf("nodegen: %zu nodes (%zu boundary, %zu interior) in %.2f s (fill %.2f s, %.3g nodes/s, %d thread%s, %s), "
                 "peak memory %s -> %s\nnodes_sha256 %s\n",
                 nodes, boundary, nodes - boundary, seconds, fill_seconds, rate, args.threads,
-                args.threads == 1 ? "" : "s", backend_name(backend), human_bytes(usage.peak_rss_bytes).c_str(),
+                args.threads == 1 ? "" : "s", backend_name(backend), human_bytes(peak_rss).c_str(),
                 output.string().c_str(), fingerprint.c_str());
+    if (ranks.size() > 1)
+      std::printf("nodegen: %zu ranks: %.0f to %.0f nodes each (load imbalance %.3f), the largest peak memory above\n",
+                  ranks.size(), std::min_element(ranks.begin(), ranks.end(), [](auto& a, auto& b) { return a.nodes < b.nodes; })->nodes,
+                  most, imbalance);
     for (const std::string& repair : domain.repairs) std::printf("nodegen: mesh %s\n", repair.c_str());
   }
   return 0;

@@ -38,9 +38,10 @@ std::vector<fs::path> RunOutput::temporaries() const {
   return {single_->h5_temp_path(), single_->xdmf_temp_path()};
 }
 
-std::string RunOutput::write(const io::NodeArraysView& nodes, const io::RunMetadata& metadata) {
+std::string RunOutput::write(const io::NodeArraysView& nodes, const io::FileSlabs& slabs,
+                             const io::RunMetadata& metadata) {
 #ifdef NODEGEN_WITH_MPI
-  if (ranks_) return ranks_->write(nodes, io::FileSlabs::whole(nodes.node_count(), nodes.boundary_count()), metadata);
+  if (ranks_) return ranks_->write(nodes, slabs, metadata);
 #endif
   return single_->write(nodes, metadata);
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "nodegen/io/file_slabs.hpp"
 #include "nodegen/io/node_arrays.hpp"
 #include "nodegen/io/output.hpp"
 #ifdef NODEGEN_WITH_MPI
@@ -27,8 +28,9 @@ class RunOutput {
   const std::filesystem::path& h5_path() const;
   // The temporaries this process created (for the signal handler that removes them).
   std::vector<std::filesystem::path> temporaries() const;
-  // The whole discretization, held by this process. Returns the nodes' fingerprint.
-  std::string write(const io::NodeArraysView& nodes, const io::RunMetadata& metadata);
+  // This process's nodes, in the file rows `slabs` gives (one process: all of them). Collective under
+  // MPI. Returns the nodes' fingerprint.
+  std::string write(const io::NodeArraysView& nodes, const io::FileSlabs& slabs, const io::RunMetadata& metadata);
   void commit();
   void remove_committed() noexcept;
 

@@ -1,18 +1,24 @@
 #include "nodegen/mpi/agreement.hpp"
 
 #include <cstdint>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "nodegen/fill/spacing_fault.hpp"
 #include "nodegen/geometry/input_error.hpp"
+#include "nodegen/storage/store_concept.hpp"
 
 namespace nodegen::mpi {
 
 namespace {
 
+// The kinds of error the CLI reports differently, kept across the ranks.
+enum Kind : std::int32_t { kOther = 0, kInput = 1, kSpacing = 2, kStoreFull = 3, kNoMemory = 4 };
+
 struct Failure {
-  std::int32_t is_input_error = 0;
+  std::int32_t kind = kOther;
   std::string file, field, reason;  // reason alone for another exception
 };
 
@@ -20,11 +26,17 @@ Failure describe(std::exception_ptr e) {
   try {
     std::rethrow_exception(e);
   } catch (const InputError& x) {
-    return {1, x.file(), x.field(), x.reason()};
+    return {kInput, x.file(), x.field(), x.reason()};
+  } catch (const SpacingFault& x) {
+    return {kSpacing, {}, {}, x.what()};
+  } catch (const StoreFull& x) {
+    return {kStoreFull, {}, {}, x.what()};
+  } catch (const std::bad_alloc&) {
+    return {kNoMemory, {}, {}, {}};
   } catch (const std::exception& x) {
-    return {0, {}, {}, x.what()};
+    return {kOther, {}, {}, x.what()};
   } catch (...) {
-    return {0, {}, {}, "unknown exception"};
+    return {kOther, {}, {}, "unknown exception"};
   }
 }
 
@@ -46,12 +58,17 @@ void agree(MPI_Comm comm, std::exception_ptr failure) {
   if (first == size) return;
   Failure f;
   if (rank == first) f = describe(failure);
-  MPI_Bcast(&f.is_input_error, 1, MPI_INT32_T, first, comm);
+  MPI_Bcast(&f.kind, 1, MPI_INT32_T, first, comm);
   broadcast(comm, first, f.file);
   broadcast(comm, first, f.field);
   broadcast(comm, first, f.reason);
-  if (f.is_input_error) throw InputError(f.file, f.field, f.reason);
-  throw std::runtime_error(f.reason);
+  switch (f.kind) {
+    case kInput: throw InputError(f.file, f.field, f.reason);
+    case kSpacing: throw SpacingFault(f.reason);
+    case kStoreFull: throw StoreFull(f.reason);
+    case kNoMemory: throw std::bad_alloc();
+    default: throw std::runtime_error(f.reason);
+  }
 }
 
 }  // namespace nodegen::mpi

@@ -6,12 +6,23 @@ namespace nodegen::mpi {
 
 Session::Session(int& argc, char**& argv) {
   int provided = 0;
-  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
     throw std::runtime_error("MPI_Init_thread failed");
+  if (provided < MPI_THREAD_SERIALIZED) {
+    MPI_Finalize();
+    throw std::runtime_error("the MPI library does not let any thread call it (MPI_THREAD_SERIALIZED), which the fill needs");
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
 }
 
 Session::~Session() { MPI_Finalize(); }
+
+std::vector<double> Session::gather(const std::vector<double>& mine) const {
+  std::vector<double> all(rank_ == 0 ? mine.size() * static_cast<std::size_t>(size_) : 0);
+  MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), static_cast<int>(mine.size()),
+             MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return all;
+}
 
 }  // namespace nodegen::mpi

@@ -9,6 +9,7 @@
 
 #include "nodegen/fill/backend.hpp"
 #include "nodegen/fill/default_init_allocator.hpp"
+#include "nodegen/fill/phase_exchange.hpp"
 #include "nodegen/spatial/point.hpp"
 
 namespace nodegen {
@@ -29,6 +30,20 @@ struct FillOptions {
   // Relaxed count of nodes placed (boundary included), updated every few thousand nodes, for a progress bar.
   std::atomic<std::size_t>* progress = nullptr;
   PhaseLog* phase_log = nullptr;  // filled when set (benchmarks only)
+  // Several processes filling one domain together (MPI ranks): each fills the tiles it owns and
+  // returns its own rows (Discretization::runs). Null: this process fills everything.
+  PhaseExchange* exchange = nullptr;
+};
+
+// How one of several processes' rows fit in the whole (FillOptions::exchange); one process holds
+// everything: a single run.
+struct RowShare {
+  std::vector<std::pair<std::size_t, std::size_t>> runs;  // (first row in the whole, count), in local order
+  std::size_t boundary_first = 0;  // the whole's row of this process's first boundary node
+  std::size_t total_nodes = 0, total_boundary = 0;  // of the whole
+  // Nodes sent to other processes (halo and set-aside nodes), their bytes, the most bytes sent after
+  // one phase, and the nodes received.
+  std::size_t nodes_sent = 0, bytes_sent = 0, largest_phase_bytes = 0, nodes_received = 0;
 };
 
 // Boundary nodes first (rows 0 .. boundary_count-1, in the order the geometry produced them), then the
@@ -46,6 +61,7 @@ struct Discretization {
   // How the fill's work was cut (pnp_fill.hpp): phases run, tiles expanded over all phases, and the most
   // nodes one tile placed in one phase. The scaling model of docs/parallel-fill.md is fed with them.
   std::size_t phases = 0, tile_runs = 0, largest_tile_run = 0;
+  RowShare share;  // this process's rows in the whole (the first boundary_count are boundary nodes)
 };
 
 using AnyDiscretization = std::variant<Discretization<2>, Discretization<3>>;

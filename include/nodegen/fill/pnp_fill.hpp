@@ -49,6 +49,7 @@
 #include "nodegen/fill/candidates.hpp"
 #include "nodegen/fill/discard_pages.hpp"
 #include "nodegen/fill/discretization.hpp"
+#include "nodegen/fill/ownership.hpp"
 #include "nodegen/fill/ring_selection.hpp"
 #include "nodegen/fill/spacing_fault.hpp"
 #include "nodegen/fill/tile_grid.hpp"
@@ -168,6 +169,9 @@ class PnpFill {
         grid_(domain.bounding_box().lo, domain.bounding_box().size().maxCoeff()),
         constant_spacing_(is_constant(spacing)),
         log_(options.phase_log),
+        ex_(options.exchange && options.exchange->size() > 1 ? options.exchange : nullptr),
+        rank_(ex_ ? ex_->rank() : 0),
+        ranks_(ex_ ? ex_->size() : 1),
         store_(params.max_nodes, store_options<typename Store<Point>::Options>(options)),
         tree_(std::make_unique<Tree>(params.max_nodes, store_options<typename Store<Point>::Options>(options))) {}
 
@@ -198,6 +202,7 @@ class PnpFill {
   };
   struct Tile {
     TileKey<D> key;
+    std::uint64_t block = 0;        // its ownership block (tile_grid.hpp), the merge order's first key
     std::uint32_t index = 0;        // in tiles_ (the order tiles were first met: storage only, no order)
     Vec<D> lo, hi;                  // its cell (a node on a face may go either way; both are safe)
     // First in, first out. Its first front_count nodes are of generation front_generation, the rest of
@@ -232,7 +237,8 @@ class PnpFill {
     scratch_.clear();
     for (int t = 0; t < threads_; ++t) scratch_.push_back(std::make_unique<Scratch>(spacing_.evaluator()));
     try {
-      seed_boundary(boundary);
+      if (ex_) seed_boundary_ranks(boundary);
+      else seed_boundary(boundary);
       if (owned) rows = take_boundary_rows<D>(std::move(*owned));  // `boundary` is empty from here on
       run_phases();
     } catch (const StoreFull& e) {
@@ -274,6 +280,7 @@ class PnpFill {
     const std::size_t n = boundary.size();
     if (n == 0) return;
     const std::size_t first = store_.claim(n);
+    boundary_local_ = n;
     Scratch& s = *scratch_.front();
     for (std::size_t i = 0; i < n; ++i) {
       const Vec<D>& p = boundary[i].pos;
@@ -294,6 +301,7 @@ class PnpFill {
       tiles_.push_back(std::make_unique<Tile>());
       Tile& t = *tiles_.back();
       t.key = key;
+      t.block = TileGrid<D>::block_code(key);
       t.index = static_cast<std::uint32_t>(it->second);
       grid_.cell_of(key, t.lo, t.hi);
     }
@@ -376,6 +384,11 @@ class PnpFill {
     const auto start = std::chrono::steady_clock::now();
     try {
       copies_.clear();
+      if (ex_) {
+        end_phase_ranks();
+        if (log_) log_->completion_seconds.push_back(seconds_since(start));
+        return;
+      }
       if (!failed_.load(std::memory_order_relaxed)) {
         // The phase's nodes get their slots tile by tile in the merge order (written next round)...
         std::size_t total = 0;
@@ -415,19 +428,27 @@ class PnpFill {
   // Takes the first phase of ready_ as the next round's tiles; the fill is done when a round would
   // have nothing to do (no copies left and no phase), or a thread failed.
   void start_next_phase() {
+    if (ex_) return agree_next_phase();
     active_.clear();
     if (!ready_.empty() && !failed_.load(std::memory_order_relaxed)) {
       auto it = ready_.begin();
       generation_ = it->first.generation;
       active_ = std::move(it->second);
       ready_.erase(it);
-      // The merge order: the tiles' keys along the Z-order curve (tile_grid.hpp), which any process can
-      // compute for its own tiles without knowing the others' history.
-      std::sort(active_.begin(), active_.end(),
-                [&](std::uint32_t a, std::uint32_t b) { return morton_less<D>(tiles_[a]->key, tiles_[b]->key); });
       ++stats_.phases;
       stats_.tile_runs += active_.size();
     }
+    begin_round();
+    done_ = round_items_ == 0;
+  }
+
+  // Sorts the phase's tiles into the merge order and hands out the round's items.
+  void begin_round() {
+    // The merge order (tile_grid.hpp: ownership block, then Z-order), which any process can compute
+    // for its own tiles without knowing the others' history.
+    std::sort(active_.begin(), active_.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return merge_less<D>(tiles_[a]->key, tiles_[a]->block, tiles_[b]->key, tiles_[b]->block);
+    });
     // The order the team takes the tiles in (not the merge order: a tile's work does not depend on it).
     work_order_ = active_;
     std::stable_sort(work_order_.begin(), work_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -437,7 +458,6 @@ class PnpFill {
     round_items_ = work_order_.size() + copies_.size();
     if (log_ && round_items_) log_->item_seconds.emplace_back(round_items_, 0.0f);
     next_item_.store(0, std::memory_order_relaxed);
-    done_ = round_items_ == 0;
   }
 
   // Expands the tile's waiting nodes of `generation` (the front of its list); the nodes of its own
@@ -549,29 +569,295 @@ class PnpFill {
     return !s.accepted.empty();
   }
 
+  // ---- Several processes fill the domain together (FillOptions::exchange; docs/scale-out.md) ----
+  //
+  // Each process expands the tiles it owns (ownership.hpp) and keeps in its tree its own nodes and every
+  // node placed elsewhere that one of its tiles may read (the halo). Between phases, in the completion
+  // step, the processes agree on failures, on the levels open (a node's readers depend on them), on the
+  // rows of the phase's nodes (a prefix sum in rank order: the merge order puts rank r's tiles after
+  // those of the lower ranks) and on the next phase (the smallest any process has waiting), and each
+  // sends its new nodes to their readers and its set-aside nodes to their tiles' owners. A process
+  // hands the nodes set aside for its tiles to them in rank order of the senders (its own in its
+  // place), which is the merge order, so every waiting list is the one-process list.
+
+  // A phase as one number whose order is the phases' order (generation, level, colour).
+  static std::int64_t pack(const Phase& p) {
+    return static_cast<std::int64_t>((p.generation << 14) | (static_cast<std::uint64_t>(p.level + 1024) << 3) |
+                                     static_cast<std::uint64_t>(p.colour));
+  }
+  static Phase unpack(std::int64_t v) {
+    const auto u = static_cast<std::uint64_t>(v);
+    return {u >> 14, static_cast<std::int32_t>((u >> 3) & 2047) - 1024, static_cast<int>(u & 7)};
+  }
+  static constexpr std::int64_t kNoPhase = std::numeric_limits<std::int64_t>::max();
+
+  // Every process holds every boundary node: it seeds the tiles it owns with them, puts those its tiles
+  // may read in its tree, and writes an even share of their rows.
+  template <class BoundaryNodeT>
+  void seed_boundary_ranks(const std::vector<BoundaryNodeT>& boundary) {
+    const std::size_t n = boundary.size();
+    if (n > params_.max_nodes) throw StoreFull("the domain has " + std::to_string(n) + " boundary nodes");
+    std::vector<double> h(n);
+    std::exception_ptr failure;
+    try {
+      parallel_for(n, threads_, [&](int t, std::size_t i) {
+        h[i] = spacing_at(boundary[i].pos, *scratch_[static_cast<std::size_t>(t)]);
+      });
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    ex_->agree(failure);
+    // The levels open so far: the boundary's (every process computes the same).
+    lmin_ = TileGrid<D>::kMaxLevel;
+    lmax_ = TileGrid<D>::kMinLevel;
+    for (double r : h) {
+      lmin_ = std::min(lmin_, grid_.level_of(r));
+      lmax_ = std::max(lmax_, grid_.level_of(r));
+    }
+    own_ = Ownership<D>(block_weights(boundary), ranks_);
+    boundary_first_ = n * static_cast<std::size_t>(rank_) / static_cast<std::size_t>(ranks_);
+    boundary_local_ = n * static_cast<std::size_t>(rank_ + 1) / static_cast<std::size_t>(ranks_) - boundary_first_;
+    if (boundary_local_) store_.claim(boundary_local_);
+    Scratch& s = *scratch_.front();
+    boundary_pos_.reserve(n);
+    in_tree_.assign(n, false);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Vec<D>& p = boundary[i].pos;
+      boundary_pos_.push_back(p);
+      if (i >= boundary_first_ && i - boundary_first_ < boundary_local_) store_.set(i - boundary_first_, to_stored<D>(p));
+      const TileKey<D> key = grid_.key_of(p, h[i]);
+      const bool owned = own_.owner(key) == rank_;
+      if (!owned) own_.readers(grid_, p, lmin_, lmax_, readers_);
+      if (owned || std::find(readers_.begin(), readers_.end(), rank_) != readers_.end()) {
+        tree_->insert(p, kPendingId, s.finger);
+        in_tree_[i] = true;
+      }
+      if (owned) enqueue(tile_at(key), {p, h[i]}, 0);
+    }
+    count_ = boundary_local_;
+    row_base_ = n;
+    report_progress(boundary_local_);
+  }
+
+  // The expected node count of every ownership block: (block edge / h)^D at the block's centre when it
+  // lies in the domain, plus its boundary nodes. Each process samples every ranks_-th block and the sum
+  // over the processes (one non-zero term per block, so exact) gives all of them the same weights.
+  template <class BoundaryNodeT>
+  std::vector<double> block_weights(const std::vector<BoundaryNodeT>& boundary) {
+    const std::uint64_t blocks = TileGrid<D>::block_count();
+    std::vector<double> w(static_cast<std::size_t>(blocks), 0.0);
+    const double e = grid_.edge(-kBlockBits<D>);
+    const std::uint64_t mine = (blocks - static_cast<std::uint64_t>(rank_) + static_cast<std::uint64_t>(ranks_) - 1) /
+                               static_cast<std::uint64_t>(ranks_);
+    std::exception_ptr failure;
+    try {
+      parallel_for(static_cast<std::size_t>(mine), threads_, [&](int t, std::size_t i) {
+        const std::uint64_t b = static_cast<std::uint64_t>(rank_) + i * static_cast<std::uint64_t>(ranks_);
+        const Vec<D> c = grid_.block_centre(b);
+        if (!domain_.contains(c)) return;
+        const double r = scratch_[static_cast<std::size_t>(t)]->h(c);
+        if (r > 0.0 && std::isfinite(r)) w[static_cast<std::size_t>(b)] = std::pow(e / r, D);
+      });
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    ex_->agree(failure);
+    ex_->sum(w);
+    for (const auto& b : boundary) w[static_cast<std::size_t>(grid_.block_of(b.pos))] += 1.0;
+    return w;
+  }
+
+  // The completion step with several processes (end_phase's, when ex_ is set). Every process makes the
+  // same collective calls in the same order whatever happened on it; a failure anywhere is agreed at
+  // the next agree() and ends every process with the same error.
+  void end_phase_ranks() {
+    ex_->agree(failed_.load(std::memory_order_relaxed) ? error_ : nullptr);
+    // The levels open: the set-aside nodes may open new ones.
+    std::int64_t levels[2] = {lmin_, -static_cast<std::int64_t>(lmax_)};
+    for (std::uint32_t t : active_)
+      for (const SetAside& n : tiles_[t]->set_aside) {
+        levels[0] = std::min<std::int64_t>(levels[0], n.key.level);
+        levels[1] = std::min<std::int64_t>(levels[1], -static_cast<std::int64_t>(n.key.level));
+      }
+    ex_->min(levels);
+    const std::int32_t old_min = lmin_, old_max = lmax_;
+    lmin_ = static_cast<std::int32_t>(levels[0]);
+    lmax_ = static_cast<std::int32_t>(-levels[1]);
+    // The phase's rows: after those of the lower ranks.
+    std::size_t local = 0;
+    for (std::uint32_t t : active_) local += tiles_[t]->placed.size();
+    const auto [before, total] = ex_->scan(local);
+    if (row_base_ + total > params_.max_nodes)
+      throw StoreFull("the fill holds " + std::to_string(row_base_ + total) + " nodes");
+    if (local) share_.runs.push_back({row_base_ + before, local});
+    row_base_ += total;
+
+    // What might fail on this process alone runs before the exchange and is agreed after it.
+    std::exception_ptr failure;
+    std::vector<std::vector<double>> out(static_cast<std::size_t>(ranks_)), in;
+    try {
+      const std::size_t stored = count_;  // the nodes of earlier phases, all copied by now
+      std::size_t slot = local ? store_.claim(local) : count_;
+      count_ = slot + local;
+      report_progress(local);
+      if (lmin_ < old_min || lmax_ > old_max) open_levels(old_min, old_max, stored, out);
+      for (std::uint32_t t : active_) {
+        Tile& tile = *tiles_[t];
+        send_placed(tile, out);
+        stats_.largest_run = std::max(stats_.largest_run, tile.placed.size());
+        if (!tile.placed.empty()) {
+          copies_.push_back({slot, std::move(tile.placed)});
+          slot += copies_.back().nodes.size();
+          tile.placed = {};
+        }
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    ex_->exchange(out, in);
+    std::size_t bytes = 0;
+    for (const auto& o : out) bytes += o.size() * sizeof(double);
+    share_.bytes_sent += bytes;
+    share_.nodes_sent += bytes / sizeof(double) / (D + 1);
+    share_.largest_phase_bytes = std::max(share_.largest_phase_bytes, bytes);
+    try {
+      if (!failure) take_nodes(in);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    ex_->agree(failure);
+    agree_next_phase();
+  }
+
+  // A record of the exchange: a node's coordinates and its spacing when it is handed to its tile's
+  // owner to wait there, 0 when it only joins the receiver's tree.
+  static void push_record(std::vector<double>& to, const Vec<D>& p, double h) {
+    for (int a = 0; a < D; ++a) to.push_back(p[a]);
+    to.push_back(h);
+  }
+
+  // The tile's new nodes to the processes that may read them, and its set-aside nodes to the owners of
+  // their tiles. The set-aside nodes are a subsequence of the placed ones, in the same order.
+  void send_placed(const Tile& tile, std::vector<std::vector<double>>& out) {
+    std::size_t j = 0;
+    for (const Vec<D>& c : tile.placed) {
+      int owner = rank_;
+      double h = 0.0;
+      if (j < tile.set_aside.size() && tile.set_aside[j].node.pos == c) {
+        owner = own_.owner(tile.set_aside[j].key);
+        h = tile.set_aside[j].node.h;
+        ++j;
+      }
+      own_.readers(grid_, c, lmin_, lmax_, readers_);
+      for (int r : readers_)
+        if (r != rank_ && r != owner) push_record(out[static_cast<std::size_t>(r)], c, 0.0);
+      if (owner != rank_) push_record(out[static_cast<std::size_t>(owner)], c, h);
+    }
+  }
+
+  // Levels [lmin_, lmax_] are now open where [old_min, old_max] were: this process's nodes of earlier
+  // phases (store slots [boundary_local_, stored)) go to the processes that now may read them and did
+  // not before, and the boundary nodes its own new readers may read join its tree.
+  void open_levels(std::int32_t old_min, std::int32_t old_max, std::size_t stored, std::vector<std::vector<double>>& out) {
+    std::vector<int> before;
+    auto newly = [&](const Vec<D>& p) {
+      own_.readers(grid_, p, old_min, old_max, before);
+      own_.readers(grid_, p, lmin_, lmax_, readers_);
+      std::erase_if(readers_, [&](int r) { return std::find(before.begin(), before.end(), r) != before.end(); });
+    };
+    for (std::size_t i = boundary_local_; i < stored; ++i) {
+      const Vec<D> p = to_vec<D>(store_.get(i));
+      newly(p);
+      for (int r : readers_)
+        if (r != rank_) push_record(out[static_cast<std::size_t>(r)], p, 0.0);
+    }
+    Scratch& s = *scratch_.front();
+    for (std::size_t i = 0; i < boundary_pos_.size(); ++i) {
+      if (in_tree_[i]) continue;
+      newly(boundary_pos_[i]);
+      if (std::find(readers_.begin(), readers_.end(), rank_) == readers_.end()) continue;
+      tree_->insert(boundary_pos_[i], kPendingId, s.finger);
+      in_tree_[i] = true;
+    }
+  }
+
+  // The nodes the processes sent, taken in rank order, this process's own set-aside nodes in its place.
+  void take_nodes(const std::vector<std::vector<double>>& in) {
+    Scratch& s = *scratch_.front();  // its thread waits at the barrier while this runs
+    for (int src = 0; src < ranks_; ++src) {
+      if (src == rank_) {
+        for (std::uint32_t t : active_) {
+          Tile& tile = *tiles_[t];
+          if (!tile.waiting.empty()) schedule(tile, generation_ + 1);
+          else std::vector<Waiting>().swap(tile.waiting);
+          for (const SetAside& n : tile.set_aside)
+            if (own_.owner(n.key) == rank_) enqueue(tile_at(n.key), n.node, generation_ + 1);
+          std::vector<SetAside>().swap(tile.set_aside);
+        }
+        continue;
+      }
+      const std::vector<double>& from = in[static_cast<std::size_t>(src)];
+      for (std::size_t k = 0; k + D < from.size(); k += D + 1) {
+        Vec<D> p;
+        for (int a = 0; a < D; ++a) p[a] = from[k + static_cast<std::size_t>(a)];
+        const double h = from[k + D];
+        tree_->insert(p, kPendingId, s.finger);
+        ++share_.nodes_received;
+        if (h > 0.0) enqueue(tile_at(grid_.key_of(p, h)), {p, h}, generation_ + 1);
+      }
+    }
+  }
+
+  // The next phase: the smallest any process has waiting; the fill ends when no process has a phase
+  // nor nodes still to copy into its store.
+  void agree_next_phase() {
+    std::int64_t next[2] = {ready_.empty() || failed_.load(std::memory_order_relaxed) ? kNoPhase
+                                                                                     : pack(ready_.begin()->first),
+                            copies_.empty() ? 1 : 0};
+    ex_->min(next);
+    active_.clear();
+    if (next[0] != kNoPhase) {
+      const Phase phase = unpack(next[0]);
+      generation_ = phase.generation;
+      if (auto it = ready_.find(phase); it != ready_.end()) {
+        active_ = std::move(it->second);
+        ready_.erase(it);
+      }
+      ++stats_.phases;
+      stats_.tile_runs += active_.size();
+    }
+    begin_round();
+    done_ = next[0] == kNoPhase && next[1] == 1;
+  }
+
   // The output, with the boundary's normals and ids from the caller's vector...
+  // (With several processes, each returns its share of the boundary rows: boundary_first_ on.)
   template <class BoundaryNodeT>
   Discretization<D> collect(const std::vector<BoundaryNodeT>& boundary) {
-    const std::size_t nb = boundary.size();
-    Discretization<D> out = collect_nodes(nb);
+    const std::size_t nb = boundary_local_, b0 = boundary_first_;
+    Discretization<D> out = collect_nodes(nb, boundary.size());
     out.normals.resize(nb);
     for (std::size_t i = 0; i < nb; ++i) {
-      out.types[i] = -static_cast<std::int32_t>(boundary[i].boundary_id);
-      out.normals[i] = boundary[i].normal;
+      out.types[i] = -static_cast<std::int32_t>(boundary[b0 + i].boundary_id);
+      out.normals[i] = boundary[b0 + i].normal;
     }
     return out;
   }
   // ... or from the rows kept when the fill owned the boundary (the normals are moved, not copied).
   Discretization<D> collect(BoundaryRows<D>&& rows) {
-    Discretization<D> out = collect_nodes(rows.size());
-    for (std::size_t i = 0; i < rows.size(); ++i) out.types[i] = -rows.ids[i];
-    out.normals = std::move(rows.normals);
+    const std::size_t nb = boundary_local_, b0 = boundary_first_;
+    Discretization<D> out = collect_nodes(nb, rows.size());
+    for (std::size_t i = 0; i < nb; ++i) out.types[i] = -rows.ids[b0 + i];
+    if (nb == rows.size()) out.normals = std::move(rows.normals);
+    else out.normals.assign(rows.normals.begin() + static_cast<std::ptrdiff_t>(b0),
+                            rows.normals.begin() + static_cast<std::ptrdiff_t>(b0 + nb));
     return out;
   }
 
   // Frees the tree and the tiles, then copies the store into exactly-sized output arrays: positions,
   // bmap, and the interior nodes' types (the nb boundary types and the normals are the caller's).
-  Discretization<D> collect_nodes(std::size_t nb) {
+  // `boundary_total`: the boundary nodes of the whole domain (nb of them are this process's).
+  Discretization<D> collect_nodes(std::size_t nb, std::size_t boundary_total) {
     tree_.reset();
     std::vector<std::unique_ptr<Tile>>().swap(tiles_);
     decltype(tile_index_)().swap(tile_index_);
@@ -582,6 +868,19 @@ class PnpFill {
     out.types.resize(n);  // not written yet (DefaultInitAllocator): copy_nodes writes them on the team
     out.bmap.resize(n);
     copy_nodes(out, nb);
+    RowShare& share = out.share;
+    share.boundary_first = boundary_first_;
+    share.total_boundary = boundary_total;
+    if (ex_) {
+      share = share_;
+      share.boundary_first = boundary_first_;
+      share.total_boundary = boundary_total;
+      share.total_nodes = row_base_;
+      share.runs.insert(share.runs.begin(), {boundary_first_, nb});
+    } else {
+      share.total_nodes = n;
+      share.runs = {{0, n}};
+    }
     return out;
   }
 
@@ -602,7 +901,7 @@ class PnpFill {
       for (std::size_t i = first; i < end; ++i) {
         out.positions[i] = to_vec<D>(store_.get(i));
         out.types[i] = 1;
-        out.bmap[i] = i < nb ? static_cast<std::int32_t>(i) : -1;
+        out.bmap[i] = i < nb ? static_cast<std::int32_t>(boundary_first_ + i) : -1;
       }
       if constexpr (std::is_same_v<Store<Point>, VmStore<Point>>)
         discard_pages_within(store_.data() + first, store_.data() + end);
@@ -619,6 +918,16 @@ class PnpFill {
   TileGrid<D> grid_;
   bool constant_spacing_;  // then every node's h is its parent's, no evaluation needed
   PhaseLog* log_;          // options_.phase_log
+  PhaseExchange* ex_;      // the processes filling together; null when this one fills everything
+  int rank_, ranks_;
+  Ownership<D> own_;       // which process owns which tiles (one process: all of them)
+  std::int32_t lmin_ = 0, lmax_ = 0;  // the levels open: of every node any process has placed
+  std::vector<Vec<D>> boundary_pos_;  // with several processes: every boundary node...
+  std::vector<bool> in_tree_;         // ... and whether it is in this process's tree
+  std::vector<int> readers_;          // scratch of the completion step
+  std::size_t boundary_first_ = 0, boundary_local_ = 0;  // this process's boundary rows
+  std::size_t row_base_ = 0;          // rows of the whole so far
+  RowShare share_;                    // this process's runs of interior rows and exchange figures
   Store<Point> store_;
   std::unique_ptr<Tree> tree_;
   std::vector<std::unique_ptr<Scratch>> scratch_;  // one per thread

@@ -14,6 +14,7 @@
 // can reject a candidate, within (1 + zeta) r < 2 w_L / 3 of its tile; so what one tile writes is
 // never what another tile of its level and colour reads or writes (w_L - r1 - r2 > max(r1, r2)).
 // The grid depends on the domain and the spacing alone, never on the thread count.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -30,6 +31,12 @@ namespace nodegen::fill_detail {
 // across tiles. These values are not tuned by measurement yet.
 template <int D>
 inline constexpr double kTileSpacings = D == 2 ? 16.0 : 8.0;
+
+// Ownership blocks: a fixed grid of 2^kBlockBits blocks per axis over the cube [lo, lo + unit)^D (65 536
+// blocks in 2D, 32 768 in 3D), numbered along the Z-order curve. A tile belongs to the block of its
+// cell's low corner. The grid depends on the domain alone; ranks own ranges of block numbers.
+template <int D>
+inline constexpr int kBlockBits = D == 2 ? 8 : 5;
 
 template <int D>
 struct TileKey {
@@ -58,6 +65,15 @@ bool morton_less(const TileKey<D>& a, const TileKey<D>& b) {
     }
   }
   return u(a.c[axis]) < u(b.c[axis]);
+}
+
+// The order in which a phase's tiles merge their nodes (rows, and the set-aside nodes' places in the
+// waiting lists): by ownership block first (block_code below), then along the Z-order curve. Ranks own
+// ranges of block codes (ownership.hpp), so one rank's tiles of a phase come consecutively in this
+// order, and the order is the same whether one process fills the domain or many.
+template <int D>
+bool merge_less(const TileKey<D>& a, std::uint64_t block_a, const TileKey<D>& b, std::uint64_t block_b) {
+  return block_a != block_b ? block_a < block_b : morton_less<D>(a, b);
 }
 
 template <int D>
@@ -109,6 +125,67 @@ class TileGrid {
     for (int a = 0; a < D; ++a) {
       lo[a] = lo_[a] + static_cast<double>(k.c[static_cast<std::size_t>(a)]) * w;
       hi[a] = lo[a] + w;
+    }
+  }
+
+  // The ownership block of a tile (kBlockBits above): its low corner's block coordinates, from the
+  // tile's integer coordinates by shifts (exact), clamped to the grid, bits interleaved.
+  static std::uint64_t block_code(const TileKey<D>& k) {
+    constexpr std::int64_t kLast = (std::int64_t{1} << kBlockBits<D>) - 1;
+    const int shift = k.level + kBlockBits<D>;  // block coordinate = tile coordinate * 2^shift
+    std::uint64_t code = 0;
+    for (int a = 0; a < D; ++a) {
+      const std::int64_t c = k.c[static_cast<std::size_t>(a)];
+      std::int64_t b;
+      if (shift >= 0) b = c <= 0 ? c : shift > kBlockBits<D> || c > (kLast >> shift) ? kLast : c << shift;
+      else b = -shift >= 63 ? (c < 0 ? -1 : 0) : c >> -shift;  // arithmetic: the floor
+      b = b < 0 ? 0 : b > kLast ? kLast : b;
+      for (int bit = 0; bit < kBlockBits<D>; ++bit)
+        code |= static_cast<std::uint64_t>((b >> bit) & 1) << (bit * D + a);
+    }
+    return code;
+  }
+  static constexpr std::uint64_t block_count() { return std::uint64_t{1} << (kBlockBits<D> * D); }
+  // The block holding point p (the tile of p at the level whose edge is the block's).
+  std::uint64_t block_of(const Vec<D>& p) const { return block_code(key_of(p, -kBlockBits<D>)); }
+  // The centre of block `code`.
+  Vec<D> block_centre(std::uint64_t code) const {
+    const double e = edge(-kBlockBits<D>);
+    Vec<D> c;
+    for (int a = 0; a < D; ++a) {
+      std::int64_t b = 0;
+      for (int bit = 0; bit < kBlockBits<D>; ++bit) b |= static_cast<std::int64_t>((code >> (bit * D + a)) & 1) << bit;
+      c[a] = lo_[a] + (static_cast<double>(b) + 0.5) * e;
+    }
+    return c;
+  }
+
+  // Calls f(key) for every tile of `level` whose cell grown by `grow` times its edge on every side
+  // contains p (one to 2^D tiles).
+  template <class F>
+  void tiles_near(const Vec<D>& p, std::int32_t level, double grow, F&& f) const {
+    const double inv = 1.0 / edge(level);
+    std::array<std::int64_t, D> first{}, count{};
+    for (int a = 0; a < D; ++a) {
+      const double t = (p[a] - lo_[a]) * inv;  // a tile c with c - grow <= t <= c + 1 + grow
+      const double lo = std::ceil(t - 1.0 - grow), hi = std::floor(t + grow);
+      const double clamp_lo = std::max(std::min(lo, kCoordLimit), -kCoordLimit);
+      const double clamp_hi = std::max(std::min(hi, kCoordLimit), -kCoordLimit);
+      first[static_cast<std::size_t>(a)] = static_cast<std::int64_t>(clamp_lo);
+      count[static_cast<std::size_t>(a)] = std::max<std::int64_t>(1, static_cast<std::int64_t>(clamp_hi - clamp_lo) + 1);
+    }
+    TileKey<D> k;
+    k.level = level;
+    std::array<std::int64_t, D> i{};
+    while (true) {
+      for (int a = 0; a < D; ++a) k.c[static_cast<std::size_t>(a)] = first[static_cast<std::size_t>(a)] + i[static_cast<std::size_t>(a)];
+      f(k);
+      int a = 0;
+      for (; a < D; ++a) {
+        if (++i[static_cast<std::size_t>(a)] < count[static_cast<std::size_t>(a)]) break;
+        i[static_cast<std::size_t>(a)] = 0;
+      }
+      if (a == D) return;
     }
   }
 

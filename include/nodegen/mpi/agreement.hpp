@@ -10,8 +10,8 @@
 namespace nodegen::mpi {
 
 // Collective over `comm`: returns when no rank passed an error; otherwise throws, on every rank, the
-// error of the lowest failing rank: an InputError as the same InputError (file, field, reason), any
-// other exception as std::runtime_error with its message.
+// error of the lowest failing rank: an InputError, a SpacingFault, a StoreFull or a bad_alloc as the
+// same kind of error, with the same text; any other exception as std::runtime_error with its message.
 void agree(MPI_Comm comm, std::exception_ptr failure);
 
 // Runs f() and agrees on its outcome (f's exception, if any, is what this rank reports).

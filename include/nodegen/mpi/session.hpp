@@ -1,7 +1,10 @@
 #pragma once
-// The MPI runtime of one process: MPI_Init_thread on construction (the fill's threads never call MPI:
-// MPI_THREAD_FUNNELED), MPI_Finalize on destruction. Construct it only when launched_by_mpi().
+// The MPI runtime of one process: MPI_Init_thread on construction (MPI_THREAD_SERIALIZED: the fill
+// calls MPI between phases from whichever of its threads ends the phase, one at a time), MPI_Finalize on
+// destruction. Construct it only when launched_by_mpi().
 #include <mpi.h>
+
+#include <vector>
 
 namespace nodegen::mpi {
 
@@ -15,6 +18,9 @@ class Session {
   MPI_Comm comm() const { return MPI_COMM_WORLD; }
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // Collective: every rank's `mine` (of one length on every rank), one after the other in rank order,
+  // on rank 0; empty on the others.
+  std::vector<double> gather(const std::vector<double>& mine) const;
 
  private:
   int rank_ = 0, size_ = 1;
