@@ -324,7 +324,18 @@ TEST_F(CliTest, OutputsNeverOverwriteTheDomainFile) {
 }
 
 TEST_F(CliTest, NodeCapReached) {
-  expect_input_error({"run", kSquare, "--max-nodes", "2000"}, {"square.json", "max_nodes", "node cap of 2000"});
+  expect_input_error({"run", kSquare, "--max-nodes", "30000"}, {"square.json", "max_nodes", "node cap of 30000"});
+}
+
+// --max-nodes is the cap the loader checks the spacing's node estimate against, as fill.max_nodes is:
+// a hopeless spacing is refused at load naming the option, and a file's small cap can be raised.
+TEST_F(CliTest, MaxNodesIsTheCapTheLoaderChecks) {
+  expect_input_error({"run", kSquare, "--max-nodes", "2000"}, {"square.json", "spacing", "far above --max-nodes 2000"});
+  write("capped.json", R"({"dim": 2, "spacing": 0.005, "fill": {"max_nodes": 1000},)"
+                       R"( "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  expect_input_error({"run", "capped.json"}, {"capped.json", "spacing", "far above fill.max_nodes = 1000"});
+  const Result r = run({"run", "capped.json", "-o", "capped.h5", "--max-nodes", "100000", "--quiet"});
+  EXPECT_EQ(r.status, 0) << r.err;
 }
 
 TEST_F(CliTest, UnwritableOutput) {

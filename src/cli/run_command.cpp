@@ -223,12 +223,11 @@ int run_command(const RunArgs& args) {
   std::optional<DomainFile> loaded;
   fs::path output = args.output ? *args.output : default_output_for(args.domain);
   on_every_rank(args.mpi, [&] {
-    loaded.emplace(load_domain_file(args.domain));
+    loaded.emplace(load_domain_file(args.domain, args.max_nodes));
     refuse_overwriting_inputs(args, *loaded, output);
   });
   DomainFile& domain = *loaded;
   if (args.seed) domain.fill.seed = *args.seed;
-  if (args.max_nodes) domain.fill.max_nodes = *args.max_nodes;
 
   // Reserve the output files before filling, so a bad output path fails now and not after the fill.
   CreatedDirectory made_here;

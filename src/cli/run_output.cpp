@@ -38,7 +38,7 @@ std::vector<fs::path> RunOutput::temporaries() const {
   return {single_->h5_temp_path(), single_->xdmf_temp_path()};
 }
 
-std::string RunOutput::write(const io::NodeArraysView& nodes, const io::FileSlabs& slabs,
+std::string RunOutput::write(const io::NodeArraysView& nodes, [[maybe_unused]] const io::FileSlabs& slabs,
                              const io::RunMetadata& metadata) {
 #ifdef NODEGEN_WITH_MPI
   if (ranks_) return ranks_->write(nodes, slabs, metadata);

@@ -289,7 +289,8 @@ class Loader {
 // Spacing must be positive and finite wherever the fill may evaluate it, and must not ask for more
 // nodes than the cap: both are checked on a grid over the bounding box plus random points.
 template <int D>
-void validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>& domain, const FillParams& fill) {
+void validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>& domain, const FillParams& fill,
+                      bool cap_from_cli) {
   auto h = spacing.evaluator();
   const Box<D> box = domain.bounding_box();
   double h_min = std::numeric_limits<double>::infinity();
@@ -367,8 +368,9 @@ void validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>& 
     L.fail("spacing", "would need about " + num(nodes + boundary_nodes) + " nodes (" + num(nodes) +
                           " inside: domain measure / h^" + std::to_string(D) + "; " + num(boundary_nodes) +
                           " on the boundary: its " + (D == 2 ? "length / h" : "area / h^2") +
-                          "), far above fill.max_nodes = " + std::to_string(fill.max_nodes) +
-                          "; use a larger spacing or raise fill.max_nodes");
+                          "), far above " + (cap_from_cli ? "--max-nodes " : "fill.max_nodes = ") +
+                          std::to_string(fill.max_nodes) + "; use a larger spacing or raise " +
+                          (cap_from_cli ? "--max-nodes" : "fill.max_nodes"));
 }
 
 template <int D>
@@ -473,7 +475,8 @@ std::string syntax_reason(const json::parse_error& e) {
 
 }  // namespace
 
-DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path) {
+DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path,
+                             std::optional<std::size_t> max_nodes) {
   const std::string file = path.string();
   // Refused before parsing: the loader walks the shape tree recursively.
   if (const std::size_t deep = too_deep_at(text, kMaxJsonDepth); deep != std::string::npos)
@@ -561,13 +564,14 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
     }
   }
 
+  if (max_nodes) out.fill.max_nodes = *max_nodes;
   if (out.dim == 2) {
     auto d = build_domain<2>(L, root);
-    validate_spacing<2>(L, out.spacing, *d, out.fill);
+    validate_spacing<2>(L, out.spacing, *d, out.fill, max_nodes.has_value());
     out.domain = std::move(d);
   } else {
     auto d = build_domain<3>(L, root);
-    validate_spacing<3>(L, out.spacing, *d, out.fill);
+    validate_spacing<3>(L, out.spacing, *d, out.fill, max_nodes.has_value());
     out.domain = std::move(d);
   }
   out.inputs = L.inputs();
@@ -575,14 +579,14 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
   return out;
 }
 
-DomainFile load_domain_file(const std::filesystem::path& path) {
+DomainFile load_domain_file(const std::filesystem::path& path, std::optional<std::size_t> max_nodes) {
   std::string text;
   try {
     text = read_input_file(path, InputFileLimits::kDomainFileBytes, "domain files");
   } catch (const InputFileError& e) {
     throw InputError(path.string(), "(file)", e.what());
   }
-  return parse_domain_text(text, path);
+  return parse_domain_text(text, path, max_nodes);
 }
 
 }  // namespace nodegen

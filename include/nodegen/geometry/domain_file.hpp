@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <memory>
 #include <string>
 #include <variant>
@@ -47,11 +48,13 @@ struct DomainFile {
 };
 
 // Reads and validates a domain file. Relative paths inside it (meshes, polygon point files) are
-// resolved against the file's folder.
-DomainFile load_domain_file(const std::filesystem::path& path);
+// resolved against the file's folder. `max_nodes`, when given (the CLI's --max-nodes), replaces the
+// file's fill.max_nodes before the spacing is checked against it.
+DomainFile load_domain_file(const std::filesystem::path& path, std::optional<std::size_t> max_nodes = std::nullopt);
 
 // Same, from JSON text already in memory; `path` is used for error messages and to resolve relative
 // paths (its parent folder), and need not exist.
-DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path);
+DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path,
+                             std::optional<std::size_t> max_nodes = std::nullopt);
 
 }  // namespace nodegen
