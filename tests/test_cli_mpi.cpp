@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli_test_support.hpp"
@@ -17,10 +18,11 @@ namespace {
 using namespace nodegen::test;
 
 // The launcher line for `ranks` ranks (as root Open MPI needs the two variables; -q keeps its own
-// notices off stderr, so the error line is all a failed run prints).
-std::string mpirun(int ranks) {
+// notices off stderr, so the error line is all a failed run prints; one or two ranks are bound to a
+// core each unless --bind-to none, and the tests give them two threads).
+std::string mpirun(int ranks, const std::string& binding = "--bind-to none") {
   return std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ") + NODEGEN_MPIEXEC + " -q -np " +
-         std::to_string(ranks) + " --oversubscribe ";
+         std::to_string(ranks) + " --oversubscribe " + binding + " ";
 }
 
 // The int32 values of a dataset; empty when the file has no such dataset.
@@ -130,10 +132,29 @@ TEST_F(CliTest, AFaultOnOneRankEndsEveryRankWithOneErrorLineAndNoFile) {
                        {"fault.json: spacing: h = -1 at (", "h must be positive and finite"}, mpirun(ranks));
   // The node cap, reached by the ranks together.
   const std::string square = (kSource / "domains" / "square.json").string();
-  expect_input_error({"run", square, "-o", "out.h5", "--max-nodes", "20000"}, {"square.json: fill.max_nodes: node cap of 20000"},
+  expect_input_error({"run", square, "-o", "out.h5", "--max-nodes", "30000"}, {"square.json: fill.max_nodes: node cap of 30000"},
                      mpirun(3));
   // Commands other than run take one rank.
   expect_input_error({"stats", "missing.h5"}, {"mpirun: ranks: 3 ranks were started"}, mpirun(3));
+}
+
+// mpirun binds one rank to one core: the default thread count is then 1, and more threads asked for
+// get a warning naming the way out.
+TEST_F(CliTest, ARankBoundToOneCoreDefaultsToOneThreadAndWarnsAboutMore) {
+#ifndef NODEGEN_WITH_MPI
+  GTEST_SKIP() << "built without MPI";
+#endif
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one CPU: a binding narrows nothing";
+  const std::string domain = (kSource / "domains" / "square.json").string();
+  const Result bound = run({"run", domain, "-o", "a.h5", "--quiet", "--report", "a.json"}, mpirun(1, "--bind-to core"));
+  ASSERT_EQ(bound.status, 0) << bound.err;
+  EXPECT_EQ(bound.err, "");
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "a.json"))["threads"], 1);
+  const Result more = run({"run", domain, "-o", "b.h5", "--quiet", "--threads", "2"}, mpirun(1, "--bind-to core"));
+  ASSERT_EQ(more.status, 0) << more.err;
+  EXPECT_NE(more.err.find("nodegen: warning: --threads 2, but this process may run on 1 of the machine's"), std::string::npos)
+      << more.err;
+  EXPECT_NE(more.err.find("--bind-to none"), std::string::npos) << more.err;
 }
 
 TEST_F(CliTest, BadOutputPathUnderMpirunIsOneErrorLine) {

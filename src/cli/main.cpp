@@ -18,6 +18,7 @@
 #include "nodegen/io/hdf5_writer.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "isolated_run.hpp"
+#include "cpu_affinity.hpp"
 #include "run_command.hpp"
 #ifdef NODEGEN_WITH_MPI
 #include <optional>
@@ -108,7 +109,7 @@ int main(int argc, char** argv) {
   app.footer("Run 'nodegen run --help', 'nodegen stats --help' or 'nodegen solve --help' for the options of each command.");
 
   nodegen::cli::RunArgs run;
-  run.threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, static_cast<unsigned>(nodegen::cli::kMaxThreads)));
+  run.threads = std::clamp(nodegen::cli::cpus_allowed(), 1, nodegen::cli::kMaxThreads);
   std::string output, report, seed, max_nodes;
   CLI::App* run_cmd = app.add_subcommand(
       "run",
@@ -120,7 +121,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("-o,--output", output,
                       "Output HDF5 file; its directory must exist (default: output/<domain stem>.h5 under the "
                       "current directory, output/ made if missing). The sidecar is the same name with .xdmf");
-  run_cmd->add_option("--threads", run.threads, "Worker threads, 1-1024 (default: all cores)")->capture_default_str();
+  run_cmd->add_option("--threads", run.threads, "Worker threads, 1-1024 (default: the CPUs this process may run on)")->capture_default_str();
   run_cmd->add_option("--backend", run.backend,
                       "Node storage: vm (virtual-memory reservation, default), vector (std::vector + lock), "
                       "suballoc (bit-heap suballocator). Same algorithm and nodes, different memory behaviour")
@@ -177,7 +178,7 @@ int main(int argc, char** argv) {
   solve_cmd->add_flag("--ghost-nodes", solve.options.ghost_nodes,
                       "A ghost node h outside every Neumann node, carrying the Laplacian at the boundary node "
                       "(docs/neumann.md)");
-  auto* solve_threads = solve_cmd->add_option("--threads", solve.options.threads, "Threads for the stencil weights, 1-1024 (default: all cores)");
+  auto* solve_threads = solve_cmd->add_option("--threads", solve.options.threads, "Threads for the stencil weights, 1-1024 (default: the CPUs this process may run on)");
   solve_cmd->add_flag("--json", solve.json, "Print the results as JSON");
 
   try {

@@ -22,6 +22,7 @@
 #include "nodegen/io/xdmf_writer.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/thread_team.hpp"
+#include "cpu_affinity.hpp"
 #include "progress_bar.hpp"
 #include "remove_on_signal.hpp"
 #include "resource_usage.hpp"
@@ -243,6 +244,13 @@ int run_command(const RunArgs& args) {
   const RemoveOnSignal interrupted(temporaries);
   hold.reset();
 
+  // A binding narrower than the threads asked for (mpirun binds each of one or two ranks to one core)
+  // makes the threads take turns on it: say so, with the launcher's way out.
+  if (root && cpus_allowed() < args.threads && cpus_allowed() < cpus_in_machine())
+    std::fprintf(stderr, "nodegen: warning: --threads %d, but this process may run on %d of the machine's %d CPUs (its CPU "
+                         "affinity: an MPI launcher's binding, taskset or a batch system), so the threads share them; "
+                         "under mpirun give each rank its cores: --bind-to none, or --map-by slot:PE=%d\n",
+                 args.threads, cpus_allowed(), cpus_in_machine(), args.threads);
   std::atomic<std::size_t> placed{0};
   FillOptions options;
   options.threads = args.threads;

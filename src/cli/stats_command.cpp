@@ -1,5 +1,7 @@
 #include "stats_command.hpp"
 
+#include "cpu_affinity.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -70,7 +72,7 @@ int stats_command(const std::filesystem::path& file, bool json, std::size_t samp
   const std::string fingerprint = io::nodes_sha256(nodes);
 
   io::QualityOptions options;
-  options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.threads = cpus_allowed();
   options.samples = samples > 0 ? samples
                                 : std::clamp<std::size_t>(nodes.node_count(), 100'000, 10'000'000);
   io::QualityReport r;
