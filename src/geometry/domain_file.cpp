@@ -30,9 +30,12 @@ constexpr double kMinSpacing = 1e-100;
 // in the k-d tree's depth limit).
 constexpr double kMaxCoordinateOverSpacing = 1e12;
 // Shape trees deeper than this are refused at load: the loader, the inside test and the boundary
-// placement recurse once per level. JSON nesting is refused beyond twice that plus the few levels
-// around the tree (a CSG level is an object and its children array), before anything is built.
-constexpr int kMaxShapeDepth = 1000;
+// placement recurse once per level, the inside test on the fill's threads. A tree at the limit runs in
+// a 256 KB stack in the release build (a 1000-deep one needed 1 MB) and in the 8 MB of a thread under
+// AddressSanitizer, whose frames are larger (1000 deep overflowed them). JSON nesting is
+// refused beyond twice that plus the few levels around the tree (a CSG level is an object and its
+// children array), before anything is built.
+constexpr int kMaxShapeDepth = 256;
 constexpr int kMaxJsonDepth = 2 * kMaxShapeDepth + 8;
 
 using nlohmann::json;
