@@ -31,7 +31,7 @@ struct FillOptions {
   std::atomic<std::size_t>* progress = nullptr;
   PhaseLog* phase_log = nullptr;  // filled when set (benchmarks only)
   // Several processes filling one domain together (MPI ranks): each fills the tiles it owns and
-  // returns its own rows (Discretization::runs). Null: this process fills everything.
+  // returns its own rows (Discretization::share). Null: this process fills everything.
   PhaseExchange* exchange = nullptr;
 };
 

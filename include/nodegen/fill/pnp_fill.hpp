@@ -23,8 +23,10 @@
 // of the next generation, and sets aside the others. Tiles of one phase are far enough apart that
 // none can see what another writes, so what a tile does depends only on what earlier phases left.
 // Between phases, one thread appends every node the phase placed to the store, tile by tile in the
-// order of their keys along the Z-order curve, and hands the set-aside nodes to their tiles in that
-// order too. Phases run in ascending (generation, level, colour) order until no tile has a waiting node.
+// merge order of their keys (tile_grid.hpp: ownership block, then Z-order), and hands the set-aside
+// nodes to their tiles in that order too. Phases run in ascending (generation, level, colour) order
+// until no tile has a waiting node. Several processes (MPI ranks) can share the fill: each expands the
+// tiles it owns and they exchange nodes between phases (the section "Several processes" below).
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -569,7 +571,7 @@ class PnpFill {
     return !s.accepted.empty();
   }
 
-  // ---- Several processes fill the domain together (FillOptions::exchange; docs/scale-out.md) ----
+  // ---- Several processes: the domain filled together (FillOptions::exchange; docs/scale-out.md) ----
   //
   // Each process expands the tiles it owns (ownership.hpp) and keeps in its tree its own nodes and every
   // node placed elsewhere that one of its tiles may read (the halo). Between phases, in the completion
@@ -939,7 +941,7 @@ class PnpFill {
     std::size_t phases = 0, tile_runs = 0, largest_run = 0;
   } stats_;
   // The current round (written by the barrier's completion step, read by the team after the barrier).
-  std::vector<std::uint32_t> active_;  // this phase's tiles, in the merge order (Z-order of their keys)
+  std::vector<std::uint32_t> active_;  // this phase's tiles, in the merge order (merge_less)
   std::uint64_t generation_ = 0;       // this phase's generation
   std::vector<CopyJob> copies_;        // the previous phase's nodes, to be written to the store
   std::vector<std::uint32_t> work_order_;  // this phase's tiles, the most waiting nodes first
