@@ -392,29 +392,8 @@ class PnpFill {
         return;
       }
       if (!failed_.load(std::memory_order_relaxed)) {
-        // The phase's nodes get their slots tile by tile in the merge order (written next round)...
-        std::size_t total = 0;
-        for (std::uint32_t t : active_) total += tiles_[t]->placed.size();
-        std::size_t slot = total ? store_.claim(total) : count_;
-        count_ = slot + total;
-        report_progress(total);
-        for (std::uint32_t t : active_) {
-          Tile& tile = *tiles_[t];
-          stats_.largest_run = std::max(stats_.largest_run, tile.placed.size());
-          if (!tile.placed.empty()) {
-            copies_.push_back({slot, std::move(tile.placed)});
-            slot += copies_.back().nodes.size();
-            tile.placed = {};
-          }
-        }
-        // ... and the set-aside nodes go to their tiles in that order too.
-        for (std::uint32_t t : active_) {
-          Tile& tile = *tiles_[t];
-          if (!tile.waiting.empty()) schedule(tile, generation_ + 1);
-          else std::vector<Waiting>().swap(tile.waiting);  // a tile the front has passed keeps no capacity
-          for (const SetAside& n : tile.set_aside) enqueue(tile_at(n.key), n.node, generation_ + 1);
-          std::vector<SetAside>().swap(tile.set_aside);
-        }
+        queue_copies(claim_slots(placed_count()));
+        hand_over_set_aside();
       }
       if (log_) log_->completion_seconds.push_back(seconds_since(start));
       start_next_phase();
@@ -424,6 +403,45 @@ class PnpFill {
       active_.clear();
       round_items_ = 0;
       done_ = true;
+    }
+  }
+
+  // The nodes this process's tiles placed in the phase.
+  std::size_t placed_count() const {
+    std::size_t n = 0;
+    for (std::uint32_t t : active_) n += tiles_[t]->placed.size();
+    return n;
+  }
+  // Store slots for n nodes; returns the first.
+  std::size_t claim_slots(std::size_t n) {
+    const std::size_t slot = n ? store_.claim(n) : count_;
+    count_ = slot + n;
+    report_progress(n);
+    return slot;
+  }
+  // The phase's nodes get their slots from `slot` on, tile by tile in the merge order; the next round
+  // writes them there.
+  void queue_copies(std::size_t slot) {
+    for (std::uint32_t t : active_) {
+      Tile& tile = *tiles_[t];
+      stats_.largest_run = std::max(stats_.largest_run, tile.placed.size());
+      if (!tile.placed.empty()) {
+        copies_.push_back({slot, std::move(tile.placed)});
+        slot += copies_.back().nodes.size();
+        tile.placed = {};
+      }
+    }
+  }
+  // The set-aside nodes go to their tiles (those this process owns) in the merge order too, and a tile
+  // with nodes left waits for the next generation.
+  void hand_over_set_aside() {
+    for (std::uint32_t t : active_) {
+      Tile& tile = *tiles_[t];
+      if (!tile.waiting.empty()) schedule(tile, generation_ + 1);
+      else std::vector<Waiting>().swap(tile.waiting);  // a tile the front has passed keeps no capacity
+      for (const SetAside& n : tile.set_aside)
+        if (ranks_ == 1 || own_.owner(n.key) == rank_) enqueue(tile_at(n.key), n.node, generation_ + 1);
+      std::vector<SetAside>().swap(tile.set_aside);
     }
   }
 
@@ -686,8 +704,7 @@ class PnpFill {
     lmin_ = static_cast<std::int32_t>(levels[0]);
     lmax_ = static_cast<std::int32_t>(-levels[1]);
     // The phase's rows: after those of the lower ranks.
-    std::size_t local = 0;
-    for (std::uint32_t t : active_) local += tiles_[t]->placed.size();
+    const std::size_t local = placed_count();
     const auto [before, total] = ex_->scan(local);
     if (row_base_ + total > params_.max_nodes)
       throw StoreFull("the fill holds " + std::to_string(row_base_ + total) + " nodes");
@@ -699,20 +716,10 @@ class PnpFill {
     std::vector<std::vector<double>> out(static_cast<std::size_t>(ranks_)), in;
     try {
       const std::size_t stored = count_;  // the nodes of earlier phases, all copied by now
-      std::size_t slot = local ? store_.claim(local) : count_;
-      count_ = slot + local;
-      report_progress(local);
+      const std::size_t slot = claim_slots(local);
       if (lmin_ < old_min || lmax_ > old_max) open_levels(old_min, old_max, stored, out);
-      for (std::uint32_t t : active_) {
-        Tile& tile = *tiles_[t];
-        send_placed(tile, out);
-        stats_.largest_run = std::max(stats_.largest_run, tile.placed.size());
-        if (!tile.placed.empty()) {
-          copies_.push_back({slot, std::move(tile.placed)});
-          slot += copies_.back().nodes.size();
-          tile.placed = {};
-        }
-      }
+      for (std::uint32_t t : active_) send_placed(*tiles_[t], out);
+      queue_copies(slot);
     } catch (...) {
       failure = std::current_exception();
     }
@@ -788,14 +795,7 @@ class PnpFill {
     Scratch& s = *scratch_.front();  // its thread waits at the barrier while this runs
     for (int src = 0; src < ranks_; ++src) {
       if (src == rank_) {
-        for (std::uint32_t t : active_) {
-          Tile& tile = *tiles_[t];
-          if (!tile.waiting.empty()) schedule(tile, generation_ + 1);
-          else std::vector<Waiting>().swap(tile.waiting);
-          for (const SetAside& n : tile.set_aside)
-            if (own_.owner(n.key) == rank_) enqueue(tile_at(n.key), n.node, generation_ + 1);
-          std::vector<SetAside>().swap(tile.set_aside);
-        }
+        hand_over_set_aside();
         continue;
       }
       const std::vector<double>& from = in[static_cast<std::size_t>(src)];

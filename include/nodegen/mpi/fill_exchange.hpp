@@ -2,7 +2,7 @@
 // The fill's exchange between phases (fill/phase_exchange.hpp) over the ranks of an MPI communicator:
 // allreduces for the agreements, a prefix sum for the rows, and point-to-point messages for the nodes
 // (each pair of ranks swaps one count per phase; only non-empty buffers travel). The fill calls it from
-// whichever of its threads runs the completion step, one at a time: the session initialises MPI with
+// whichever of its threads runs the completion step, one at a time: mpi::Session initialises MPI with
 // MPI_THREAD_SERIALIZED.
 #include <mpi.h>
 
