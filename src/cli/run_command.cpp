@@ -147,6 +147,13 @@ io::FileSlabs slabs_of(const RowShare& share, std::size_t local_boundary) {
           share.total_nodes, share.total_boundary};
 }
 
+// The slowest rank's times, on every rank (the file's metadata must be the same on all of them).
+void slowest([[maybe_unused]] const mpi::Session* session, [[maybe_unused]] std::vector<double>& seconds) {
+#ifdef NODEGEN_WITH_MPI
+  if (session) session->max(seconds);
+#endif
+}
+
 // The figures of every rank, on rank 0 (one process: its own).
 struct RankFigures {
   double nodes, fill_seconds, bytes_sent, nodes_sent, largest_phase_bytes, nodes_received, peak_rss_bytes;
@@ -287,15 +294,13 @@ int run_command(const RunArgs& args) {
   const std::size_t local_nodes = std::visit([](const auto& d) { return d.positions.size(); }, result);
   const std::size_t local_boundary = std::visit([](const auto& d) { return d.boundary_count; }, result);
   const double local_fill_seconds = std::visit([](const auto& d) { return d.fill_seconds; }, result);
-  const double boundary_seconds = std::visit([](const auto& d) { return d.boundary_seconds; }, result);
   RankFigures mine{static_cast<double>(local_nodes), local_fill_seconds, static_cast<double>(share.bytes_sent),
                    static_cast<double>(share.nodes_sent), static_cast<double>(share.largest_phase_bytes),
                    static_cast<double>(share.nodes_received), 0.0};
-  double fill_seconds = local_fill_seconds;
-  {
-    const std::vector<RankFigures> fills = gather_figures(args.mpi, mine);
-    for (const RankFigures& f : fills) fill_seconds = std::max(fill_seconds, f.fill_seconds);
-  }
+  std::vector<double> times = {local_fill_seconds, std::visit([](const auto& d) { return d.boundary_seconds; }, result),
+                               seconds_since(start)};
+  slowest(args.mpi, times);
+  const double fill_seconds = times[0], boundary_seconds = times[1], seconds_before_write = times[2];
   const double rate = fill_seconds > 0 ? static_cast<double>(nodes) / fill_seconds : 0.0;
 
   const io::RunMetadata metadata = {
@@ -316,7 +321,7 @@ int run_command(const RunArgs& args) {
       {"boundary_names", boundary_names(domain).dump()},
       {"fill_seconds", fill_seconds},
       {"boundary_seconds", boundary_seconds},
-      {"seconds_before_write", seconds_since(start)},
+      {"seconds_before_write", seconds_before_write},
   };
   std::vector<Spacing::Evaluator> evaluators;
   const std::string fingerprint = std::visit(

@@ -18,6 +18,10 @@ Session::Session(int& argc, char**& argv) {
 
 Session::~Session() { MPI_Finalize(); }
 
+void Session::max(std::vector<double>& values) const {
+  MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+
 std::vector<double> Session::gather(const std::vector<double>& mine) const {
   std::vector<double> all(rank_ == 0 ? mine.size() * static_cast<std::size_t>(size_) : 0);
   MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), static_cast<int>(mine.size()),

@@ -21,6 +21,8 @@ class Session {
   // Collective: every rank's `mine` (of one length on every rank), one after the other in rank order,
   // on rank 0; empty on the others.
   std::vector<double> gather(const std::vector<double>& mine) const;
+  // Collective: the element-wise maximum over the ranks, in place, on every rank.
+  void max(std::vector<double>& values) const;
 
  private:
   int rank_ = 0, size_ = 1;
