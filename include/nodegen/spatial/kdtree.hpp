@@ -31,6 +31,11 @@
 //     insert from the deepest cell on it that holds the point, a query from the deepest that holds
 //     the ball. Cells of published internal nodes never change, so the answers are the same.
 //
+// Ids (PointIds below): a tree that reports which point it found (nearest, knn, the id argument of
+// for_each_within's callback) keeps a 32-bit id beside every point; a tree that only answers where
+// points are (the fill's, which tests candidates against the positions of their neighbours) keeps
+// none: 4 bytes a point, a sixth of a 2D leaf's bytes.
+//
 // Limits: depth is capped (kMaxSplitDepth below the root plus kMaxRootGrowth growth levels); a split
 // that would exceed it (more than LeafSize points closer together than the floating-point resolution
 // of their cell, e.g. duplicates) throws std::length_error. The arenas are sized from max_points;
@@ -60,7 +65,10 @@
 
 namespace nodegen {
 
-template <int D, template <class> class Store = VmStore, int LeafSize = 32>
+// Whether a KdTree keeps an id beside each point (header comment, "Ids").
+enum class PointIds : bool { none = false, kept = true };
+
+template <int D, template <class> class Store = VmStore, int LeafSize = 32, PointIds Ids = PointIds::kept>
 class KdTree {
   static_assert(D == 2 || D == 3, "KdTree is for 2D and 3D points");
   static_assert(LeafSize >= 2 && LeafSize <= 255, "leaf size out of range");
@@ -68,13 +76,16 @@ class KdTree {
   using Link = spatial_detail::Link;
   using Slot = spatial_detail::Slot;
   using Node = spatial_detail::Node;
-  using Buckets = spatial_detail::BucketArenas<D, Store, LeafSize>;
+  static constexpr bool kIds = Ids == PointIds::kept;
+  using Buckets = spatial_detail::BucketArenas<D, Store, LeafSize, kIds>;
   using Classes = spatial_detail::LeafClasses<LeafSize>;
   using CellD = spatial_detail::Cell<D>;
 
  public:
   using Options = typename Store<Node>::Options;
   static constexpr int kLeafSize = LeafSize;
+  // The id for_each_within reports for every point of a tree that keeps no ids.
+  static constexpr std::uint32_t kNoId = 0xFFFF'FFFFu;
   static constexpr int kMaxSplitDepth = 160;
   static constexpr int kMaxRootGrowth = 90;
   class Finger;  // below: a thread's place in the tree
@@ -100,11 +111,31 @@ class KdTree {
   KdTree& operator=(const KdTree&) = delete;
 
   // Thread-safe; the point is visible to every query that starts after this returns.
-  void insert(const Vec<D>& point, std::uint32_t id) { insert_from(point, id, nullptr); }
+  void insert(const Vec<D>& point, std::uint32_t id)
+    requires kIds
+  {
+    insert_from(point, id, nullptr);
+  }
 
   // The same, descending from the deepest cell of `finger` (the calling thread's own) that holds the
   // point instead of from the root, and leaving the finger on this insert's path.
-  void insert(const Vec<D>& point, std::uint32_t id, Finger& finger) { insert_from(point, id, &finger); }
+  void insert(const Vec<D>& point, std::uint32_t id, Finger& finger)
+    requires kIds
+  {
+    insert_from(point, id, &finger);
+  }
+
+  // The same for a tree that keeps no ids.
+  void insert(const Vec<D>& point)
+    requires(!kIds)
+  {
+    insert_from(point, kNoId, nullptr);
+  }
+  void insert(const Vec<D>& point, Finger& finger)
+    requires(!kIds)
+  {
+    insert_from(point, kNoId, &finger);
+  }
 
  private:
   void insert_from(const Vec<D>& point, std::uint32_t id, Finger* finger) {
@@ -144,7 +175,8 @@ class KdTree {
     });
   }
 
-  // Calls f(id, position) for every point with |p - q| < r (each exactly once, in no fixed order).
+  // Calls f(id, position) for every point with |p - q| < r (each exactly once, in no fixed order); the
+  // id is kNoId in a tree that keeps none.
   template <class F>
   void for_each_within(const Vec<D>& q, double r, F&& f) const {
     for_each_within_from(q, r, f, spatial_detail::kRootSlot);
@@ -180,7 +212,8 @@ class KdTree {
           d2 += t * t;
         }
         if (d2 < r2) {
-          hit_id[hits] = spatial_detail::load_acquire(bucket.id(i));
+          if constexpr (kIds) hit_id[hits] = spatial_detail::load_acquire(bucket.id(i));
+          else hit_id[hits] = kNoId;
           for (int d = 0; d < D; ++d) hit_pos[hits][d] = pos[d];
           ++hits;
         }
@@ -197,7 +230,9 @@ class KdTree {
  public:
 
   // The nearest point: (id, distance), or nullopt when the tree is empty.
-  std::optional<std::pair<std::uint32_t, double>> nearest(const Vec<D>& q) const {
+  std::optional<std::pair<std::uint32_t, double>> nearest(const Vec<D>& q) const
+    requires kIds
+  {
     struct Best {
       std::uint32_t id = 0;
       double d2 = std::numeric_limits<double>::infinity();
@@ -218,7 +253,9 @@ class KdTree {
 
   // The k nearest points as (id, distance) sorted by distance (ties by id) into out, which is cleared
   // first; no allocation when out already has capacity for k entries.
-  void knn(const Vec<D>& q, int k, std::vector<std::pair<std::uint32_t, double>>& out) const {
+  void knn(const Vec<D>& q, int k, std::vector<std::pair<std::uint32_t, double>>& out) const
+    requires kIds
+  {
     out.clear();
     if (k <= 0) return;
     out.reserve(static_cast<std::size_t>(k));
@@ -432,14 +469,15 @@ class KdTree {
     buckets_.with(leaf, [&](const auto& bucket) {
       for (int i = 0; i < n; ++i) {
         for (int d = 0; d < D; ++d) store_release(bucket.coord(d, i), x[d][first + i]);
-        store_release(bucket.id(i), ids[first + i]);
+        if constexpr (kIds) store_release(bucket.id(i), ids[first + i]);
       }
       store_release(bucket.count(), static_cast<std::uint32_t>(n));
     });
     return leaf;
   }
 
-  // Points the locked leaf bucket holds, copied into x[.][0..) and ids[0..); returns how many.
+  // Points the locked leaf bucket holds, copied into x[.][0..) and ids[0..) (left alone in a tree that
+  // keeps no ids); returns how many.
   template <int N>
   int copy_points(Link leaf, double (&x)[D][N], std::uint32_t* ids) {
     using namespace spatial_detail;
@@ -448,7 +486,7 @@ class KdTree {
       n = static_cast<int>(load_relaxed(bucket.count()));  // only the lock holder writes count
       for (int i = 0; i < n; ++i) {
         for (int d = 0; d < D; ++d) x[d][i] = load_relaxed(bucket.coord(d, i));
-        ids[i] = load_relaxed(bucket.id(i));
+        if constexpr (kIds) ids[i] = load_relaxed(bucket.id(i));
       }
     });
     return n;
@@ -541,7 +579,7 @@ class KdTree {
       if (now != writers) bucket.writers() = now;
       if (n == static_cast<std::uint32_t>(bucket.cap)) return;
       for (int d = 0; d < D; ++d) store_relaxed(bucket.coord(d, n), p[d]);
-      store_relaxed(bucket.id(n), id);
+      if constexpr (kIds) store_relaxed(bucket.id(n), id);
       store_release(bucket.count(), n + 1);
       done = true;
     });
@@ -620,7 +658,7 @@ class KdTree {
     for (int i = 0, l = 0, r = left; i < n; ++i) {
       const int to = x[last.dim][i] < last.split ? l++ : r++;
       for (int d = 0; d < D; ++d) sorted[d][to] = x[d][i];
-      sorted_ids[to] = ids[i];
+      if constexpr (kIds) sorted_ids[to] = ids[i];
     }
     const Link halves[2] = {new_leaf(sorted, sorted_ids, 0, left), new_leaf(sorted, sorted_ids, left, n - left)};
 

@@ -60,7 +60,8 @@ static_assert(sizeof(Node) == 16);
 //   next_free: while retired, the next bucket on the free list (kdtree_buckets.hpp); while a live
 //          leaf, who writes to it (writer_tag, kdtree_buckets.hpp; written only by the lock holder or
 //          before publication).
-template <int D, int C>
+//   id:    the caller's id of each point, in trees that keep ids (Ids; 4 bytes a point otherwise saved).
+template <int D, int C, bool Ids>
 struct Bucket {
   static constexpr int kCapacity = C;
   std::uint32_t count;
@@ -70,12 +71,21 @@ struct Bucket {
   double coord[D][C];
   std::uint32_t id[C];
 };
+template <int D, int C>
+struct Bucket<D, C, false> {
+  static constexpr int kCapacity = C;
+  std::uint32_t count;
+  std::uint32_t lock;
+  std::uint32_t seq;
+  std::uint32_t next_free;
+  double coord[D][C];
+};
 
 // A leaf bucket of any class, seen through its capacity: the code that reads and writes leaves is
 // compiled once for all classes and reached without a jump on the class (with 8 classes, a switch
 // per leaf visit cost queries ~15 % in bench/spatial/kdtree: the class varies from leaf to leaf, so the
-// jump mispredicts). The fields are those of Bucket<D, cap> (static_asserts in kdtree_buckets.hpp).
-template <int D>
+// jump mispredicts). The fields are those of Bucket<D, cap, Ids> (static_asserts in kdtree_buckets.hpp).
+template <int D, bool Ids>
 struct LeafRef {
   std::byte* p;
   std::uint32_t cap;
@@ -88,7 +98,9 @@ struct LeafRef {
   double& coord(int d, std::uint32_t i) const {
     return reinterpret_cast<double*>(p + kHeaderBytes)[static_cast<std::size_t>(d) * cap + i];
   }
-  std::uint32_t& id(std::uint32_t i) const {
+  std::uint32_t& id(std::uint32_t i) const
+    requires Ids
+  {
     return reinterpret_cast<std::uint32_t*>(p + kHeaderBytes + sizeof(double) * D * cap)[i];
   }
 
