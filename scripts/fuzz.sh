@@ -55,7 +55,8 @@ for target in fuzz_domain_file fuzz_mesh_stl fuzz_mesh_off fuzz_mesh_ply fuzz_me
   # grants of up to gigabytes are never touched (tests/test_hostile_input.cpp, MetadataSized...).
   # Memory actually used still counts against -rss_limit_mb; for the HDF5 reader, a single malloc
   # above it does not (-malloc_limit_mb, by default the RSS limit), for that reason.
-  budget=(-max_total_time="$seconds"); [[ "$seconds" == 0 ]] && budget=(-runs=0)  # 0: replay the corpus once
+  # A fixed mutation seed (NODEGEN_FUZZ_SEED, default 1), so a run that finds something can be repeated.
+  budget=(-max_total_time="$seconds" -seed="${NODEGEN_FUZZ_SEED:-1}"); [[ "$seconds" == 0 ]] && budget=(-runs=0)  # 0: replay the corpus once
   [[ "$target" == fuzz_hdf5_reader ]] && budget+=(-malloc_limit_mb=1048576)
   ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 "$build/fuzz/$target" "${budget[@]}" -timeout=20 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=0 -artifact_prefix="$findings/$target-" "$corpus/$target" \
