@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer target (fuzz preset) for a fixed time on its seed corpus: the domain file loader,
+# Runs each libFuzzer target (asan preset) for a fixed time on its seed corpus: the domain file loader,
 # the four mesh readers and the HDF5 reader. Seeds: domains/*.json, the meshes of domains/meshes and
 # small files of each format written here, and an output of `nodegen run` for the HDF5 reader.
-#   scripts/fuzz.sh [SECONDS_PER_TARGET]     (default 30; a finding fails it and is left in build/fuzz/findings;
+#   scripts/fuzz.sh [SECONDS_PER_TARGET]     (default 30; a finding fails it and is left in build/asan/findings;
 #                                            0 replays the seed corpus once, as scripts/test.sh does)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-30}
-build=build/fuzz
+build=build/asan
 corpus=$build/corpus
 findings=$build/findings
 # The targets' temporary paths (fuzz_domain_file resolves relative names against an empty folder there)

@@ -325,7 +325,7 @@ class KdTree {
     std::vector<std::pair<Link, int>> todo{{root_.load(std::memory_order_acquire)->link, 0}};
     int deepest = 0;
     while (!todo.empty()) {
-      // Not a structured binding: clang 14 (the fuzz preset's compiler) cannot capture one in the lambda below.
+      // Not a structured binding: clang 14 (the asan preset's compiler) cannot capture one in the lambda below.
       const auto link = todo.back().first;
       const auto level = todo.back().second;
       todo.pop_back();
