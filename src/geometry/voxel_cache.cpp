@@ -65,7 +65,6 @@ VoxelCache::VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>&
 void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const std::vector<Box<3>>& uncertain) {
   const Vec<3> cell_size(1.0 / inv_[0], 1.0 / inv_[1], 1.0 / inv_[2]);
   const double pad = 1e-9 * box_.size().norm();
-  const Vec<3> half = 0.5 * cell_size + Vec<3>::Constant(pad);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // (cell index, triangle)
   for (std::uint32_t t = 0; t < triangles.size(); ++t) {
     const auto& tri = triangles[t];
@@ -76,13 +75,35 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const 
       c0[i] = clamped_cell((lo[i] - box_.lo[i]) * inv_[i], n_[i]);
       c1[i] = clamped_cell((hi[i] - box_.lo[i]) * inv_[i], n_[i]);
     }
-    for (int z = c0[2]; z <= c1[2]; ++z)
-      for (int y = c0[1]; y <= c1[1]; ++y)
-        for (int x = c0[0]; x <= c1[0]; ++x) {
-          const Vec<3> centre = box_.lo + Vec<3>((x + 0.5) * cell_size[0], (y + 0.5) * cell_size[1], (z + 0.5) * cell_size[2]);
-          if (triangle_overlaps_box(tri, centre, half))
-            pairs.emplace_back(static_cast<std::uint32_t>(index(Cell{{x, y, z}})), t);
-        }
+    // The cells of the triangle's bounding box, halved block by block, a block whose padded box the
+    // triangle misses dropped whole: a long thin triangle (a fan across a large polygon face) crosses
+    // few of the cells of its bounding box, which may be most of the grid. A cell is kept by the same
+    // per-cell test as when every cell of the box is tested (a block's padded box holds its cells').
+    struct Block {
+      int lo[3], hi[3];
+    };
+    std::vector<Block> todo = {Block{{c0[0], c0[1], c0[2]}, {c1[0], c1[1], c1[2]}}};
+    while (!todo.empty()) {
+      const Block b = todo.back();
+      todo.pop_back();
+      const Vec<3> lo_corner = box_.lo + Vec<3>(b.lo[0] * cell_size[0], b.lo[1] * cell_size[1], b.lo[2] * cell_size[2]);
+      const Vec<3> extent((b.hi[0] - b.lo[0] + 1) * cell_size[0], (b.hi[1] - b.lo[1] + 1) * cell_size[1],
+                          (b.hi[2] - b.lo[2] + 1) * cell_size[2]);
+      if (!triangle_overlaps_box(tri, lo_corner + 0.5 * extent, 0.5 * extent + Vec<3>::Constant(pad))) continue;
+      int axis = 0;
+      for (int i = 1; i < 3; ++i)
+        if (b.hi[i] - b.lo[i] > b.hi[axis] - b.lo[axis]) axis = i;
+      if (b.hi[axis] == b.lo[axis]) {  // one cell
+        pairs.emplace_back(static_cast<std::uint32_t>(index(Cell{{b.lo[0], b.lo[1], b.lo[2]}})), t);
+        continue;
+      }
+      const int mid = b.lo[axis] + (b.hi[axis] - b.lo[axis]) / 2;
+      Block first = b, second = b;
+      first.hi[axis] = mid;
+      second.lo[axis] = mid + 1;
+      todo.push_back(first);
+      todo.push_back(second);
+    }
   }
   std::sort(pairs.begin(), pairs.end());
   // Uncertain cells: surface cells, some with triangles of their own, all flagged (escape() reports
