@@ -40,7 +40,8 @@ void load(const std::string& file) {
     nodegen::geometry_detail::MeshOptions options;
     options.repair = kRepair;
     std::vector<std::string> notes;
-    nodegen::geometry_detail::make_mesh(file, "fuzz", options, notes);
+    nodegen::geometry_detail::MeshCache meshes;
+    nodegen::geometry_detail::make_mesh(file, "fuzz", options, notes, meshes);
   } catch (const std::exception&) {  // the loader reports any of them as the mesh's InputError
   }
 }

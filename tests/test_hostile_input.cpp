@@ -8,11 +8,14 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <utility>
 #include <string>
@@ -126,8 +129,8 @@ TEST_F(HostileInput, NonRegularInputFilesAreRefusedByType) {
 // Class 3: size caps (a sparse file costs no disk).
 TEST_F(HostileInput, OversizedInputFilesAreRefusedBySize) {
   write("big.json", "{}");
-  fs::resize_file(dir_ / "big.json", 65 * 1024 * 1024);
-  expect_error({"run", "big.json"}, {"big.json", "(file)", "above the 64.0 MiB limit of domain files"});
+  fs::resize_file(dir_ / "big.json", 17 * 1024 * 1024);
+  expect_error({"run", "big.json"}, {"big.json", "(file)", "above the 16.0 MiB limit of domain files"});
   write("big_points.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "polygon", "points": "p.txt"}})");
   write("p.txt", "0 0\n");
   fs::resize_file(dir_ / "p.txt", 257 * 1024 * 1024);
@@ -167,6 +170,19 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
       // Found by fuzz_mesh_off: CGAL reads a face line's numbers as doubles ("2-1" is 2 and -1) and casts
       // them to indices unchecked.
       {"minus.off", "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2-1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n", "vertex index -1"},
+      // Found by fuzz_mesh_off: CGAL's header ends its keyword at the first character that is not a letter
+      // or digit ("OFF*0 4 0" is OFF with 0 vertices and 4 faces), and casts 4.4e22 to an index.
+      {"keyword.off", "OFF*0 4 0 0 03 \xe0" "BIN\n \n105 044444444444444444444444\n0\n", "face 1 claiming 105 vertices"},
+      // A polygon's corners make a fan of triangles around one vertex: quadratic work in CGAL's checks.
+      {"corners.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf" + [] {
+         std::string f;
+         for (int k = 0; k < 1025; ++k) {
+           f += ' ';
+           f += static_cast<char>('1' + k % 3);
+         }
+         return f + "\n";
+       }(),
+       "OBJ face 0 with 1025 corners, above the limit of 1024"},
       {"triangles.stl", stl, "claiming 1000000000 triangles"},
       {"elements.ply", "ply\nformat ascii 1.0\nelement vertex 1000000000000\nproperty float x\nend_header\n0\n",
        "element counts that need at least"},
@@ -305,6 +321,66 @@ TEST_F(HostileInput, SpacingBelowTheCoordinatesResolution) {
   expect_error({"run", "far.json"}, {"far.json", "spacing", "double precision resolves", "|x| / h must be at most"});
   write("far3.json", R"({"dim": 3, "spacing": 1e-7, "shape": {"type": "ball", "center": [1e6, 0, 0], "radius": 1}})");
   expect_error({"run", "far3.json"}, {"far3.json", "spacing", "double precision"});
+}
+
+// Threads the process's limits do not allow (each thread's default stack is the stack limit, here
+// 64 GiB, which the kernel's overcommit check refuses) are the option's error, before the run starts:
+// libgomp would exit with status 1 and its own message in the middle of the run.
+TEST_F(HostileInput, ThreadsThatCannotStartAreTheOptionsError) {
+  write("square.json", R"({"dim": 2, "spacing": 0.05, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  const std::string big_stacks = kBounded + "prlimit --stack=68719476736 ";
+  const Result probe = run({"run", "square.json", "-o", "probe.h5", "--threads", "3", "--quiet"}, big_stacks);
+  if (probe.status == 0) GTEST_SKIP() << "this machine grants 64 GiB thread stacks (vm.overcommit_memory = 1)";
+  expect_input_error({"run", "square.json", "-o", "out.h5", "--threads", "3"}, {"--threads", "cannot start 3 threads"},
+                     big_stacks, {"square.json"});
+  expect_input_error({"solve", "square.json", "--threads", "3"}, {"--threads", "cannot start 3 threads"}, big_stacks,
+                     {"square.json"});
+}
+
+// A name is repeated in every part it makes ("NAME:hole7") and in the output: bounded.
+TEST_F(HostileInput, LongPartNamesAreRefused) {
+  write("named.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "box", "name": ")" + std::string(257, 'N') +
+                          R"(", "min": [0, 0], "max": [1, 1]}})");
+  expect_error({"run", "named.json"}, {"named.json", "shape.name", "257 characters long, above the limit of 256"},
+               {"named.json"});
+  write("fits.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "box", "name": ")" + std::string(256, 'N') +
+                         R"(", "min": [0, 0], "max": [1, 1]}})");
+  EXPECT_EQ(run({"run", "fits.json", "-o", "fits.h5", "--quiet"}, kBounded).status, 0);
+}
+
+// A mesh whose vertices lie closer than its coordinates' exponent range allows as read places no node:
+// an error, not an empty file.
+TEST_F(HostileInput, ShapesThatPlaceNoNodesAreAnError) {
+  write("tiny.off", "OFF\n4 4 0\n0 0 0\n1e-90 0 0\n0 1e-90 0\n0 0 1e-90\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n");
+  write("tiny.json", R"({"dim": 3, "spacing": 1e-92, "shape": {"type": "mesh", "file": "tiny.off"}})");
+  expect_error({"run", "tiny.json", "-o", "tiny.h5"}, {"tiny.json", "no nodes were placed"}, {"tiny.off", "tiny.json"});
+}
+
+// Leaves naming one mesh (copies of a part under transforms) share it: read, repaired and indexed once.
+// Each copy loaded anew took 30 MB (the inside test's voxel cache): 300 copies ran out of memory.
+TEST_F(HostileInput, CopiesOfOneMeshAreLoadedOnce) {
+  std::string copies;
+  for (int i = 0; i < 300; ++i)
+    copies += std::string(i ? ", " : "") + R"({"type": "translate", "offset": [)" + std::to_string(3 * i) +
+              R"(, 0, 0], "child": {"type": "mesh", "name": "torus)" + std::to_string(i) + R"(", "file": ")" +
+              (kSource / "domains" / "meshes" / "torus.stl").string() + R"("}})";
+  write("copies.json", R"({"dim": 3, "spacing": 0.5, "shape": {"type": "union", "children": [)" + copies + "]}}");
+  const Result r = run({"run", "copies.json", "-o", "copies.h5", "--quiet", "--report", "copies_report.json"}, kBounded);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream in(dir_ / "copies_report.json");
+  const std::string report((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Each copy keeps its own boundary part.
+  EXPECT_NE(report.find("\"torus0:surface\""), std::string::npos);
+  EXPECT_NE(report.find("\"torus299:surface\""), std::string::npos);
+  const auto peak = nlohmann::json::parse(report)["peak_rss_bytes"].get<double>();
+  EXPECT_LT(peak, 1e9) << "peak memory " << peak << " bytes for 300 copies of one small mesh";
+}
+
+// Arguments the command line parser refuses are reported in the one-line form too.
+TEST_F(HostileInput, CommandLineErrorsNameTheCommandLine) {
+  expect_error({"run", "x.json", "--threads", "1e9"}, {"(command line): arguments:", "--threads"});
+  expect_error({"run", "x.json", "--frobnicate"}, {"(command line): arguments:", "frobnicate"});
+  expect_error({}, {"(command line): arguments:"});
 }
 
 // Class 4: HDF5 files for `stats`, crafted with the C API.
@@ -478,6 +554,8 @@ TEST_F(HostileHdf5, MetadataSizedBeyondTheFileIsACorruptFile) {
 TEST_F(HostileHdf5, CrashInsideLibhdf5IsTheFilesError) {
   fs::copy_file(kSource / "tests" / "data" / "hdf5_heap_undefined_address.h5", dir_ / "heap.h5");
   expect_stats_error("heap.h5", {"(file)", "libhdf5 crashed reading it", "the file is corrupt"});
+  // solve reads a written file in a child process too.
+  expect_error({"solve", "heap.h5"}, {"heap.h5", "(file)", "libhdf5 crashed reading it"}, {"heap.h5"});
   // A good file still reports through the child.
   make("good.h5", nodes({0, 1, 0, 0}));
   const Result r = run({"stats", "good.h5"}, kBounded);

@@ -103,6 +103,18 @@ TEST(Quality, ThinRotatedDomainStillGetsItsSamples) {
   EXPECT_LE(r.holes.max, std::hypot(0.5, 1.0) + 1e-9);
 }
 
+TEST(Quality, DrawsInTheBoxAreBoundedInAll) {
+  // A sliver filling 1e-6 of its box: 1e7 samples would take 1e13 draws (hours of inside tests). The
+  // draws stop at kMaxDraws in all; the samples found are reported as fewer than asked.
+  const auto nodes = lattice<2>(10);
+  QualityDomain<2> sliver = unit_box<2>();
+  sliver.contains = [](const Vec<2>& p) { return p[0] < 1e-6; };
+  const auto r = quality_report<2>(nodes, &sliver, QualityOptions{10'000'000, 3, 2});
+  EXPECT_EQ(r.holes.drawn, QualityOptions::kMaxDraws);
+  EXPECT_LT(r.holes.samples, 1'000u);
+  EXPECT_GT(r.holes.samples, 100u);  // about 250
+}
+
 TEST(Quality, CubicLattice) {
   const auto nodes = lattice<3>(20);  // a = h = 0.05
   const auto domain = unit_box<3>();

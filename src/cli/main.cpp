@@ -20,6 +20,7 @@
 #include "isolated_run.hpp"
 #include "cpu_affinity.hpp"
 #include "run_command.hpp"
+#include "thread_start.hpp"
 #ifdef NODEGEN_WITH_MPI
 #include <optional>
 
@@ -190,9 +191,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return fail(2, std::string(e.what()) + " (see nodegen --help)");
+    // The one-line form of every error, FILE: FIELD: REASON, with the command line as the file.
+    return fail(2, std::string("(command line): arguments: ") + e.what() + " (see nodegen --help)");
   }
 
+  bool solve_reads_hdf5 = false;
   try {
     using nodegen::FillParams;
 #ifdef NODEGEN_WITH_MPI
@@ -223,6 +226,12 @@ int main(int argc, char** argv) {
       else if (solve_solver == "lu") solve.options.solver = nodegen::solve::LinearSolver::sparse_lu;
       else if (solve_solver == "bicgstab") solve.options.solver = nodegen::solve::LinearSolver::bicgstab_ilut;
       else throw nodegen::InputError("--solver", "value", "expected auto, lu or bicgstab, got " + solve_solver);
+      nodegen::cli::require_threads_start(solve.options.threads);
+      // libhdf5 crashes on some corrupt files: a written file is solved in a child process, as stats reads it.
+      solve_reads_hdf5 = nodegen::cli::is_hdf5(solve.input);
+      if (solve_reads_hdf5)
+        return nodegen::cli::run_isolated([&] { return checked_stdout(nodegen::cli::solve_command(solve)); },
+                                          solve.input.string(), "libhdf5");
       return checked_stdout(nodegen::cli::solve_command(solve));
     }
     const std::size_t samples = stats_samples.empty() ? 0 : whole_number(stats_samples, "--samples", 1, 10'000'000);
@@ -234,7 +243,15 @@ int main(int argc, char** argv) {
   } catch (const nodegen::StoreFull& e) {
     return fail(2, std::string("node cap reached: ") + e.what());
   } catch (const std::bad_alloc&) {
-    return fail(2, "out of memory (lower the node count: a larger spacing, or --max-nodes)");
+    // Named after the command's input. A fill reserves address space for its node cap (the vm store
+    // and the k-d tree's arena), which a virtual-memory limit (ulimit -v) may refuse at once.
+    if (*run_cmd || (*solve_cmd && !solve_reads_hdf5))
+      return fail(2, (*run_cmd ? run.domain : solve.input).string() +
+                         ": fill.max_nodes: out of memory (RAM, or the address space the fill reserves for the node "
+                         "cap, which a virtual-memory limit such as ulimit -v may refuse): lower the cap to near the "
+                         "node count the domain needs (" +
+                         (*run_cmd ? "--max-nodes" : "fill.max_nodes in the domain file") + ") or use a larger spacing");
+    return fail(2, (*solve_cmd ? solve.input.string() : stats_file) + ": (memory): out of memory for its nodes");
   } catch (const std::exception& e) {
     return fail(1, std::string("internal error: ") + e.what());
   }

@@ -27,6 +27,7 @@
 #include "remove_on_signal.hpp"
 #include "resource_usage.hpp"
 #include "run_output.hpp"
+#include "thread_start.hpp"
 #ifdef NODEGEN_WITH_MPI
 #include "nodegen/mpi/agreement.hpp"
 #include "nodegen/mpi/fill_exchange.hpp"
@@ -231,6 +232,7 @@ int run_command(const RunArgs& args) {
   std::optional<DomainFile> loaded;
   fs::path output = args.output ? *args.output : default_output_for(args.domain);
   on_every_rank(args.mpi, [&] {
+    require_threads_start(args.threads);
     loaded.emplace(load_domain_file(args.domain, args.max_nodes));
     refuse_overwriting_inputs(args, *loaded, output);
   });
@@ -291,6 +293,12 @@ int run_command(const RunArgs& args) {
   const RowShare& share = std::visit([](const auto& d) -> const RowShare& { return d.share; }, result);
   const std::size_t nodes = share.total_nodes;
   const std::size_t boundary = share.total_boundary;
+  // A shape smaller than the spacing, or than its coordinates resolve (a mesh whose vertices round to
+  // one point), gives neither boundary nor interior nodes: an empty file would only hide that.
+  if (nodes == 0)
+    throw InputError(args.domain.string(), "shape",
+                     "no nodes were placed: the shape is empty at this spacing (smaller than h = " +
+                         domain.spacing.describe() + ", or than its coordinates resolve)");
   const std::size_t local_nodes = std::visit([](const auto& d) { return d.positions.size(); }, result);
   const std::size_t local_boundary = std::visit([](const auto& d) { return d.boundary_count; }, result);
   const double local_fill_seconds = std::visit([](const auto& d) { return d.fill_seconds; }, result);

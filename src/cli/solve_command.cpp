@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/geometry/input_error.hpp"
+#include "nodegen/geometry/input_file.hpp"
 #include "nodegen/io/hdf5_reader.hpp"
 #include "nodegen/solve/filled_nodes.hpp"
 
@@ -20,12 +22,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
+}  // namespace
+
 bool is_hdf5(const fs::path& file) {
+  // A FIFO would block the open below, a directory or device would be read as something else: refused
+  // by type first, as every input is (geometry/input_file.hpp).
+  try {
+    check_input_file(file, std::numeric_limits<std::uintmax_t>::max(), "input files");
+  } catch (const InputFileError& e) {
+    throw InputError(file.string(), "(file)", e.missing() ? "file not found" : e.what());
+  }
   std::ifstream in(file, std::ios::binary);
   char signature[8] = {};
   in.read(signature, sizeof signature);
   return in && std::string(signature, sizeof signature) == std::string("\x89HDF\r\n\x1a\n", 8);
 }
+
+namespace {
 
 // The file's boundary part names (element k-1 names id k); a file without them (written by another
 // program) names its parts by their ids, "1", "2", ...

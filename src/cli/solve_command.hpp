@@ -23,6 +23,10 @@ struct SolveArgs {
 // Parses "A-B" or "A" (whole numbers, A <= B). Throws InputError naming --seeds.
 std::pair<std::uint64_t, std::uint64_t> parse_seed_range(const std::string& text);
 
+// True when `file` begins with HDF5's signature (a written file), false for anything else (a domain
+// file). Throws InputError naming the file when it is missing or not a regular file.
+bool is_hdf5(const std::filesystem::path& file);
+
 // Throws InputError for bad input (the caller prints it and exits 2). Returns 0.
 int solve_command(const SolveArgs& args);
 

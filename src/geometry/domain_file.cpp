@@ -37,6 +37,7 @@ constexpr double kMaxCoordinateOverSpacing = 1e12;
 // children array), before anything is built.
 constexpr int kMaxShapeDepth = 256;
 constexpr int kMaxJsonDepth = 2 * kMaxShapeDepth + 8;
+constexpr std::size_t kMaxNameLength = 256;
 
 using nlohmann::json;
 using namespace geometry_detail;
@@ -127,6 +128,11 @@ class Loader {
     if (!j.is_object()) fail(at, "expected a shape object, got " + type_name(j));
     const std::string type = string(require(j, at, "type"), at + ".type");
     const std::string label = j.contains("name") ? string(j["name"], at + ".name") : at;
+    // A part's name is repeated in the name of every part it makes (a polygon's holes: "NAME:hole7"),
+    // in the output and in the report: bounded, so a long name cannot multiply into gigabytes.
+    if (j.contains("name") && label.size() > kMaxNameLength)
+      fail(at + ".name", "is " + std::to_string(label.size()) + " characters long, above the limit of " +
+                             std::to_string(kMaxNameLength));
     auto wrong_dim = [&](int shape_dim) {
       fail(at + ".type", type + " is a " + std::to_string(shape_dim) + "D shape but the file has dim " +
                              std::to_string(dim_));
@@ -191,9 +197,11 @@ class Loader {
         }
         try {
           std::vector<std::string> notes;
-          ShapePtr<D> mesh = make_mesh(file, label, options, notes);
+          ShapePtr<D> mesh = make_mesh(file, label, options, notes, meshes_);
           for (const std::string& note : notes) repairs_.push_back(label + ": " + note);
           return mesh;
+        } catch (const std::bad_alloc&) {
+          fail(at + ".file", "out of memory loading mesh " + file);
         } catch (const std::exception& e) {
           fail(at + ".file", e.what());
         }
@@ -287,6 +295,7 @@ class Loader {
   int dim_;
   mutable std::vector<std::filesystem::path> inputs_;
   mutable std::vector<std::string> repairs_;
+  mutable MeshCache meshes_;  // meshes loaded so far, shared by the leaves that name them again
 };
 
 // Spacing must be positive and finite wherever the fill may evaluate it, and must not ask for more

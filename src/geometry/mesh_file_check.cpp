@@ -23,6 +23,19 @@ namespace {
 
 [[noreturn]] void refuse(const std::string& reason) { throw InputFileError(reason); }
 
+// Corners of one face at most. A polygon becomes a fan of triangles around its first corner, whose
+// high valence makes the mesh's self-intersection test and CGAL's face insertion quadratic in the
+// corner count (a cone's base of 50 000 corners took minutes), and CGAL's soup repair removes a
+// polygon's repeated corners one at a time (a face of 600 000 indices, 73 s). Meshes as exported
+// keep far fewer on a face; a larger polygon can be given as triangles.
+constexpr std::uint64_t kMaxFaceCorners = 1024;
+
+void check_face_corners(const char* format, std::uint64_t face, std::uint64_t corners) {
+  if (corners > kMaxFaceCorners)
+    refuse(std::string("has ") + format + " face " + std::to_string(face) + " with " + std::to_string(corners) +
+           " corners, above the limit of " + std::to_string(kMaxFaceCorners) + " (split it into triangles)");
+}
+
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -58,14 +71,6 @@ class Tokens {
     }
     pos_ = eol + 1;
     return true;
-  }
-  // The next line holding a token (its first token), skipping blank and comment lines.
-  std::string_view first_of_next_line() {
-    while (next_line()) {
-      const std::string_view t = next_on_line();
-      if (!t.empty()) return t;
-    }
-    return {};
   }
   std::size_t remaining() const { return text_.size() - pos_; }
   std::size_t position() const { return pos_; }
@@ -152,8 +157,15 @@ void check_finite_text(const std::string& text) {
 
 void check_off(const std::string& text) {
   Tokens tokens(text, true);
-  std::string_view magic = tokens.next();
+  // CGAL's header scanner takes the keyword as the letters and digits that start the first token,
+  // consumes the character after them and reads the counts from there: "OFF*0 4 0" is OFF with the
+  // counts 0, 4 and 0. The check reads the header as it does.
+  const std::string_view first = tokens.next();
+  std::size_t letters = 0;
+  while (letters < first.size() && std::isalnum(static_cast<unsigned char>(first[letters]))) ++letters;
+  const std::string_view magic = first.substr(0, letters);
   if (magic.size() < 3 || magic.substr(magic.size() - 3) != "OFF") return;  // not OFF: CGAL says so
+  if (letters + 1 < first.size()) tokens.seek(static_cast<std::size_t>(first.data() - text.data()) + letters + 1);
   std::uint64_t counts[3] = {0, 0, 0};
   std::string_view t = tokens.next();
   if (magic.find('n') != std::string_view::npos) refuse("is an nOFF file (other dimensions), which is not supported");
@@ -169,18 +181,26 @@ void check_off(const std::string& text) {
   if (need > static_cast<double>(tokens.remaining()))
     refuse("has an OFF header claiming " + std::to_string(vertices) + " vertices and " + std::to_string(faces) +
            " faces, more than the file's " + std::to_string(text.size()) + " bytes can hold");
+  // CGAL's scanner reads each vertex and face as the rest of a line from the next character that is
+  // not white space or in a comment: a record may begin on the header's line, after its counts.
+  auto record = [&]() -> std::string_view {
+    const std::string_view t = tokens.next();
+    if (t.empty()) return t;
+    const std::size_t start = static_cast<std::size_t>(t.data() - text.data());
+    const std::size_t eol = std::min(text.find('\n', start), text.size());
+    tokens.seek(eol);
+    return std::string_view(text).substr(start, eol - start);
+  };
   // Each face's vertex count sizes an array: it cannot exceed the number of vertices.
   for (std::uint64_t v = 0; v < vertices; ++v)
-    if (tokens.first_of_next_line().empty()) return;  // short file: CGAL reports it
+    if (record().empty()) return;  // short file: CGAL reports it
   // A face line as CGAL reads it: every number on it by >> into a double (so "2-1" is 2 and -1), then
   // the first cast to a count and the next ones to indices, unchecked (a cast out of range is undefined
   // behaviour, and the count sizes an array). Each must be a whole number naming a vertex.
   for (std::uint64_t f = 0; f < faces; ++f) {
-    const std::string_view first = tokens.first_of_next_line();
-    if (first.empty()) return;
-    const std::size_t start = static_cast<std::size_t>(first.data() - text.data());
-    const std::size_t eol = std::min(text.find('\n', start), text.size());
-    std::string line = text.substr(start, std::min<std::size_t>(eol - start, 1 << 20));
+    const std::string_view face = record();
+    if (face.empty()) return;
+    std::string line(face.substr(0, std::min<std::size_t>(face.size(), 1 << 20)));
     line = line.substr(0, line.find('#'));
     std::istringstream numbers(line);
     double value = 0;
@@ -192,6 +212,7 @@ void check_off(const std::string& text) {
       refuse("has OFF face " + std::to_string(f) + " claiming " + num_text(entries[0]) + " vertices, but the mesh has " +
              std::to_string(vertices));
     const auto n = static_cast<std::size_t>(entries[0]);
+    check_face_corners("OFF", f, n);
     for (std::size_t k = 1; k <= n && k < entries.size(); ++k)
       if (!whole(entries[k], static_cast<double>(vertices)))
         refuse("has OFF face " + std::to_string(f) + " with vertex index " + num_text(entries[k]) + ", but " +
@@ -217,17 +238,20 @@ void check_obj(const std::string& text) {
   };
   std::int64_t total = 0;
   for_each_line([&](const std::string& word, std::istringstream&) { total += word == "v"; });
-  std::int64_t above = 0;
+  std::int64_t above = 0, face = 0;
   for_each_line([&](const std::string& word, std::istringstream& line) {
     above += word == "v";
     if (word != "f") return;
     int i = 0;
+    std::uint64_t corners = 0;
     while (line >> i) {
+      check_face_corners("OBJ", static_cast<std::uint64_t>(face), ++corners);
       if (i == 0 || i > total || -static_cast<std::int64_t>(i) > above)
         refuse("has a face index " + std::to_string(i) + " that names no vertex (" + std::to_string(total) +
                " in the file, " + std::to_string(above) + " above the face's line)");
       line.ignore(256, ' ');
     }
+    ++face;
   });
 }
 
@@ -425,6 +449,7 @@ void check_ply(const std::string& text) {
           if (!count_of(t, length)) refuse("has PLY element " + e.name + " " + std::to_string(item) + " with list length \"" + std::string(t) + "\", not a count");
           if (2 * length > tokens.remaining() + 1)
             refuse("has PLY element " + e.name + " " + std::to_string(item) + " claiming a list of " + std::to_string(length) + " items, more than the rest of the file holds");
+          if (ply_faces(e)) check_face_corners("PLY", item, length);
           for (std::uint64_t k = 0; k < length; ++k) {
             const std::string index(tokens.next().substr(0, 24));
             if (index.empty()) return;
@@ -458,6 +483,7 @@ void check_ply(const std::string& text) {
             if (!p.list) return;
             refuse("has PLY element " + e.name + " " + std::to_string(item) + " claiming a list of " + std::to_string(length) + " items, more than the rest of the file holds");
           }
+          if (p.list && ply_faces(e)) check_face_corners("PLY", item, length);
           if (p.list && ply_faces(e))
             for (std::uint64_t k = 0; k < length; ++k) {
               const int n = p.item_bytes;

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 
 #include "boundary_fill.hpp"
@@ -77,10 +78,11 @@ std::string strict_problem(const std::string& file, Mesh& mesh) {
   return "";
 }
 
-class MeshShape final : public Shape<3> {
+// A mesh as loaded: its surface, the inside test's structures and its triangles. Immutable once
+// built, so the leaves that name one file with the same options share it (MeshCache).
+class MeshSurface {
  public:
-  MeshShape(const std::string& file, std::string label, const MeshOptions& options, std::vector<std::string>& notes)
-      : label_(std::move(label)) {
+  MeshSurface(const std::string& file, const MeshOptions& options, std::vector<std::string>& notes) {
     if (!std::filesystem::exists(file)) throw std::runtime_error("file not found: " + file);
     {
       std::ifstream probe(file, std::ios::binary);
@@ -101,7 +103,7 @@ class MeshShape final : public Shape<3> {
     else build_winding(options.accelerate, repaired.open_borders);
   }
 
-  bool contains(const Vec<3>& p) const override {
+  bool contains(const Vec<3>& p) const {
     if (!box_.contains(p)) return false;
     if (winding_) return inside_by_cached_winding(p);
     if (cache_) {
@@ -125,12 +127,9 @@ class MeshShape final : public Shape<3> {
     }
     return (*side_)(Point3(p[0], p[1], p[2])) != CGAL::ON_UNBOUNDED_SIDE;
   }
-  Box<3> bounds() const override { return box_; }
-  void register_parts(std::vector<std::string>& names) override {
-    id_ = static_cast<int>(names.size()) + 1;
-    names.push_back(label_ + ":surface");
-  }
-  void emit_boundary(const Placement<3>& where, BoundarySink<3>& sink) const override {
+  Box<3> bounds() const { return box_; }
+  // The surface's nodes where `where` places the mesh, as boundary part `id`.
+  void emit_boundary(const Placement<3>& where, BoundarySink<3>& sink, int id) const {
     std::vector<WorldTriangle> world;
     world.reserve(triangles_.size());
     for (const auto& t : triangles_) {
@@ -139,7 +138,7 @@ class MeshShape final : public Shape<3> {
       world.push_back({where.point(t.a), where.point(t.b), where.point(t.c), where.normal(n.normalized())});
     }
     if (!winding_) {
-      sample_triangles(world, id_, sink);
+      sample_triangles(world, id, sink);
       return;
     }
     // Under the winding number the solid is the union of the parts: a triangle may lie inside another
@@ -148,7 +147,7 @@ class MeshShape final : public Shape<3> {
     // solid), turned where it is the other way round, dropped where both sides agree.
     const Affine<3>::Mat to_local = where.to_world.A.inverse();
     const double step = 1e-6 * box_.size().norm();
-    sample_triangles(world, id_, sink, [&](const Vec<3>& pos, const Vec<3>& normal) {
+    sample_triangles(world, id, sink, [&](const Vec<3>& pos, const Vec<3>& normal) {
       const Vec<3> p = to_local * (pos - where.to_world.b);
       const Vec<3> n = (to_local * normal).normalized() * (where.flip ? -step : step);
       const bool behind = contains(p - n), ahead = contains(p + n);
@@ -264,7 +263,6 @@ class MeshShape final : public Shape<3> {
     return inside_by_winding(p);
   }
 
-  std::string label_;
   Mesh mesh_;
   Box<3> box_;
   std::vector<MeshTriangle> triangles_;
@@ -272,14 +270,55 @@ class MeshShape final : public Shape<3> {
   std::unique_ptr<Side> side_;
   std::unique_ptr<WindingNumber> winding_;  // set when the inside test is the winding number
   std::unique_ptr<VoxelCache> cache_;  // null when not accelerated
+};
+
+// A mesh leaf: a loaded surface under this leaf's name and boundary part.
+class MeshShape final : public Shape<3> {
+ public:
+  MeshShape(std::shared_ptr<const MeshSurface> surface, std::string label)
+      : surface_(std::move(surface)), label_(std::move(label)) {}
+
+  bool contains(const Vec<3>& p) const override { return surface_->contains(p); }
+  Box<3> bounds() const override { return surface_->bounds(); }
+  void register_parts(std::vector<std::string>& names) override {
+    id_ = static_cast<int>(names.size()) + 1;
+    names.push_back(label_ + ":surface");
+  }
+  void emit_boundary(const Placement<3>& where, BoundarySink<3>& sink) const override {
+    surface_->emit_boundary(where, sink, id_);
+  }
+
+ private:
+  std::shared_ptr<const MeshSurface> surface_;
+  std::string label_;
   int id_ = 1;
 };
 
 }  // namespace
 
+struct MeshCache::Loaded {
+  std::shared_ptr<const MeshSurface> surface;
+  std::vector<std::string> notes;
+};
+
+MeshCache::MeshCache() = default;
+MeshCache::~MeshCache() = default;
+
 ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOptions& options,
-                      std::vector<std::string>& notes) {
-  return std::make_shared<MeshShape>(file, std::move(label), options, notes);
+                      std::vector<std::string>& notes, MeshCache& cache) {
+  std::error_code ec;
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(file, ec);
+  const std::string key = (ec ? std::filesystem::path(file) : resolved).string() + '\n' +
+                          std::to_string(options.accelerate) + std::to_string(options.repair) + ' ' +
+                          std::to_string(options.max_hole);
+  auto found = cache.loaded_.find(key);
+  if (found == cache.loaded_.end()) {
+    auto loaded = std::make_unique<MeshCache::Loaded>();
+    loaded->surface = std::make_shared<const MeshSurface>(file, options, loaded->notes);
+    found = cache.loaded_.emplace(key, std::move(loaded)).first;
+  }
+  notes = found->second->notes;
+  return std::make_shared<MeshShape>(found->second->surface, std::move(label));
 }
 
 }  // namespace nodegen::geometry_detail

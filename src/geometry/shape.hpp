@@ -3,6 +3,7 @@
 // transforms. Virtual calls are fine here: contains() costs one call per tree node, and the expensive
 // leaf (the mesh) answers most queries from a voxel cache.
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,9 +70,25 @@ struct MeshOptions {
   bool repair = true;      // false: refuse a mesh that is not closed or does not bound a volume
   double max_hole = std::numeric_limits<double>::infinity();  // longest hole border the repair closes
 };
+// The meshes one domain file has loaded, by file and options: leaves that name the same mesh (copies
+// of a part under transforms) share one loaded surface, read, repaired and indexed once (its inside
+// test's voxel cache alone is up to 32 MiB).
+class MeshCache {
+ public:
+  MeshCache();
+  ~MeshCache();
+  MeshCache(const MeshCache&) = delete;
+  MeshCache& operator=(const MeshCache&) = delete;
+
+ private:
+  struct Loaded;
+  std::map<std::string, std::unique_ptr<Loaded>> loaded_;
+  friend ShapePtr<3> make_mesh(const std::string&, std::string, const MeshOptions&, std::vector<std::string>&,
+                               MeshCache&);
+};
 // Throws std::runtime_error saying what is wrong. `notes`: what the repair changed, one line each.
 ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOptions& options,
-                      std::vector<std::string>& notes);
+                      std::vector<std::string>& notes, MeshCache& cache);
 
 enum class CsgOp { union_, intersection, difference };
 template <int D>

@@ -70,9 +70,12 @@ struct QualityDomain {
 
 struct QualityOptions {
   std::size_t samples = 100'000;  // random points of the domain for holes and the measure
-  // Draws in the box per sample at most: a domain filling 1/10000 of its box still gets its samples
-  // (1e5 of them: 1e9 draws, about 10 s on 2 cores for an analytic inside test).
+  // Draws in the box at most: kMaxDrawsPerSample per sample, and kMaxDraws in all (about 7 s of inside
+  // tests through a transform on one core), so a thin or rotated domain that fills a sliver of its box
+  // gets fewer samples (and a warning) instead of an hour of draws. A domain filling 1/2500 of its box
+  // still gets 1e5 samples.
   static constexpr std::size_t kMaxDrawsPerSample = 10'000;
+  static constexpr std::size_t kMaxDraws = 250'000'000;
   std::uint64_t seed = 1;
   int threads = 1;
 };
@@ -142,7 +145,8 @@ QualityReport quality_report(const NodeArrays& nodes, const QualityDomain<D>* do
   // Random points in the box, a batch of `want` at a time until `want` of them lie inside: the inside
   // ones probe for holes, and their share of all drawn measures the domain.
   const std::size_t want = options.samples;
-  const std::size_t max_draws = want * QualityOptions::kMaxDrawsPerSample;
+  const std::size_t max_draws =
+      std::min(want * QualityOptions::kMaxDrawsPerSample, std::max(want, QualityOptions::kMaxDraws));
   const std::size_t max_batch = std::max<std::size_t>(want, std::size_t{1} << 20);  // 8 MB of scratch
   std::vector<double> hole, batch;
   std::size_t drawn = 0;
