@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 
 namespace nodegen::cli {
@@ -30,9 +31,18 @@ extern "C" void remove_and_reraise(int sig) {
   std::raise(sig);
 }
 
+// A library that ends the process with exit() in the middle of a run (libgomp when it cannot create a
+// thread) skips the destructors too; exit() still runs atexit handlers. Outside a run none is registered.
+extern "C" void remove_at_exit() {
+  const int n = g_count.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i) ::unlink(g_paths[i]);
+}
+
 }  // namespace
 
 RemoveOnSignal::RemoveOnSignal(const std::vector<std::filesystem::path>& files) {
+  static const bool at_exit_registered = std::atexit(remove_at_exit) == 0;
+  (void)at_exit_registered;
   int n = 0;
   for (const auto& f : files) {
     const std::string s = f.string();

@@ -4,7 +4,8 @@
 // temporaries and leave hidden ".FILE.h5.tmp-XXXXXX" files behind. While a RemoveOnSignal is alive, those
 // signals first unlink the registered files (unlink is async-signal-safe), then terminate the process
 // the way the signal would have (default action re-raised), so the exit status still says "killed by
-// SIGINT". Signals that were ignored when the run started (nohup) stay ignored.
+// SIGINT". Signals that were ignored when the run started (nohup) stay ignored. An exit() from inside a
+// library during the run (libgomp's, when a thread cannot be created) removes them too (atexit).
 #include <csignal>
 #include <filesystem>
 #include <vector>
