@@ -1,5 +1,6 @@
 #include "isolated_run.hpp"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@ int run_isolated(const std::function<int()>& body, const std::string& file, cons
   std::fflush(stderr);
   int err_pipe[2];
   if (::pipe(err_pipe) != 0) return body();
+  const pid_t parent = ::getpid();
   const pid_t child = ::fork();
   if (child < 0) {
     ::close(err_pipe[0]);
@@ -25,6 +27,10 @@ int run_isolated(const std::function<int()>& body, const std::string& file, cons
     return body();
   }
   if (child == 0) {
+    // Ends with its parent: a signal that ends the parent (kill, a scheduler's SIGTERM) would otherwise
+    // leave the child running on its own, holding its memory.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(2);  // the parent ended before the line above took effect
     ::close(err_pipe[0]);
     ::dup2(err_pipe[1], STDERR_FILENO);
     ::close(err_pipe[1]);
