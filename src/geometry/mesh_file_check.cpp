@@ -245,12 +245,13 @@ void check_obj(const std::string& text) {
     int i = 0;
     std::uint64_t corners = 0;
     while (line >> i) {
-      check_face_corners("OBJ", static_cast<std::uint64_t>(face), ++corners);
+      ++corners;
       if (i == 0 || i > total || -static_cast<std::int64_t>(i) > above)
         refuse("has a face index " + std::to_string(i) + " that names no vertex (" + std::to_string(total) +
                " in the file, " + std::to_string(above) + " above the face's line)");
       line.ignore(256, ' ');
     }
+    check_face_corners("OBJ", static_cast<std::uint64_t>(face), corners);
     ++face;
   });
 }
@@ -287,6 +288,8 @@ bool is_real(std::string_view type) { return type.rfind("float", 0) == 0 || type
 // The element names CGAL's two PLY readers (polygon soup, Surface_mesh) take for vertices and faces.
 bool ply_vertices(const PlyElement& e) { return e.name == "vertex" || e.name == "vertices"; }
 bool ply_faces(const PlyElement& e) { return e.name == "face" || e.name == "faces"; }
+// A face's corners (other lists on a face, texture coordinates, are not corners).
+bool is_ply_corner_list(const PlyProperty& p) { return p.name == "vertex_indices" || p.name == "vertex_index"; }
 
 // What CGAL's PLY reader takes for granted about the properties it reads: it casts each to the type
 // it expects and uses the result unchecked (a vertex's "property uchar y" was a null pointer read). So
@@ -449,7 +452,7 @@ void check_ply(const std::string& text) {
           if (!count_of(t, length)) refuse("has PLY element " + e.name + " " + std::to_string(item) + " with list length \"" + std::string(t) + "\", not a count");
           if (2 * length > tokens.remaining() + 1)
             refuse("has PLY element " + e.name + " " + std::to_string(item) + " claiming a list of " + std::to_string(length) + " items, more than the rest of the file holds");
-          if (ply_faces(e)) check_face_corners("PLY", item, length);
+          if (ply_faces(e) && is_ply_corner_list(p)) check_face_corners("PLY", item, length);
           for (std::uint64_t k = 0; k < length; ++k) {
             const std::string index(tokens.next().substr(0, 24));
             if (index.empty()) return;
@@ -483,7 +486,7 @@ void check_ply(const std::string& text) {
             if (!p.list) return;
             refuse("has PLY element " + e.name + " " + std::to_string(item) + " claiming a list of " + std::to_string(length) + " items, more than the rest of the file holds");
           }
-          if (p.list && ply_faces(e)) check_face_corners("PLY", item, length);
+          if (p.list && ply_faces(e) && is_ply_corner_list(p)) check_face_corners("PLY", item, length);
           if (p.list && ply_faces(e))
             for (std::uint64_t k = 0; k < length; ++k) {
               const int n = p.item_bytes;
