@@ -24,19 +24,21 @@ char g_paths[kMaxFiles][kMaxPath];
 std::atomic<int> g_count{0};
 struct sigaction g_previous[kSignals.size()];
 
-extern "C" void remove_and_reraise(int sig) {
+// Async-signal-safe: unlink only.
+void unlink_registered() {
   const int n = g_count.load(std::memory_order_acquire);
   for (int i = 0; i < n; ++i) ::unlink(g_paths[i]);
+}
+
+extern "C" void remove_and_reraise(int sig) {
+  unlink_registered();
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
 
 // A library that ends the process with exit() in the middle of a run (libgomp when it cannot create a
 // thread) skips the destructors too; exit() still runs atexit handlers. Outside a run none is registered.
-extern "C" void remove_at_exit() {
-  const int n = g_count.load(std::memory_order_acquire);
-  for (int i = 0; i < n; ++i) ::unlink(g_paths[i]);
-}
+extern "C" void remove_at_exit() { unlink_registered(); }
 
 }  // namespace
 

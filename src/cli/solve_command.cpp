@@ -20,10 +20,6 @@ namespace nodegen::cli {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-}  // namespace
-
 bool is_hdf5(const fs::path& file) {
   // A FIFO would block the open below, a directory or device would be read as something else: refused
   // by type first, as every input is (geometry/input_file.hpp).

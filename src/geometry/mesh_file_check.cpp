@@ -432,7 +432,7 @@ void check_ply(const std::string& text) {
   for (const PlyElement& e : elements)
     if (ply_vertices(e)) vertices = e.count;
   auto check_index = [&](const PlyElement& e, const PlyProperty& p, std::uint64_t item, long long index) {
-    if (ply_faces(e) && (p.name == "vertex_indices" || p.name == "vertex_index") && (index < 0 || static_cast<std::uint64_t>(index) >= vertices))
+    if (ply_faces(e) && is_ply_corner_list(p) && (index < 0 || static_cast<std::uint64_t>(index) >= vertices))
       refuse("has PLY face " + std::to_string(item) + " with vertex index " + std::to_string(index) + ", but " +
              std::to_string(vertices) + " vertices");
   };

@@ -66,6 +66,10 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const 
   const Vec<3> cell_size(1.0 / inv_[0], 1.0 / inv_[1], 1.0 / inv_[2]);
   const double pad = 1e-9 * box_.size().norm();
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // (cell index, triangle)
+  struct Block {
+    int lo[3], hi[3];
+  };
+  std::vector<Block> todo;  // the blocks of one triangle still to test, kept across triangles
   for (std::uint32_t t = 0; t < triangles.size(); ++t) {
     const auto& tri = triangles[t];
     const Vec<3> lo = tri.a.cwiseMin(tri.b).cwiseMin(tri.c).array() - pad;
@@ -79,10 +83,7 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const 
     // triangle misses dropped whole: a long thin triangle (a fan across a large polygon face) crosses
     // few of the cells of its bounding box, which may be most of the grid. A cell is kept by the same
     // per-cell test as when every cell of the box is tested (a block's padded box holds its cells').
-    struct Block {
-      int lo[3], hi[3];
-    };
-    std::vector<Block> todo = {Block{{c0[0], c0[1], c0[2]}, {c1[0], c1[1], c1[2]}}};
+    todo.push_back(Block{{c0[0], c0[1], c0[2]}, {c1[0], c1[1], c1[2]}});
     while (!todo.empty()) {
       const Block b = todo.back();
       todo.pop_back();
