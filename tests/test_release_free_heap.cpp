@@ -18,12 +18,6 @@ namespace {
 
 using nodegen::release_free_heap;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitizedMalloc = true;  // the sanitizer's allocator replaces glibc's heap
-#else
-constexpr bool kSanitizedMalloc = false;
-#endif
-
 std::size_t resident_bytes() {
   std::ifstream statm("/proc/self/statm");
   std::size_t size = 0, resident = 0;
@@ -32,7 +26,7 @@ std::size_t resident_bytes() {
 }
 
 TEST(ReleaseFreeHeap, ReturnsFreedSmallBlocksBelowALiveBlock) {
-  if (kSanitizedMalloc) GTEST_SKIP() << "sanitizer allocator: glibc's heap is not in use";
+  if (nodegen::kSanitizerMalloc) GTEST_SKIP() << "sanitizer allocator: glibc's heap is not in use";
 #if !defined(__GLIBC__)
   GTEST_SKIP() << "malloc_trim is glibc's";
 #endif
