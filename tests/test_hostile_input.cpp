@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cli_test_support.hpp"
+#include "sanitized_build.hpp"
 
 namespace {
 
@@ -89,16 +90,7 @@ TEST_F(HostileInput, TreesAtTheDepthLimitRun) {
 // Class 2: width. Every inside test asked all children of a union (and the JSON parser's callback
 // re-scanned the children array after each child): 3e4 boxes cut from a plate took 237 s, 65536 x 3e4
 // inside tests for the measure alone. Now the run is linear in the number of children (4 s for 3e4).
-// Under AddressSanitizer with libFuzzer's coverage (the asan preset) the geometry runs 10-50 times
-// slower than in release: there the wide union and the mesh copies below are smaller, which checks the
-// same code for memory errors; the release run checks the time.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-constexpr bool kSanitized = __has_feature(address_sanitizer);
-#else
-constexpr bool kSanitized = false;
-#endif
+// Under the asan preset (sanitized_build.hpp) the wide union and the mesh copies below are smaller.
 constexpr int kWideChildren = kSanitized ? 4'000 : 40'000;
 
 TEST_F(HostileInput, WideUnionsRunInLinearTime) {
@@ -315,6 +307,9 @@ TEST_F(HostileInput, IntegerFieldsAndOptionsOutOfRange) {
   expect_error({"run", square, "--threads", "4294967298"}, {"--threads"});
   expect_error({"run", square, "--seed", "18446744073709551616"}, {"--seed"});
   expect_error({"run", square, "--max-nodes", "4294967297"}, {"--max-nodes"});
+  // An empty output name (an unset shell variable) is refused, not taken as the default path.
+  expect_error({"run", square, "-o", ""}, {"--output: value: is empty"});
+  expect_error({"run", square, "--report", ""}, {"--report: value: is empty"});
 }
 
 // Memory: a thin domain has little area but a long boundary. A 1e9 x 1e-9 box at h = 1e-3 (|x| / h =

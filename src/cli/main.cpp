@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
       "seconds, nodes/s and peak memory. A failed run leaves no output file behind.");
   run_cmd->add_option("DOMAIN", run.domain, "Domain file (JSON; see domains/ and docs/domain-format.md)")
       ->required();
-  run_cmd->add_option("-o,--output", output,
+  auto* output_opt = run_cmd->add_option("-o,--output", output,
                       "Output HDF5 file; its directory must exist (default: output/<domain stem>.h5 under the "
                       "current directory, output/ made if missing). The sidecar is the same name with .xdmf");
   run_cmd->add_option("--threads", run.threads, "Worker threads, 1-1024 (default: the CPUs this process may run on)")->capture_default_str();
@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
                                       "Node cap, 1 to 2^31-1: stop with an error instead of exhausting memory when the "
                                       "spacing asks for more (default: the domain file's, else 1e8)");
   run_cmd->add_flag("-q,--quiet", run.quiet, "No progress line and no summary (errors are still printed)");
-  run_cmd->add_option("--report", report,
+  auto* report_opt = run_cmd->add_option("--report", report,
                       "Also write a JSON report: nodes, boundary/interior, seconds, nodes/s, peak RSS, minor "
                       "page faults, backend, threads, seed, output");
 
@@ -207,6 +207,10 @@ int main(int argc, char** argv) {
                                                        "start one (mpirun -np 1) and give it the cores with --threads");
 #endif
     if (*run_cmd) {
+      // An empty name (a shell variable left unset) is a mistake, not a request for the default.
+      if (*output_opt && output.empty())
+        throw nodegen::InputError("--output", "value", "is empty: give a file name, or leave -o out for output/<domain stem>.h5");
+      if (*report_opt && report.empty()) throw nodegen::InputError("--report", "value", "is empty: give a file name");
       if (!output.empty()) run.output = output;
       if (!report.empty()) run.report = report;
       if (*seed_opt) run.seed = whole_number(seed, "--seed", 0, FillParams::kMaxSeed);

@@ -1,5 +1,7 @@
 #include "mesh_repair.hpp"
 
+#include "self_intersection_check.hpp"
+
 #include <CGAL/IO/polygon_soup_io.h>
 #include <CGAL/Polygon_mesh_processing/border.h>
 #include <CGAL/Polygon_mesh_processing/connected_components.h>
@@ -28,13 +30,6 @@ using Face = SurfaceMesh::Face_index;
 using Halfedge = SurfaceMesh::Halfedge_index;
 
 Vec<3> vec(const MeshPoint& p) { return {p.x(), p.y(), p.z()}; }
-
-std::string point_text(const Vec<3>& p) {
-  std::ostringstream out;
-  out.precision(6);
-  out << "(" << p[0] << ", " << p[1] << ", " << p[2] << ")";
-  return out.str();
-}
 
 std::string number_text(double v) {
   std::ostringstream out;
@@ -77,6 +72,13 @@ Border describe_border(const SurfaceMesh& mesh, Halfedge start) {
 }
 
 }  // namespace
+
+std::string point_text(const Vec<3>& p) {
+  std::ostringstream out;
+  out.precision(6);
+  out << "(" << p[0] << ", " << p[1] << ", " << p[2] << ")";
+  return out.str();
+}
 
 RepairedMesh repair_mesh(const std::string& file, const MeshRepairOptions& options) {
   std::vector<MeshPoint> points;
@@ -197,7 +199,13 @@ RepairedMesh repair_mesh(const std::string& file, const MeshRepairOptions& optio
 
   // A closed surface without self-intersections: orient nested shells as cavities (CGAL's
   // orient_to_bound_a_volume), and the exact inside test applies.
-  out.solid = open.empty() && CGAL::is_closed(mesh) && !PMP::does_self_intersect(mesh);
+  out.solid = open.empty() && CGAL::is_closed(mesh);
+  std::string unchecked;  // why the self-intersection check was not run
+  if (out.solid) {
+    const SelfIntersectionCheck crossing = check_self_intersection(mesh);
+    out.solid = crossing.verdict == SelfIntersectionCheck::Verdict::none;
+    unchecked = crossing.too_costly;
+  }
   if (out.solid) {
     PMP::orient_to_bound_a_volume(mesh);
     out.solid = PMP::does_bound_a_volume(mesh);
@@ -234,7 +242,10 @@ RepairedMesh repair_mesh(const std::string& file, const MeshRepairOptions& optio
   note(turned, "faces re-oriented: " + std::to_string(turned));
   if (!out.solid)
     out.notes.push_back(std::string("inside test: generalized winding number (the surface ") +
-                        (open.empty() ? "intersects or touches itself" : "is open") + ")");
+                        (!open.empty()        ? "is open"
+                         : unchecked.empty() ? "intersects or touches itself"
+                                             : "is not checked for self-intersections: " + unchecked) +
+                        ")");
   return out;
 }
 

@@ -36,6 +36,9 @@ struct RepairedMesh {
   std::vector<Box<3>> open_borders;  // around each hole left open: the winding number is not flat there
 };
 
+// "(x, y, z)" with 6 significant digits, for messages.
+std::string point_text(const Vec<3>& p);
+
 // Throws std::runtime_error saying what is wrong and where when nothing solid can be made of the file.
 RepairedMesh repair_mesh(const std::string& file, const MeshRepairOptions& options);
 

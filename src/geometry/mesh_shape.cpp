@@ -25,6 +25,7 @@
 
 #include "boundary_fill.hpp"
 #include "mesh_repair.hpp"
+#include "self_intersection_check.hpp"
 #include "shape.hpp"
 #include "voxel_cache.hpp"
 #include "winding_number.hpp"
@@ -66,10 +67,14 @@ std::string strict_problem(const std::string& file, Mesh& mesh) {
   // The inside test counts crossings, and the nodes' normals are the faces' own: both need a surface
   // that bounds one volume. Overlapping or crossing shells (two cubes sharing space) and a shell nested
   // in another with the same orientation (where a hollow was meant) gave inverted normals silently.
-  if (PMP::does_self_intersect(mesh))
+  const SelfIntersectionCheck crossing = check_self_intersection(mesh);
+  if (crossing.verdict == SelfIntersectionCheck::Verdict::intersects)
     return "mesh " + file +
            " intersects itself (overlapping or crossing shells): the inside test needs a surface that bounds one "
            "volume";
+  if (crossing.verdict == SelfIntersectionCheck::Verdict::too_costly)
+    return "mesh " + file + " is not checked for self-intersections: " + crossing.too_costly +
+           "; the exact inside test needs a surface known to bound one volume";
   if (!PMP::is_outward_oriented(mesh)) PMP::reverse_face_orientations(mesh);
   if (!PMP::does_bound_a_volume(mesh))
     return "mesh " + file +

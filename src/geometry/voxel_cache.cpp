@@ -51,21 +51,32 @@ VoxelCache::VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>&
   const Vec<3> size = box.size();
   const double along = std::clamp(3.0 * std::sqrt(static_cast<double>(triangles.size())), 48.0, 320.0);
   double cell = size.maxCoeff() / along;
-  for (;;) {
-    for (int i = 0; i < 3; ++i) n_[i] = std::max(1, static_cast<int>(std::ceil(size[i] / cell)));
-    if (static_cast<double>(n_[0]) * n_[1] * n_[2] <= double(1 << 23)) break;
-    cell *= 1.25;
+  // A triangle touches a few cells of its size, but many where it is larger than its neighbours'
+  // cells: thousands of large triangles stacked on each other, or fanned round one edge, made 2e8
+  // (cell, triangle) pairs (1.6 GB). The pairs are held to kPairsPerTriangle per triangle (at least
+  // kMinPairs): past that the cells grow 2x along each axis and the marking starts again (about a
+  // quarter of the pairs each time, so at most a third more work in all).
+  const std::size_t budget = std::max(kMinPairs, kPairsPerTriangle * triangles.size());
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  for (;; cell *= 2.0) {
+    for (;;) {
+      for (int i = 0; i < 3; ++i) n_[i] = std::max(1, static_cast<int>(std::ceil(size[i] / cell)));
+      if (static_cast<double>(n_[0]) * n_[1] * n_[2] <= double(1 << 23)) break;
+      cell *= 1.25;
+    }
+    for (int i = 0; i < 3; ++i) inv_[i] = n_[i] / std::max(size[i], 1e-300);
+    if (surface_pairs(triangles, budget, pairs)) break;
   }
-  for (int i = 0; i < 3; ++i) inv_[i] = n_[i] / std::max(size[i], 1e-300);
   cells_.assign(static_cast<std::size_t>(n_[0]) * n_[1] * n_[2], static_cast<std::uint32_t>(Side::unknown));
-  mark_surface(triangles, uncertain);
+  mark_surface(pairs, uncertain);
   classify_rest(inside);
 }
 
-void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const std::vector<Box<3>>& uncertain) {
+bool VoxelCache::surface_pairs(const std::vector<MeshTriangle>& triangles, std::size_t budget,
+                               std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs) const {
   const Vec<3> cell_size(1.0 / inv_[0], 1.0 / inv_[1], 1.0 / inv_[2]);
   const double pad = 1e-9 * box_.size().norm();
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;  // (cell index, triangle)
+  pairs.clear();
   struct Block {
     int lo[3], hi[3];
   };
@@ -95,6 +106,7 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const 
       for (int i = 1; i < 3; ++i)
         if (b.hi[i] - b.lo[i] > b.hi[axis] - b.lo[axis]) axis = i;
       if (b.hi[axis] == b.lo[axis]) {  // one cell
+        if (pairs.size() == budget) return false;
         pairs.emplace_back(static_cast<std::uint32_t>(index(Cell{{b.lo[0], b.lo[1], b.lo[2]}})), t);
         continue;
       }
@@ -106,6 +118,11 @@ void VoxelCache::mark_surface(const std::vector<MeshTriangle>& triangles, const 
       todo.push_back(second);
     }
   }
+  return true;
+}
+
+void VoxelCache::mark_surface(std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
+                              const std::vector<Box<3>>& uncertain) {
   std::sort(pairs.begin(), pairs.end());
   // Uncertain cells: surface cells, some with triangles of their own, all flagged (escape() reports
   // passing them).

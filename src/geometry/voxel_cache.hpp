@@ -8,6 +8,7 @@
 // Built once at load; all queries are const and thread-safe.
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include <nodegen/geometry/box.hpp>
@@ -42,10 +43,13 @@ class VoxelCache {
               bool* uncertain = nullptr) const;
 
   double surface_fraction() const;
+  std::size_t triangle_cell_pairs() const { return triangle_ids_.size(); }
   std::size_t cell_count() const { return cells_.size(); }
 
  private:
-  static constexpr std::uint32_t surface_base = 3;  // cells_ value >= 3: surface cell, slot = value - 3
+  static constexpr std::uint32_t surface_base = 3;
+  static constexpr std::size_t kPairsPerTriangle = 32;
+  static constexpr std::size_t kMinPairs = std::size_t{1} << 22;  // cells_ value >= 3: surface cell, slot = value - 3
 
   struct Cell {
     int i[3];
@@ -61,7 +65,11 @@ class VoxelCache {
   std::size_t index(const Cell& c) const {
     return (static_cast<std::size_t>(c.i[2]) * n_[1] + c.i[1]) * n_[0] + c.i[0];
   }
-  void mark_surface(const std::vector<MeshTriangle>& triangles, const std::vector<Box<3>>& uncertain);
+  // The (cell, triangle) pairs of every cell a triangle touches; false once there would be more than
+  // `budget`.
+  bool surface_pairs(const std::vector<MeshTriangle>& triangles, std::size_t budget,
+                     std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs) const;
+  void mark_surface(std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs, const std::vector<Box<3>>& uncertain);
   void classify_rest(const std::function<bool(const Vec<3>&)>& inside);
 
   Box<3> box_;
