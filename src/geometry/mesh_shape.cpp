@@ -87,7 +87,10 @@ std::string strict_problem(const std::string& file, Mesh& mesh) {
 // built, so the leaves that name one file with the same options share it (MeshCache).
 class MeshSurface {
  public:
-  MeshSurface(const std::string& file, const MeshOptions& options, std::vector<std::string>& notes) {
+  // max_cells: the most cells its voxel cache may have.
+  MeshSurface(const std::string& file, const MeshOptions& options, std::vector<std::string>& notes,
+              std::size_t max_cells)
+      : max_cells_(max_cells) {
     if (!std::filesystem::exists(file)) throw std::runtime_error("file not found: " + file);
     {
       std::ifstream probe(file, std::ios::binary);
@@ -107,6 +110,8 @@ class MeshSurface {
     if (repaired.solid) build_exact(options.accelerate);
     else build_winding(options.accelerate, repaired.open_borders);
   }
+
+  std::size_t cache_cells() const { return cache_ ? cache_->cell_count() : 0; }
 
   bool contains(const Vec<3>& p) const {
     if (!box_.contains(p)) return false;
@@ -201,9 +206,10 @@ class MeshSurface {
     tree_->build();
     side_ = std::make_unique<Side>(*tree_);
     if (accelerate)
-      cache_ = std::make_unique<VoxelCache>(triangles_, box_, [this](const Vec<3>& p) {
-        return (*side_)(Point3(p[0], p[1], p[2])) == CGAL::ON_BOUNDED_SIDE;
-      });
+      cache_ = std::make_unique<VoxelCache>(
+          triangles_, box_,
+          [this](const Vec<3>& p) { return (*side_)(Point3(p[0], p[1], p[2])) == CGAL::ON_BOUNDED_SIDE; },
+          std::vector<Box<3>>{}, max_cells_);
   }
 
   // The tolerant test: winding number >= 1/2 on the outward-oriented triangles. The voxel cache still
@@ -224,7 +230,7 @@ class MeshSurface {
     }
     if (accelerate)
       cache_ = std::make_unique<VoxelCache>(
-          triangles_, box_, [this](const Vec<3>& p) { return inside_by_winding(p); }, uncertain);
+          triangles_, box_, [this](const Vec<3>& p) { return inside_by_winding(p); }, uncertain, max_cells_);
   }
 
   void collect_triangles() {
@@ -275,6 +281,7 @@ class MeshSurface {
   std::unique_ptr<Side> side_;
   std::unique_ptr<WindingNumber> winding_;  // set when the inside test is the winding number
   std::unique_ptr<VoxelCache> cache_;  // null when not accelerated
+  std::size_t max_cells_;
 };
 
 // A mesh leaf: a loaded surface under this leaf's name and boundary part.
@@ -318,8 +325,15 @@ ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOpti
                           std::to_string(options.max_hole);
   auto found = cache.loaded_.find(key);
   if (found == cache.loaded_.end()) {
+    // The voxel caches of one domain's meshes share kAllCells: each mesh may take half of what is left
+    // (the first ones their full 2^23 cells), never less than kFewestCells. 150 distinct meshes took
+    // 4.5 GB at 32 MiB each.
+    constexpr std::size_t kAllCells = std::size_t{1} << 26, kFewestCells = std::size_t{1} << 18;
+    const std::size_t left = kAllCells - std::min(cache.cells_, kAllCells);
+    const std::size_t cap = std::clamp(left / 2, kFewestCells, VoxelCache::kMaxCells);
     auto loaded = std::make_unique<MeshCache::Loaded>();
-    loaded->surface = std::make_shared<const MeshSurface>(file, options, loaded->notes);
+    loaded->surface = std::make_shared<const MeshSurface>(file, options, loaded->notes, cap);
+    cache.cells_ += loaded->surface->cache_cells();
     found = cache.loaded_.emplace(key, std::move(loaded)).first;
   }
   notes = found->second->notes;

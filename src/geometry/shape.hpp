@@ -72,7 +72,7 @@ struct MeshOptions {
 };
 // The meshes one domain file has loaded, by file and options: leaves that name the same mesh (copies
 // of a part under transforms) share one loaded surface, read, repaired and indexed once (its inside
-// test's voxel cache alone is up to 32 MiB).
+// test's voxel cache alone is up to 32 MiB). Distinct meshes share one budget of voxel cells.
 class MeshCache {
  public:
   MeshCache();
@@ -83,6 +83,7 @@ class MeshCache {
  private:
   struct Loaded;
   std::map<std::string, std::unique_ptr<Loaded>> loaded_;
+  std::size_t cells_ = 0;  // voxel cells of the meshes loaded so far
   friend ShapePtr<3> make_mesh(const std::string&, std::string, const MeshOptions&, std::vector<std::string>&,
                                MeshCache&);
 };

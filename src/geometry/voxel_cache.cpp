@@ -44,10 +44,11 @@ int clamped_cell(double scaled, int n) {
 }  // namespace
 
 VoxelCache::VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>& box,
-                       const std::function<bool(const Vec<3>&)>& inside, const std::vector<Box<3>>& uncertain)
+                       const std::function<bool(const Vec<3>&)>& inside, const std::vector<Box<3>>& uncertain,
+                       std::size_t max_cells)
     : box_(box) {
   // Cells about the size of a triangle (a closed surface of T triangles spans ~sqrt(T) of them along
-  // its length), 48 to 320 along the longest side, at most 2^23 cells (32 MiB).
+  // its length), 48 to 320 along the longest side, at most max_cells (2^23 cells, 32 MiB, by default).
   const Vec<3> size = box.size();
   const double along = std::clamp(3.0 * std::sqrt(static_cast<double>(triangles.size())), 48.0, 320.0);
   double cell = size.maxCoeff() / along;
@@ -61,7 +62,7 @@ VoxelCache::VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>&
   for (;; cell *= 2.0) {
     for (;;) {
       for (int i = 0; i < 3; ++i) n_[i] = std::max(1, static_cast<int>(std::ceil(size[i] / cell)));
-      if (static_cast<double>(n_[0]) * n_[1] * n_[2] <= double(1 << 23)) break;
+      if (static_cast<double>(n_[0]) * n_[1] * n_[2] <= static_cast<double>(std::min(max_cells, kMaxCells))) break;
       cell *= 1.25;
     }
     for (int i = 0; i < 3; ++i) inv_[i] = n_[i] / std::max(size[i], 1e-300);

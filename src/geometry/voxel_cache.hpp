@@ -24,10 +24,14 @@ class VoxelCache {
  public:
   enum class Side : std::uint8_t { unknown, outside, inside, surface };
 
+  // At most kMaxCells cells (32 MiB), or `max_cells` when lower.
+  static constexpr std::size_t kMaxCells = std::size_t{1} << 23;
+
   // inside(p): an exact inside test, called once per group of free cells. Cells meeting an `uncertain`
   // box count as surface cells (with no triangles): their points always go to the caller's own test.
   VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>& box,
-             const std::function<bool(const Vec<3>&)>& inside, const std::vector<Box<3>>& uncertain = {});
+             const std::function<bool(const Vec<3>&)>& inside, const std::vector<Box<3>>& uncertain = {},
+             std::size_t max_cells = kMaxCells);
 
   // The side of p's cell (p must be within the box); `surface` when the cell touches the surface.
   Side at(const Vec<3>& p) const {
