@@ -142,6 +142,30 @@ TEST_F(HostileInput, OversizedInputFilesAreRefusedBySize) {
   expect_error({"run", "big_points.json"}, {"shape.points", "above the 256.0 MiB limit of point files"}, {"p.txt"});
 }
 
+// A point file within its size limit may still hold 3e7 short lines; the exact crossing check of the
+// rings took over 10 GB for them. A polygon holds at most 1e6 vertices in all its rings, counted while
+// reading, before the check.
+TEST_F(HostileInput, PolygonsOfTooManyVerticesAreRefused) {
+  {
+    std::ofstream out(dir_ / "circle.txt");
+    constexpr int kPoints = 1'000'001;
+    for (int i = 0; i < kPoints; ++i)
+      out << std::cos(2 * M_PI * i / kPoints) << ' ' << std::sin(2 * M_PI * i / kPoints) << '\n';
+  }
+  write("circle.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "polygon", "points": "circle.txt"}})");
+  expect_error({"run", "circle.json"}, {"circle.json", "shape.points", "more than 1000000 vertices"}, {"circle.txt"});
+  // Counted over the rings: an outline of 600 000 and a hole of 500 000.
+  {
+    std::ofstream out(dir_ / "outline.txt");
+    for (int i = 0; i < 600'000; ++i) out << 3 * std::cos(2 * M_PI * i / 600'000) << ' ' << 3 * std::sin(2 * M_PI * i / 600'000) << '\n';
+    std::ofstream hole(dir_ / "hole.txt");
+    for (int i = 0; i < 500'000; ++i) hole << std::cos(2 * M_PI * i / 500'000) << ' ' << std::sin(2 * M_PI * i / 500'000) << '\n';
+  }
+  write("ring.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "polygon", "points": "outline.txt", "holes": ["hole.txt"]}})");
+  expect_error({"run", "ring.json"}, {"ring.json", "shape.holes[0]", "more than 1000000 vertices"},
+               {"circle.txt", "outline.txt", "hole.txt"});
+}
+
 // Class 3: header counts are checked against the file's size before CGAL allocates by them, and OBJ
 // face indices against the vertices.
 TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {

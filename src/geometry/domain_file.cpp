@@ -157,12 +157,13 @@ class Loader {
       else {
         only(j, at, {"type", "points", "holes"});
         std::vector<std::vector<Vec<2>>> rings;
-        rings.push_back(ring(require(j, at, "points"), at + ".points"));
+        std::size_t vertices = 0;  // so far, in all rings
+        rings.push_back(ring(require(j, at, "points"), at + ".points", vertices));
         if (j.contains("holes")) {
           const json& holes = j["holes"];
           if (!holes.is_array()) fail(at + ".holes", "expected an array of rings, got " + type_name(holes));
           for (std::size_t i = 0; i < holes.size(); ++i)
-            rings.push_back(ring(holes[i], at + ".holes[" + std::to_string(i) + "]"));
+            rings.push_back(ring(holes[i], at + ".holes[" + std::to_string(i) + "]", vertices));
         }
         if (const auto x = geometry_detail::find_ring_crossing(rings))
           fail(at, "the polygon's rings cross or touch at (" + num(x->x()) + ", " + num(x->y()) +
@@ -252,9 +253,22 @@ class Loader {
     return make_transform<D>(t, shape<D>(require(j, at, "child"), at + ".child", depth + 1));
   }
 
-  // A polygon ring: inline [[x,y],...] or the name of a text file with "x y" per line.
-  std::vector<Vec<2>> ring(const json& j, const std::string& at) const {
+  // A polygon's rings hold at most this many vertices in all: the exact check that they do not cross
+  // (ring_crossings.hpp) takes about 0.65 KB a vertex, so 0.65 GB at the limit (a point file near its
+  // size limit holds 3e7 short "x y" lines, which took over 10 GB).
+  static constexpr std::size_t kMaxPolygonVertices = 1'000'000;
+
+  // A polygon ring: inline [[x,y],...] or the name of a text file with "x y" per line. `vertices`: the
+  // polygon's vertices before this ring, and after it on return.
+  std::vector<Vec<2>> ring(const json& j, const std::string& at, std::size_t& vertices) const {
     std::vector<Vec<2>> pts;
+    auto count = [&](std::size_t more) {
+      if (more > kMaxPolygonVertices - vertices)
+        fail(at, "the polygon has more than " + std::to_string(kMaxPolygonVertices) +
+                     " vertices, the limit (the exact check that its rings do not cross takes about 0.65 KB a "
+                     "vertex): simplify the outline to the detail the spacing resolves");
+      vertices += more;
+    };
     if (j.is_string()) {
       const std::string file = resolve(j.get<std::string>());
       std::istringstream in;
@@ -275,9 +289,11 @@ class Loader {
         std::string rest;  // "1 1abc" and "0 0 0" are typos, not points: nothing may follow the pair
         if (!(row >> x >> y) || (row >> rest) || !std::isfinite(x) || !std::isfinite(y))
           fail(at, file + " line " + std::to_string(line_no) + ": expected two numbers \"x y\"");
+        count(1);
         pts.emplace_back(x, y);
       }
     } else if (j.is_array()) {
+      count(j.size());
       for (std::size_t i = 0; i < j.size(); ++i) pts.push_back(vec<2>(j[i], at + "[" + std::to_string(i) + "]"));
     } else {
       fail(at, "expected an array of [x, y] points or a file name, got " + type_name(j));
