@@ -369,6 +369,31 @@ TEST_F(HostileInput, ThreadsThatCannotStartAreTheOptionsError) {
                      {"square.json"});
 }
 
+// Threads that pass the start-up check under a virtual-memory limit, with the address space left for
+// the run shrinking as the thread count grows: the run ends in a result or in the out-of-memory error,
+// never in libgomp's exit 1 (which came when a smaller region had let the team's threads die and a
+// later region created them again, after loading had taken the space: 100 and 150 threads on the cube
+// under 2.5 GB). Not under the asan preset, whose shadow memory needs no such limit.
+TEST_F(HostileInput, ThreadsUnderAnAddressSpaceLimitNeverEndInLibgomp) {
+  if (kSanitized) GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space";
+  const std::string cube = (kSource / "domains" / "cube.json").string();
+  for (int threads = 50; threads <= 350; threads += 50) {
+    const Result r = run({"run", cube, "-o", "cube.h5", "--quiet", "--max-nodes", "200000", "--threads",
+                          std::to_string(threads)},
+                         kBounded + "prlimit --as=2500000000 ");
+    const std::string what = std::to_string(threads) + " threads: " + r.err;
+    ASSERT_TRUE(r.status == 0 || r.status == 2) << "status " << r.status << " at " << what;
+    if (r.status == 2) {
+      EXPECT_TRUE(r.err.find("--threads: value: cannot start") != std::string::npos ||
+                  r.err.find("fill.max_nodes: out of memory") != std::string::npos)
+          << what;
+      EXPECT_FALSE(fs::exists(dir_ / "cube.h5")) << what;
+    }
+    fs::remove(dir_ / "cube.h5");
+    fs::remove(dir_ / "cube.xdmf");
+  }
+}
+
 // A name is repeated in every part it makes ("NAME:hole7") and in the output: bounded.
 TEST_F(HostileInput, LongPartNamesAreRefused) {
   write("named.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "box", "name": ")" + std::string(257, 'N') +

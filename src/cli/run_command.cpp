@@ -233,6 +233,7 @@ int run_command(const RunArgs& args) {
   fs::path output = args.output ? *args.output : default_output_for(args.domain);
   on_every_rank(args.mpi, [&] {
     require_threads_start(args.threads);
+    start_openmp_team(args.threads);
     loaded.emplace(load_domain_file(args.domain, args.max_nodes));
     refuse_overwriting_inputs(args, *loaded, output);
   });

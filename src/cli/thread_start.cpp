@@ -1,6 +1,7 @@
 #include "thread_start.hpp"
 
 #include <atomic>
+#include <cstdlib>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -8,7 +9,14 @@
 
 #include "nodegen/geometry/input_error.hpp"
 
+#if defined(_OPENMP) && !defined(NODEGEN_STD_THREADS)
+#include <omp.h>
+#endif
+
 namespace nodegen::cli {
+namespace {
+std::atomic<void*> kept{nullptr};
+}  // namespace
 
 void require_threads_start(int threads) {
   std::vector<std::thread> started;
@@ -17,8 +25,15 @@ void require_threads_start(int threads) {
   std::string failure;
   for (int t = 1; t < threads; ++t) {
     try {
-      // Each waits until every one exists, so they hold their stacks at the same time, as a team does.
-      started.emplace_back([&release] { release.wait(false); });
+      // Each waits until every one exists, so they hold their stacks at the same time, as a team does,
+      // and allocates as a team member does: glibc gives threads that allocate arenas of their own (up
+      // to 8 per core, each reserving 64 MiB of address space), which libgomp's threads then reuse.
+      started.emplace_back([&release] {
+        void* block = std::malloc(64);
+        kept.store(block, std::memory_order_relaxed);  // the allocation is seen, so not left out
+        release.wait(false);
+        std::free(block);
+      });
     } catch (const std::system_error& e) {
       failure = e.code().message();
       break;
@@ -33,6 +48,19 @@ void require_threads_start(int threads) {
                          std::to_string(started.size() + 1) +
                          "): the process's limits (virtual memory, ulimit -v; stack size per thread, ulimit -s; threads, ulimit -u) allow fewer; "
                          "ask for fewer threads");
+}
+
+void start_openmp_team(int threads) {
+#if defined(_OPENMP) && !defined(NODEGEN_STD_THREADS)
+  // The team's threads stay in libgomp's pool (a body that does something: an empty region may be
+  // left out by the compiler).
+  std::atomic<int> members{0};
+#pragma omp parallel num_threads(threads)
+  members.fetch_add(1, std::memory_order_relaxed);
+  (void)members;
+#else
+  (void)threads;
+#endif
 }
 
 }  // namespace nodegen::cli

@@ -52,6 +52,24 @@ inline int team_for(std::size_t n, int threads) {
   return static_cast<int>(std::clamp<std::size_t>(n, 1, static_cast<std::size_t>(std::max(1, threads))));
 }
 
+// fn(t, team) on members t < team of a launch of `threads`. Under OpenMP every region is launched with
+// the run's full thread count and the surplus members return at once: libgomp lets the surplus of a
+// larger earlier team die when a smaller one starts and creates them again for the next larger one,
+// and a creation that fails then (memory taken since the start, ulimit -v) ends the process from inside
+// libgomp with status 1. Kept at full size, its pool creates threads only once, at the start
+// (src/cli/thread_start.hpp). Under std::thread only the team is started.
+template <class Fn>
+void run_part_of_team(int team, int threads, Fn&& fn) {
+#if defined(NODEGEN_STD_THREADS)
+  (void)threads;
+  run_team(team, [&](int t, int) { fn(t, team); });
+#else
+  run_team(std::max(team, threads), [&](int t, int) {
+    if (t < team) fn(t, team);
+  });
+#endif
+}
+
 // fn(thread, begin, end) once per thread, [0, n) cut into equal contiguous parts [begin, end), one per
 // thread (thread < team_for(n, threads), so per-thread state can be indexed by it): for many items of
 // even cost. On one thread, or for fewer than 2 items, runs inline without starting a team.
@@ -62,7 +80,7 @@ void parallel_ranges(std::size_t n, int threads, Fn&& fn) {
        n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(nt));
   };
   const int team = team_for(n, threads);
-  if (team > 1) run_team(team, part);
+  if (team > 1) run_part_of_team(team, threads, part);
   else part(0, 1);
 }
 
@@ -87,7 +105,7 @@ void parallel_for_each_item(std::size_t n, int threads, Fn&& fn) {
     }
   };
   const int team = team_for(n, threads);
-  if (team > 1) run_team(team, take);
+  if (team > 1) run_part_of_team(team, threads, take);
   else take(0, 1);
 }
 
