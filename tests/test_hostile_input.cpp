@@ -394,6 +394,17 @@ TEST_F(HostileInput, ThreadsUnderAnAddressSpaceLimitNeverEndInLibgomp) {
   }
 }
 
+// A spacing expression of megabytes (within the domain file's limit) that does not parse: the error is one
+// short line quoting its start and length, not the 8 MB of it.
+TEST_F(HostileInput, LongExpressionsAreQuotedShort) {
+  std::string expression = "0.01";
+  for (int i = 0; i < 2'000'000; ++i) expression += "+0*x";
+  write("long.json", R"({"dim": 2, "spacing": ")" + expression + R"(", "shape": )" + kBox2 + "}");
+  expect_error({"run", "long.json"}, {"long.json", "spacing", "cannot parse expression \"0.01+0*x", "(8000004 characters)"});
+  const Result r = run({"run", "long.json"});
+  EXPECT_LT(r.err.size(), 1000u);
+}
+
 // A name is repeated in every part it makes ("NAME:hole7") and in the output: bounded.
 TEST_F(HostileInput, LongPartNamesAreRefused) {
   write("named.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "box", "name": ")" + std::string(257, 'N') +

@@ -299,7 +299,7 @@ int run_command(const RunArgs& args) {
   if (nodes == 0)
     throw InputError(args.domain.string(), "shape",
                      "no nodes were placed: the shape is empty at this spacing (smaller than h = " +
-                         domain.spacing.describe() + ", or than its coordinates resolve)");
+                         domain.spacing.brief() + ", or than its coordinates resolve)");
   const std::size_t local_nodes = std::visit([](const auto& d) { return d.positions.size(); }, result);
   const std::size_t local_boundary = std::visit([](const auto& d) { return d.boundary_count; }, result);
   const double local_fill_seconds = std::visit([](const auto& d) { return d.fill_seconds; }, result);
@@ -406,7 +406,7 @@ int run_command(const RunArgs& args) {
   if (nodes == boundary)
     std::fprintf(stderr, "nodegen: warning: %s: spacing: no interior nodes were placed (h = %s is as wide as the "
                          "domain, or wider); the output holds only the %zu boundary node%s\n",
-                 args.domain.string().c_str(), domain.spacing.describe().c_str(), boundary, boundary == 1 ? "" : "s");
+                 args.domain.string().c_str(), domain.spacing.brief().c_str(), boundary, boundary == 1 ? "" : "s");
   if (!args.quiet) {
     std::printf("nodegen: %zu nodes (%zu boundary, %zu interior) in %.2f s (fill %.2f s, %.3g nodes/s, %d thread%s, %s), "
                 "peak memory %s -> %s\nnodes_sha256 %s\n",

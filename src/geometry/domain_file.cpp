@@ -335,7 +335,7 @@ void validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>& 
       L.fail("spacing", "h = " + num(v) + " at (" + where(p) + ") is not " +
                             (v > 0 && std::isfinite(v) ? "at least " + num(kMinSpacing) + " (its square would underflow)"
                                                        : std::string("positive and finite")) +
-                            " (\"" + spacing.describe() + "\", sampled over the bounding box)");
+                            " (\"" + spacing.brief() + "\", sampled over the bounding box)");
     }
     return v;
   };

@@ -58,6 +58,19 @@ Spacing Spacing::constant(double h) {
   return s;
 }
 
+namespace {
+
+// Text as a message shows it: whole up to 120 characters, else its start and length (a domain file may
+// hold megabytes of expression, which made an error "line" of 8 MB).
+std::string shown(const std::string& text) {
+  constexpr std::size_t kShown = 120;
+  if (text.size() <= kShown) return text;
+  return text.substr(0, kShown) + "... (" + std::to_string(text.size()) + " characters)";
+}
+std::string quoted(const std::string& text) { return "\"" + shown(text) + "\""; }
+
+}  // namespace
+
 Spacing Spacing::expression(const std::string& text) {
   if (text.find_first_not_of(" \t\n") == std::string::npos) throw std::invalid_argument("empty expression");
   try {
@@ -73,18 +86,20 @@ Spacing Spacing::expression(const std::string& text) {
     // muparser also takes "0.1, 0.05" (several results: the last one was used) and "x = 0.05" (an
     // assignment to the coordinate, which then reads as h = 0.05 everywhere): typos, not spacings.
     if (probe.GetNumResults() != 1)
-      throw std::invalid_argument("expression \"" + text + "\" gives " + std::to_string(probe.GetNumResults()) +
+      throw std::invalid_argument("expression " + quoted(text) + " gives " + std::to_string(probe.GetNumResults()) +
                                   " values (a comma separates them); it must give one");
     if (x != x0 || y != y0 || z != z0)
-      throw std::invalid_argument("expression \"" + text + "\" assigns to x, y or z (\"=\"); compare with \"==\"");
+      throw std::invalid_argument("expression " + quoted(text) + " assigns to x, y or z (\"=\"); compare with \"==\"");
   } catch (const mu::Parser::exception_type& e) {
-    throw std::invalid_argument("cannot parse expression \"" + text + "\": " + e.GetMsg());
+    throw std::invalid_argument("cannot parse expression " + quoted(text) + ": " + e.GetMsg());
   }
   Spacing s;
   s.constant_ = 0.0;
   s.expression_ = text;
   return s;
 }
+
+std::string Spacing::brief() const { return shown(describe()); }
 
 std::string Spacing::describe() const {
   if (!is_constant()) return expression_;

@@ -53,6 +53,7 @@ class Spacing {
   double constant_value() const { return constant_; }  // meaningful when is_constant()
   const std::string& expression_text() const { return expression_; }
   std::string describe() const;  // "0.005" or the expression, for reports and metadata
+  std::string brief() const;     // describe(), shortened to its start and length past 120 characters: for messages
 
   Evaluator evaluator() const { return Evaluator(constant_, is_constant() ? nullptr : &expression_); }
 
