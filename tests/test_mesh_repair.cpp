@@ -289,6 +289,10 @@ TEST_F(MeshRepair, AVertexOfThousandsOfFacesSkipsTheSelfIntersectionTest) {
   ASSERT_EQ(f.repairs.size(), 1u);
   EXPECT_NE(f.repairs[0].find("is not checked for self-intersections"), std::string::npos) << f.repairs[0];
   EXPECT_NE(f.repairs[0].find("the vertex at (0, 0, 1) is a corner of 3000 faces"), std::string::npos) << f.repairs[0];
+  // Without repair the mesh is refused for it, with the same reason.
+  const std::string strict = error_of(cone, "cone_strict", R"(,"repair":"none")");
+  EXPECT_NE(strict.find("is not checked for self-intersections: it would compare more than 4194304 pairs"), std::string::npos)
+      << strict;
   const auto& d = *domain_of<3>(f);
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> u(-1.1, 1.1);

@@ -25,6 +25,7 @@ std::string crowding(const SurfaceMesh& mesh, std::size_t budget, const Vec<3>& 
   SurfaceMesh::Vertex_index busiest;
   std::size_t most = 0;
   for (auto v : mesh.vertices()) {
+    if (mesh.is_isolated(v)) continue;  // a point of the file no face uses
     std::size_t faces = 0;
     for (Face f : CGAL::faces_around_target(mesh.halfedge(v), mesh))
       if (f != SurfaceMesh::null_face()) ++faces;
