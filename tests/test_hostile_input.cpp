@@ -233,6 +233,24 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
       {"no_vertex.ply",
        "ply\nformat ascii 1.0\nelement v 2\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n3 0 1 2\n",
        "PLY face 0 with vertex index 0, but 0 vertices"},
+      // Found by fuzz_mesh_ply: a form feed before an index ended the face's line for the check, while
+      // CGAL skipped it and read vertex 88882 of 4.
+      {"form_feed.ply",
+       "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
+       "element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 \f088882 1\n",
+       "PLY face 0 with vertex index 88882, but 4 vertices"},
+      // Found by fuzz_mesh_off: a COFF vertex with 2 numbers after its coordinates, which CGAL read as
+      // three colour numbers, past the end of its array.
+      {"colour.off", "COFF\n4 4 0\n0 0 0 1 2\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "has OFF vertex 0 with 2 colour numbers"},
+      {"face_colour.off", "COFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2 255 0\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "has OFF face 0 with 2 colour numbers"},
+      // Found by fuzz_mesh_ply: an element with no property (its property line misspelt) and a count of
+      // 8.9e12, whose items CGAL looped over reading nothing.
+      {"no_properties.ply",
+       "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
+       "element facce 8888888888883\nprpe list uchar int tex_indices\nend_header\n0 0 0\n1 \n3 1 2 3\n",
+       "has PLY element counts that need at least 8888888888889 bytes of data"},
       // Found by fuzz_mesh_ply: CGAL's PLY reader casts each property it reads to the type it expects and
       // uses the result unchecked (a null pointer read in a release build, an assertion in a debug one).
       {"uchar_y.ply", ply_tetra({"float x", "uchar y", "float z"}), "PLY vertex property y of type uchar (expected float or double)"},

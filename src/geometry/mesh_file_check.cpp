@@ -48,7 +48,9 @@ class Tokens {
 
   // The next token on the current line, or empty at its end.
   std::string_view next_on_line() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r')) ++pos_;
+    // Every space but the line's end, as >> skips it: a form feed before an index had ended the line
+    // here while CGAL read the index after it (found by fuzz_mesh_ply).
+    while (pos_ < text_.size() && text_[pos_] != '\n' && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
     if (pos_ >= text_.size() || text_[pos_] == '\n' || (comments_ && text_[pos_] == '#')) return {};
     const std::size_t start = pos_;
     while (pos_ < text_.size() && !std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -191,21 +193,43 @@ void check_off(const std::string& text) {
     tokens.seek(eol);
     return std::string_view(text).substr(start, eol - start);
   };
+  // The numbers of a record as CGAL takes them: the line up to a '#', read by >> into doubles.
+  auto numbers_of = [](std::string_view record_text) {
+    std::string line(record_text.substr(0, std::min<std::size_t>(record_text.size(), 1 << 20)));
+    line = line.substr(0, line.find('#'));
+    std::istringstream numbers(line);
+    std::vector<double> entries;
+    for (double value = 0; numbers >> value;) entries.push_back(value);
+    return entries;
+  };
+  // With colours (a 'C' before "OFF"), CGAL takes the numbers after a vertex's coordinates (and its
+  // normal and texture coordinates) or after a face's indices as its colour, and reads three of them
+  // when there are not exactly 0 or 1, past the end of its array when there are 2 or fewer than none
+  // (found by fuzz_mesh_off). A colour is 0, 1 (a colour map index), 3 or 4 numbers.
+  const std::string_view prefix = magic.substr(0, magic.size() - 3);
+  const bool colours = prefix.find('C') != std::string_view::npos;
+  const long homogeneous = prefix.find('4') != std::string_view::npos ? 1 : 0;
+  const long vertex_numbers = 3 + homogeneous + (prefix.find('N') != std::string_view::npos ? 3 + homogeneous : 0) +
+                              (prefix.find("ST") != std::string_view::npos ? 2 + homogeneous : 0);
+  auto check_colour = [&](const char* what, std::uint64_t item, long extra) {
+    if (colours && extra != 0 && extra != 1 && extra != 3 && extra != 4)
+      refuse("has OFF " + std::string(what) + " " + std::to_string(item) + " with " +
+             (extra < 0 ? "too few numbers" : std::to_string(extra) + " colour numbers") +
+             " (a colour is 0, 1, 3 or 4 numbers after the " + (what[0] == 'v' ? "coordinates" : "indices") + ")");
+  };
   // Each face's vertex count sizes an array: it cannot exceed the number of vertices.
-  for (std::uint64_t v = 0; v < vertices; ++v)
-    if (record().empty()) return;  // short file: CGAL reports it
+  for (std::uint64_t v = 0; v < vertices; ++v) {
+    const std::string_view vertex = record();
+    if (vertex.empty()) return;  // short file: CGAL reports it
+    if (colours) check_colour("vertex", v, static_cast<long>(numbers_of(vertex).size()) - vertex_numbers);
+  }
   // A face line as CGAL reads it: every number on it by >> into a double (so "2-1" is 2 and -1), then
   // the first cast to a count and the next ones to indices, unchecked (a cast out of range is undefined
   // behaviour, and the count sizes an array). Each must be a whole number naming a vertex.
   for (std::uint64_t f = 0; f < faces; ++f) {
     const std::string_view face = record();
     if (face.empty()) return;
-    std::string line(face.substr(0, std::min<std::size_t>(face.size(), 1 << 20)));
-    line = line.substr(0, line.find('#'));
-    std::istringstream numbers(line);
-    double value = 0;
-    std::vector<double> entries;
-    while (numbers >> value) entries.push_back(value);
+    const std::vector<double> entries = numbers_of(face);
     if (entries.empty()) return;  // CGAL refuses the file
     auto whole = [](double v, double below) { return v >= 0 && v < below && v == std::floor(v); };
     if (!whole(entries[0], static_cast<double>(vertices) + 1))
@@ -217,6 +241,7 @@ void check_off(const std::string& text) {
       if (!whole(entries[k], static_cast<double>(vertices)))
         refuse("has OFF face " + std::to_string(f) + " with vertex index " + num_text(entries[k]) + ", but " +
                std::to_string(vertices) + " vertices");
+    check_colour("face", f, static_cast<long>(entries.size()) - static_cast<long>(n) - 1);
   }
 }
 
@@ -415,12 +440,14 @@ void check_ply(const std::string& text) {
   if (!ascii && !big_endian && format != "binary_little_endian") return;  // CGAL refuses it
   const std::size_t bytes_left = text.size() - data;
 
-  // Every item takes at least one byte per scalar and per list length (two in ASCII, with a separator).
+  // Every item takes at least one byte per scalar and per list length (two in ASCII, with a separator),
+  // and is counted as one byte when its element has no property: CGAL loops over the items of such an
+  // element reading nothing (8.9e12 of them ran without end; found by fuzz_mesh_ply).
   double need = 0;
   for (const PlyElement& e : elements) {
     double per_item = 0;
     for (const PlyProperty& p : e.properties) per_item += ascii ? 2.0 : (p.list ? p.count_bytes : p.item_bytes);
-    need += per_item * static_cast<double>(e.count);
+    need += std::max(per_item, 1.0) * static_cast<double>(e.count);
   }
   if (need > static_cast<double>(bytes_left))
     refuse("has PLY element counts that need at least " + std::to_string(static_cast<std::uint64_t>(need)) +
