@@ -29,8 +29,6 @@ using Polygon = std::vector<std::size_t>;
 using Face = SurfaceMesh::Face_index;
 using Halfedge = SurfaceMesh::Halfedge_index;
 
-Vec<3> vec(const MeshPoint& p) { return {p.x(), p.y(), p.z()}; }
-
 std::string number_text(double v) {
   std::ostringstream out;
   out.precision(6);

@@ -36,6 +36,8 @@ struct RepairedMesh {
   std::vector<Box<3>> open_borders;  // around each hole left open: the winding number is not flat there
 };
 
+inline Vec<3> vec(const MeshPoint& p) { return {p.x(), p.y(), p.z()}; }
+
 // "(x, y, z)" with 6 significant digits, for messages.
 std::string point_text(const Vec<3>& p);
 

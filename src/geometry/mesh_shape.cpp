@@ -41,8 +41,6 @@ using Primitive = CGAL::AABB_face_graph_triangle_primitive<Mesh>;
 using Tree = CGAL::AABB_tree<CGAL::AABB_traits<Kernel, Primitive>>;
 using Side = CGAL::Side_of_triangle_mesh<Mesh, Kernel>;
 
-Vec<3> vec(const Point3& p) { return {p.x(), p.y(), p.z()}; }
-
 // The exact test's checks on a mesh read as it is (CGAL's own soup repair aside): "" when it is
 // closed, free of self-intersections and bounds a volume (then oriented so), else what is wrong.
 std::string strict_problem(const std::string& file, Mesh& mesh) {

@@ -17,8 +17,6 @@ struct BudgetSpent {
   Vec<3> where;  // the middle of the overlap of the pair that crossed the budget
 };
 
-Vec<3> vec(const MeshPoint& p) { return {p.x(), p.y(), p.z()}; }
-
 // Where the faces crowd, for the message: the vertex shared by the most faces when that is where the
 // pairs come from (its d faces make d^2 / 2 of them), else the overlap that crossed the budget.
 std::string crowding(const SurfaceMesh& mesh, std::size_t budget, const Vec<3>& overlap) {

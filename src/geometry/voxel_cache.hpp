@@ -51,9 +51,10 @@ class VoxelCache {
   std::size_t cell_count() const { return cells_.size(); }
 
  private:
-  static constexpr std::uint32_t surface_base = 3;
+  static constexpr std::uint32_t surface_base = 3;  // cells_ value >= 3: surface cell, slot = value - 3
+  // The (cell, triangle) pairs held: kPairsPerTriangle per triangle, at least kMinPairs.
   static constexpr std::size_t kPairsPerTriangle = 32;
-  static constexpr std::size_t kMinPairs = std::size_t{1} << 22;  // cells_ value >= 3: surface cell, slot = value - 3
+  static constexpr std::size_t kMinPairs = std::size_t{1} << 22;
 
   struct Cell {
     int i[3];
