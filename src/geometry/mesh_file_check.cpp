@@ -115,6 +115,16 @@ bool leading_count(std::string_view t, std::uint64_t& out) {
   return digits > 0 && count_of(t.substr(0, digits), out);
 }
 
+// A text mesh holds no NUL byte. CGAL's readers take some records as C strings, which a NUL ends, and
+// others by >>, which reads past it, so the records CGAL read were not those this check had read: a COFF
+// file with NULs between comment lines made CGAL read a colour past its array (found by fuzz_mesh_off).
+// `base`: the offset of `text` in the file.
+void check_no_nul(std::string_view text, std::size_t base = 0) {
+  const std::size_t at = text.find('\0');
+  if (at != std::string_view::npos)
+    refuse("has a NUL byte at offset " + std::to_string(base + at) + " (a text mesh file holds none)");
+}
+
 void check_stl(const std::string& text) {
   // Binary STL: an 80-byte header, a 32-bit triangle count, 50 bytes per triangle. A file that starts
   // with "solid" is ASCII unless its size matches the binary layout (some binary writers put "solid"
@@ -435,6 +445,7 @@ void check_ply(const std::string& text) {
   }
   if (data == std::string::npos) return;  // no end_header: CGAL refuses it
   const bool ascii = format == "ascii";
+  check_no_nul(std::string_view(text).substr(0, ascii ? text.size() : data));  // a binary body may hold NULs
   if (ascii) check_finite_text(text.substr(data));
   const bool big_endian = format == "binary_big_endian";
   if (!ascii && !big_endian && format != "binary_little_endian") return;  // CGAL refuses it
@@ -534,14 +545,16 @@ void check_mesh_file(const std::string& file) {
   if (ext != ".stl" && ext != ".obj" && ext != ".off" && ext != ".ply")
     refuse("is of an unsupported mesh format \"" + ext + "\" (supported: .stl ascii/binary, .obj, .off, .ply)");
   const std::string text = read_input_file(file, InputFileLimits::kMeshFileBytes, "mesh files");
+  // The text formats' bytes and numbers (a PLY's are checked in check_ply, a binary STL's in check_stl).
+  const bool text_format = ext == ".obj" || ext == ".off" ||
+                           (ext == ".stl" && text.compare(0, 5, "solid") == 0 &&
+                            (text.size() < 84 || text.size() != 84 + 50ull * stl_count(text)));
+  if (text_format) check_no_nul(text);
   if (ext == ".stl") check_stl(text);
   else if (ext == ".off") check_off(text);
   else if (ext == ".ply") check_ply(text);
   else check_obj(text);
-  // The text formats' numbers (a binary PLY's were checked in check_ply, a binary STL's in check_stl).
-  if (ext == ".obj" || ext == ".off" || (ext == ".stl" && text.compare(0, 5, "solid") == 0 &&
-                                         (text.size() < 84 || text.size() != 84 + 50ull * stl_count(text))))
-    check_finite_text(text);
+  if (text_format) check_finite_text(text);
 }
 
 }  // namespace nodegen::geometry_detail
