@@ -21,7 +21,8 @@ namespace nodegen::solve {
 // automatic: BiCGSTAB + ILUT in 3D when every boundary part is Dirichlet (LU's fill-in grows fast in 3D,
 // and there BiCGSTAB converges in a few iterations; bench/results/solver.md), sparse LU otherwise: in 2D
 // LU is the faster, and with Neumann rows BiCGSTAB+ILUT can fail to converge (the matrix then has
-// eigenvalues of both signs; docs/neumann.md).
+// eigenvalues of both signs; docs/neumann.md). Sparse LU whose estimated peak memory exceeds what the
+// process can take is passed over by automatic and refused when asked for (docs/domain-format.md).
 enum class LinearSolver { automatic, sparse_lu, bicgstab_ilut };
 
 struct PoissonOptions {
