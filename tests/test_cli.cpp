@@ -251,6 +251,7 @@ TEST_F(CliTest, SolveBadInput) {
   expect_input_error({"solve", "sq.json", "--seeds", "x"}, {"--seeds"});
   expect_input_error({"solve", "sq.json", "--order", "4"}, {"--order"});
   expect_input_error({"solve", "sq.json", "--k", "5"}, {"--k", "monomials"});
+  expect_input_error({"solve", "sq.json", "--k", "201"}, {"--k", "from 1 to 200", "201"});
   expect_input_error({"solve", "sq.json", "--solver", "cg"}, {"--solver", "cg"});
   expect_input_error({"solve", "sq.json", "--neumann", "shape:x-,shape:x+,shape:y-,shape:y+"}, {"constant"});
   expect_input_error({"solve", "absent.h5"}, {"absent.h5"});

@@ -173,7 +173,7 @@ int main(int argc, char** argv) {
                         "box:x+); repeat or separate with commas. A file without names names its parts 1, 2, ...")
       ->delimiter(',');
   auto* seeds_opt = solve_cmd->add_option("--seeds", solve_seeds, "A-B: fill the domain file once per seed A..B");
-  auto* k_opt = solve_cmd->add_option("--k", solve_k, "Stencil size (default 15 in 2D, 30 in 3D)");
+  auto* k_opt = solve_cmd->add_option("--k", solve_k, "Stencil size, 1-200 (default 15 in 2D, 30 in 3D)");
   auto* order_opt = solve_cmd->add_option("--order", solve_order, "Monomials up to this total degree, 1-3 (default 2)");
   solve_cmd->add_option("--solver", solve_solver, "auto (BiCGSTAB + ILUT in 3D with every part Dirichlet, else sparse LU), lu or bicgstab")->capture_default_str();
   solve_cmd->add_flag("--ghost-nodes", solve.options.ghost_nodes,
@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
     }
     if (*solve_cmd) {
       if (*seeds_opt) solve.seeds = nodegen::cli::parse_seed_range(solve_seeds);
-      if (*k_opt) solve.options.stencil_size = static_cast<int>(whole_number(solve_k, "--k", 1, 1000));
+      if (*k_opt) solve.options.stencil_size = static_cast<int>(whole_number(solve_k, "--k", 1, nodegen::solve::kMaxStencilSize));
       if (*order_opt) solve.options.order = static_cast<int>(whole_number(solve_order, "--order", 1, 3));
       if (*solve_threads && (solve.options.threads < 1 || solve.options.threads > nodegen::cli::kMaxThreads))
         throw nodegen::InputError("--threads", "value", "expected a whole number from 1 to 1024");

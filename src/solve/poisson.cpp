@@ -151,9 +151,24 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
     throw InputError("--k", "value", std::to_string(k) + " nodes cannot carry the " + std::to_string(monomials) +
                                          " monomials of order " + std::to_string(options.order) + " in " +
                                          std::to_string(dim) + "D");
+  if (k > kMaxStencilSize)
+    throw InputError("--k", "value", "at most " + std::to_string(kMaxStencilSize) + ", got " + std::to_string(k));
   const std::size_t n = nodes.node_count();
   if (n < static_cast<std::size_t>(k))
     throw InputError(file, "/domain/pos", std::to_string(n) + " nodes, fewer than a stencil of " + std::to_string(k));
+  // The assembly holds each row's stencil (12 bytes an entry), then the matrix's triplets (16) and the
+  // matrix (12), and BiCGSTAB a row-major copy (12): refused at once when that cannot fit, before hours
+  // of stencil weights end in the out-of-memory killer.
+  const double most_unknowns = static_cast<double>(n + (options.ghost_nodes ? nodes.boundary_count() : 0));
+  const double matrix_bytes = 40.0 * most_unknowns * k;
+  if (const auto available = memory_available_bytes(); available && matrix_bytes > *available) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "stencils of %d nodes on %.0f unknowns make a matrix of about %.1f GB to assemble, above the %.1f GB "
+                  "this process can take (free memory, cgroup and ulimit -v limits): use fewer nodes or a smaller k",
+                  k, most_unknowns, matrix_bytes / 1e9, *available / 1e9);
+    throw InputError(file, "solve", text);
+  }
 
   auto is_neumann = [&](std::int32_t type) {
     return type < 0 && std::find(options.neumann_ids.begin(), options.neumann_ids.end(), -type) != options.neumann_ids.end();

@@ -71,6 +71,11 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
 // Neumann condition on every boundary node (u is then defined only up to a constant).
 PoissonResult solve_poisson(const io::NodeArrays& nodes, const PoissonOptions& options, const std::string& file);
 
+// The largest k: each stencil's weights solve a dense system of k + monomials unknowns, (k + m)^3 / 3
+// operations (at k = 1000, 0.1 s a node: an hour for 4e4 nodes), and the monomials of order 3 or less
+// ask for 20-40 stencil nodes at most.
+inline constexpr int kMaxStencilSize = 200;
+
 // The default k for a dimension.
 inline int default_stencil_size(int dim) { return dim == 2 ? 15 : 30; }
 
