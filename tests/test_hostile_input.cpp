@@ -197,6 +197,9 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
       // Found by fuzz_mesh_off: CGAL reads "0/" as the count 0, so the face count before it stood (10 GB).
       {"slash.off", "OFF\n5 455555555 0/\n A0)\n3 0 1\n7\n", "455555555 faces"},
       {"negative.off", "OFF\n-4 1 0\n", "without counts"},
+      // Found by fuzz_mesh_off: CGAL doubles the edge count in an int.
+      {"edges.off", "OFF\n4 4 01111111111\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "claiming 1111111111 edges, above 1073741823"},
       // Found by fuzz_mesh_off: CGAL reads a face line's numbers as doubles ("2-1" is 2 and -1) and casts
       // them to indices unchecked.
       {"minus.off", "OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2-1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n", "vertex index -1"},

@@ -187,6 +187,10 @@ void check_off(const std::string& text) {
     // CGAL reads the counts with >>: each must start with a count, of at most 18 digits.
     if (!leading_count(t, counts[i])) refuse("has an OFF header without counts of vertices, faces and edges");
   }
+  // CGAL reads the edge count into an int and doubles it (border edges count twice): above 2^30 - 1
+  // that overflows (found by fuzz_mesh_off). The count is otherwise unused.
+  if (counts[2] > (std::uint64_t{1} << 30) - 1)
+    refuse("has an OFF header claiming " + std::to_string(counts[2]) + " edges, above 1073741823");
   const std::uint64_t vertices = counts[0], faces = counts[1];
   // A vertex line holds at least "x y z" (6 bytes with its newline), a face line at least "0" and a newline.
   const double need = 6.0 * static_cast<double>(vertices) + 2.0 * static_cast<double>(faces);

@@ -199,9 +199,9 @@ class MeshSurface {
   // the faces of the cells on its short way out (VoxelCache::escape), one exact test each: 2-5 faces on
   // average on meshes as they come (bunny, cow, torus, gear; a cone of 16 384 sides 109), but every face
   // of a stack where thousands lie on each other closer than a cell (5000 sheets stacked 1e-4 apart:
-  // 12 000 faces a point, 238 s to fill 300 nodes, refused now in 4.6 s). Measured at
-  // load on points drawn on the surface (area-weighted, a fixed seed), before any work is spent on it:
-  // a mean above kMaxMeanFaces is refused, naming the most crowded point.
+  // 12 000 faces a point, 238 s to fill 300 nodes). So it is measured at load, on points drawn on the
+  // surface (area-weighted, a fixed seed), before any work is spent on the mesh: a mean above
+  // kMaxMeanFaces is refused (those sheets in 4.6 s), naming the most crowded point.
   void check_crowding(const std::string& file) const {
     constexpr std::uint64_t kSamples = 4096;
     constexpr double kMaxMeanFaces = 1024;
