@@ -487,10 +487,12 @@ TEST_F(HostileInput, CopiesOfOneMeshAreLoadedOnce) {
 }
 
 // Distinct mesh files each get a voxel cache, 32 MiB at most: 150 tori took 4.5 GB. The caches of one
-// domain share a budget, so 100 tori stay within a gigabyte. 7 under the asan preset (the seventh cache
-// shrinks; each full one takes 15 s to build there), without the memory check.
+// domain share a budget, so 100 tori stay within a gigabyte. Not under the asan preset, where each full
+// cache takes 10-15 s to build (7 tori, the fewest whose last cache shrinks, took 70-96 s of CI's 30
+// minutes); its memory checks cover the caches through the other mesh tests.
 TEST_F(HostileInput, DistinctMeshesShareOneCacheBudget) {
-  const int kMeshes = kSanitized ? 7 : 100;
+  if (kSanitized) GTEST_SKIP() << "each voxel cache takes 10-15 s to build under AddressSanitizer";
+  const int kMeshes = 100;
   std::string parts;
   for (int i = 0; i < kMeshes; ++i) {
     const std::string name = "torus" + std::to_string(i);
@@ -505,10 +507,8 @@ TEST_F(HostileInput, DistinctMeshesShareOneCacheBudget) {
   const auto report = nlohmann::json::parse(in);
   const auto names = report["boundary_names"].get<std::vector<std::string>>();
   EXPECT_NE(std::find(names.begin(), names.end(), "torus" + std::to_string(kMeshes - 1) + ":surface"), names.end());
-  if (!kSanitized) {
-    const auto peak = report["peak_rss_bytes"].get<double>();
-    EXPECT_LT(peak, 1.2e9) << "peak memory " << peak << " bytes for " << kMeshes << " distinct small meshes";
-  }
+  const auto peak = report["peak_rss_bytes"].get<double>();
+  EXPECT_LT(peak, 1.2e9) << "peak memory " << peak << " bytes for " << kMeshes << " distinct small meshes";
 }
 
 // Open sheets stacked 1e-4 apart, each lying over the others: every point near them would be tested
