@@ -55,6 +55,11 @@ std::string strict_problem(const std::string& file, Mesh& mesh) {
     return "cannot read mesh " + file +
            " (unsupported format, malformed data, or a non-manifold surface; supported: .stl ascii/binary, .obj, "
            ".off, .ply)";
+  // Points of the file no face uses bound nothing, and CGAL's does_bound_a_volume reads a face of their
+  // null halfedge, past its array (found by fuzz_mesh_obj: a closed tetrahedron and one spare vertex).
+  for (auto v : mesh.vertices())
+    if (mesh.is_isolated(v)) mesh.remove_vertex(v);
+  if (mesh.has_garbage()) mesh.collect_garbage();
   if (!CGAL::is_triangle_mesh(mesh)) PMP::triangulate_faces(mesh);
   if (!CGAL::is_closed(mesh)) {
     std::size_t border = 0;
