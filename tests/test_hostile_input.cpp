@@ -722,6 +722,13 @@ TEST_F(HostileHdf5, MetadataSizedBeyondTheFileIsACorruptFile) {
   expect_stats_error("heap.h5", {"/domain", "cannot read the file's metadata here (a corrupt or truncated HDF5 file)"});
 }
 
+// Found by fuzz_hdf5_reader: /domain/pos's type reports a size of 0 bytes (HDF5's error value), which
+// passed the check of its 2e14 claimed values against the bytes the file stores.
+TEST_F(HostileHdf5, ATypeOfNoSizeIsRefused) {
+  fs::copy_file(kSource / "tests" / "data" / "hdf5_type_size_0.h5", dir_ / "size0.h5");
+  expect_stats_error("size0.h5", {"/domain/pos", "its values' type has a size of 0 bytes"});
+}
+
 // Found by fuzz_hdf5_reader: the local heap's data block is at the undefined address, and libhdf5
 // 1.10 writes through a null pointer reading it (SIGSEGV), inside H5Lexists, before any check of
 // ours. `stats` reads in a child process and reports the crash as the file's error.

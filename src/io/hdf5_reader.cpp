@@ -81,6 +81,10 @@ class Reader {
     if (type_class != H5T_INTEGER && (integer_wanted || type_class != H5T_FLOAT))
       fail(name, integer_wanted ? "expected integers" : "expected numbers");
     const std::size_t value_bytes = H5Tget_size(type.get());
+    // 0 is HDF5's error value: a crafted type then passed the size check below with any dims
+    // (found by fuzz_hdf5_reader: 2e14 values allocated).
+    if (value_bytes == 0 || value_bytes > 16)
+      fail(name, "its values' type has a size of " + std::to_string(value_bytes) + " bytes (expected 1 to 16)");
     H5Handle space(H5Dget_space(set.get()), H5Sclose);
     if (!space || H5Sget_simple_extent_type(space.get()) != H5S_SIMPLE || H5Sget_simple_extent_ndims(space.get()) != rank)
       fail(name, rank == 1 ? "expected a 1D array" : "expected a 2D array");
