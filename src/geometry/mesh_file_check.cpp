@@ -118,11 +118,11 @@ bool leading_count(std::string_view t, std::uint64_t& out) {
 // A text mesh holds no NUL byte. CGAL's readers take some records as C strings, which a NUL ends, and
 // others by >>, which reads past it, so the records CGAL read were not those this check had read: a COFF
 // file with NULs between comment lines made CGAL read a colour past its array (found by fuzz_mesh_off).
-// `base`: the offset of `text` in the file.
-void check_no_nul(std::string_view text, std::size_t base = 0) {
+// `text` starts at the file's first byte.
+void check_no_nul(std::string_view text) {
   const std::size_t at = text.find('\0');
   if (at != std::string_view::npos)
-    refuse("has a NUL byte at offset " + std::to_string(base + at) + " (a text mesh file holds none)");
+    refuse("has a NUL byte at offset " + std::to_string(at) + " (a text mesh file holds none)");
 }
 
 void check_stl(const std::string& text) {

@@ -94,6 +94,22 @@ Eigen::VectorXd solve_system(const Eigen::SparseMatrix<double>& matrix, const Ei
   return u;
 }
 
+// k: the options' stencil size, or the dimension's default.
+int stencil_size(const PoissonOptions& options, int dim) {
+  return options.stencil_size > 0 ? options.stencil_size : default_stencil_size(dim);
+}
+
+// The most unknowns the system can have: ghost nodes add at most one per boundary node.
+std::size_t most_unknowns(const io::NodeArrays& nodes, const PoissonOptions& options) {
+  return nodes.node_count() + (options.ghost_nodes ? nodes.boundary_count() : 0);
+}
+
+// Whether a node of this type lies on a boundary part with a Neumann condition.
+bool is_neumann(std::int32_t type, const PoissonOptions& options) {
+  const auto& ids = options.neumann_ids;
+  return type < 0 && std::find(ids.begin(), ids.end(), -type) != ids.end();
+}
+
 // The peak memory of a solve by sparse LU (COLAMD ordering), whose factors grow faster than the matrix
 // (fill-in): the whole process's peak RSS measured on unit squares and cubes with k at its default,
 // 71 n^1.36 bytes in 2D (1.3 GB at 2.2e5 nodes, 8.4 GB at 8.9e5) and 110 n^1.56 in 3D (0.78 GB at
@@ -112,18 +128,14 @@ LinearSolver choose_solver(const io::NodeArrays& nodes, const PoissonOptions& op
                            std::string& advice) {
   advice = "try --solver lu";
   const int dim = nodes.dim;
-  const auto& ids = options.neumann_ids;
-  const bool all_dirichlet = std::none_of(nodes.types.begin(), nodes.types.end(), [&](std::int32_t t) {
-    return t < 0 && std::find(ids.begin(), ids.end(), -t) != ids.end();
-  });
+  const bool all_dirichlet = std::none_of(nodes.types.begin(), nodes.types.end(),
+                                          [&](std::int32_t t) { return is_neumann(t, options); });
   LinearSolver solver = options.solver != LinearSolver::automatic ? options.solver
                         : dim == 3 && all_dirichlet                 ? LinearSolver::bicgstab_ilut
                                                                     : LinearSolver::sparse_lu;
   if (solver != LinearSolver::sparse_lu) return solver;
-  const int k = options.stencil_size > 0 ? options.stencil_size : default_stencil_size(dim);
-  // Ghost nodes add at most one unknown per boundary node.
-  const std::size_t unknowns = nodes.node_count() + (options.ghost_nodes ? nodes.boundary_count() : 0);
-  const double need = lu_peak_bytes(dim, unknowns, k);
+  const std::size_t unknowns = most_unknowns(nodes, options);
+  const double need = lu_peak_bytes(dim, unknowns, stencil_size(options, dim));
   const std::optional<double> available = memory_available_bytes();
   if (!available || need <= *available) return solver;
   char text[320];
@@ -145,7 +157,7 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
   if (dim != 2 && dim != 3) throw InputError(file, "/domain/pos", "dimension " + std::to_string(dim) + ", expected 2 or 3");
   if (options.order < 1 || options.order > 3)
     throw InputError("--order", "value", "expected 1, 2 or 3, got " + std::to_string(options.order));
-  const int k = options.stencil_size > 0 ? options.stencil_size : default_stencil_size(dim);
+  const int k = stencil_size(options, dim);
   const int monomials = monomial_count(dim, options.order);
   if (k < monomials)
     throw InputError("--k", "value", std::to_string(k) + " nodes cannot carry the " + std::to_string(monomials) +
@@ -159,22 +171,19 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
   // The assembly holds each row's stencil (12 bytes an entry), then the matrix's triplets (16) and the
   // matrix (12), and BiCGSTAB a row-major copy (12): refused at once when that cannot fit, before hours
   // of stencil weights end in the out-of-memory killer.
-  const double most_unknowns = static_cast<double>(n + (options.ghost_nodes ? nodes.boundary_count() : 0));
-  const double matrix_bytes = 40.0 * most_unknowns * k;
+  const double unknowns_bound = static_cast<double>(most_unknowns(nodes, options));
+  const double matrix_bytes = 40.0 * unknowns_bound * k;
   if (const auto available = memory_available_bytes(); available && matrix_bytes > *available) {
     char text[256];
     std::snprintf(text, sizeof text,
                   "stencils of %d nodes on %.0f unknowns make a matrix of about %.1f GB to assemble, above the %.1f GB "
                   "this process can take (free memory, cgroup and ulimit -v limits): use fewer nodes or a smaller k",
-                  k, most_unknowns, matrix_bytes / 1e9, *available / 1e9);
+                  k, unknowns_bound, matrix_bytes / 1e9, *available / 1e9);
     throw InputError(file, "solve", text);
   }
 
-  auto is_neumann = [&](std::int32_t type) {
-    return type < 0 && std::find(options.neumann_ids.begin(), options.neumann_ids.end(), -type) != options.neumann_ids.end();
-  };
   std::size_t dirichlet = 0;
-  for (std::int32_t t : nodes.types) dirichlet += (t < 0 && !is_neumann(t)) ? 1 : 0;
+  for (std::int32_t t : nodes.types) dirichlet += (t < 0 && !is_neumann(t, options)) ? 1 : 0;
   if (dirichlet == 0)
     throw InputError(file, "--neumann", "Neumann on every boundary node defines u only up to a constant; keep a part Dirichlet");
 
@@ -190,7 +199,7 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
     return v;
   };
   for (std::size_t i = 0; i < n; ++i)
-    if (is_neumann(nodes.types[i]) && (nodes.bmap[i] < 0 || static_cast<std::size_t>(nodes.bmap[i]) >= nodes.boundary_count()))
+    if (is_neumann(nodes.types[i], options) && (nodes.bmap[i] < 0 || static_cast<std::size_t>(nodes.bmap[i]) >= nodes.boundary_count()))
       throw InputError(file, "/domain/bmap", "Neumann node " + std::to_string(i) + " has no normal");
 
   // h at a node: the file's, else (a file without /domain/h) the distance to its nearest other node.
@@ -212,7 +221,7 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
   std::vector<std::size_t> ghost_owner;
   if (options.ghost_nodes)
     for (std::size_t i = 0; i < n; ++i)
-      if (is_neumann(nodes.types[i])) {
+      if (is_neumann(nodes.types[i], options)) {
         ghost_of[i] = cloud.points.size();
         ghost_owner.push_back(i);
         cloud.points.push_back(cloud.points[i] + h[i] * normal_of(i));
@@ -235,7 +244,7 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
         rows[i] = stencil_row(cloud, tree, p, k, options.order, StencilOperator::laplacian());
         rows[i].rhs = exact.laplacian(p);
         system.rows[i] = RowKind::laplacian;
-      } else if (is_neumann(type)) {
+      } else if (is_neumann(type, options)) {
         const Eigen::Vector3d normal = normal_of(i);
         rows[i] = stencil_row(cloud, tree, p, k, options.order, StencilOperator::derivative_along(normal));
         rows[i].rhs = exact.gradient(p).dot(normal);
