@@ -254,6 +254,12 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
        "has a NUL byte at offset"},
       {"face_colour.off", "COFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2 255 0\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
        "has OFF face 0 with 2 colour numbers"},
+      // Found by fuzz_mesh_off: a COFF vertex without a colour after vertices with one, for which CGAL
+      // still read three colour numbers, past the end of its array (and the same for faces).
+      {"colour_dropped.off", "COFF\n4 4 0\n0 0 0 1\n1 0 0 1\n0 1 0\n0 0 1 1\n3 0 1 2\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "has OFF vertex 2 without a colour after vertices with one"},
+      {"face_colour_dropped.off", "COFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2 7\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "has OFF face 1 without a colour after faces with one"},
       // Found by fuzz_mesh_ply: an element with no property (its property line misspelt) and a count of
       // 8.9e12, whose items CGAL looped over reading nothing.
       {"no_properties.ply",

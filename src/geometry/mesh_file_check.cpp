@@ -219,23 +219,31 @@ void check_off(const std::string& text) {
   // With colours (a 'C' before "OFF"), CGAL takes the numbers after a vertex's coordinates (and its
   // normal and texture coordinates) or after a face's indices as its colour, and reads three of them
   // when there are not exactly 0 or 1, past the end of its array when there are 2 or fewer than none
-  // (found by fuzz_mesh_off). A colour is 0, 1 (a colour map index), 3 or 4 numbers.
+  // (found by fuzz_mesh_off). A colour is 0, 1 (a colour map index), 3 or 4 numbers; and once one vertex
+  // (face) had a colour, CGAL reads a colour for every later one, so none of those may have 0 (found by
+  // fuzz_mesh_off: a vertex "x y z" after vertices with colours).
   const std::string_view prefix = magic.substr(0, magic.size() - 3);
   const bool colours = prefix.find('C') != std::string_view::npos;
   const long homogeneous = prefix.find('4') != std::string_view::npos ? 1 : 0;
   const long vertex_numbers = 3 + homogeneous + (prefix.find('N') != std::string_view::npos ? 3 + homogeneous : 0) +
                               (prefix.find("ST") != std::string_view::npos ? 2 + homogeneous : 0);
-  auto check_colour = [&](const char* what, std::uint64_t item, long extra) {
-    if (colours && extra != 0 && extra != 1 && extra != 3 && extra != 4)
+  auto check_colour = [&](const char* what, std::uint64_t item, long extra, bool& coloured_before) {
+    if (!colours) return;
+    if (extra != 0 && extra != 1 && extra != 3 && extra != 4)
       refuse("has OFF " + std::string(what) + " " + std::to_string(item) + " with " +
              (extra < 0 ? "too few numbers" : std::to_string(extra) + " colour numbers") +
              " (a colour is 0, 1, 3 or 4 numbers after the " + (what[0] == 'v' ? "coordinates" : "indices") + ")");
+    if (extra == 0 && coloured_before)
+      refuse("has OFF " + std::string(what) + " " + std::to_string(item) + " without a colour after " +
+             (what[0] == 'v' ? "vertices" : "faces") + " with one (all or none have one)");
+    coloured_before = coloured_before || extra != 0;
   };
+  bool vertex_colours = false, face_colours = false;
   // Each face's vertex count sizes an array: it cannot exceed the number of vertices.
   for (std::uint64_t v = 0; v < vertices; ++v) {
     const std::string_view vertex = record();
     if (vertex.empty()) return;  // short file: CGAL reports it
-    if (colours) check_colour("vertex", v, static_cast<long>(numbers_of(vertex).size()) - vertex_numbers);
+    if (colours) check_colour("vertex", v, static_cast<long>(numbers_of(vertex).size()) - vertex_numbers, vertex_colours);
   }
   // A face line as CGAL reads it: every number on it by >> into a double (so "2-1" is 2 and -1), then
   // the first cast to a count and the next ones to indices, unchecked (a cast out of range is undefined
@@ -255,7 +263,7 @@ void check_off(const std::string& text) {
       if (!whole(entries[k], static_cast<double>(vertices)))
         refuse("has OFF face " + std::to_string(f) + " with vertex index " + num_text(entries[k]) + ", but " +
                std::to_string(vertices) + " vertices");
-    check_colour("face", f, static_cast<long>(entries.size()) - static_cast<long>(n) - 1);
+    check_colour("face", f, static_cast<long>(entries.size()) - static_cast<long>(n) - 1, face_colours);
   }
 }
 
