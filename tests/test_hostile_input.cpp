@@ -308,6 +308,24 @@ TEST_F(HostileInput, FlatRepairedMeshKeepsItsVoxelCellsInRange) {
   expect_error({"run", "mesh.json"}, {"mesh.json", "shape", "the shape is empty"}, {"flat.stl"});
 }
 
+// CGAL's PLY header parser prints its own complaint on std::cerr before failing; the user still sees
+// one line, nodegen's, for a bad format line, a format without a version, and a misspelt magic line
+// (with the repairing reader, which reads a soup, and without it).
+TEST_F(HostileInput, LibraryMessagesStayOffStderr) {
+  const std::string body =
+      "element vertex 4\nproperty float x\nproperty float y\nproperty float z\nelement face 4\n"
+      "property list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n";
+  const std::vector<std::string> headers = {"ply\nformat binary_middle_endian 1.0\n", "ply\nformat binary_little_endian\n",
+                                            "plx\nformat ascii 1.0\n"};
+  for (const char* repair : {"auto", "none"}) {
+    for (const std::string& header : headers) {
+      write("t.ply", header + body);
+      write("mesh.json", R"({"dim": 3, "spacing": 0.1, "shape": {"type": "mesh", "file": "t.ply", "repair": ")" + std::string(repair) + R"("}})");
+      expect_error({"run", "mesh.json"}, {"mesh.json", "shape.file", "mesh t.ply"}, {"t.ply"});
+    }
+  }
+}
+
 // Found by fuzz_mesh_obj: a closed tetrahedron and a vertex no face uses. CGAL's volume check read a
 // face of that vertex's null halfedge, past its array; such points are dropped before the checks.
 TEST_F(HostileInput, AVertexNoFaceUsesIsDropped) {

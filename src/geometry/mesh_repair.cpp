@@ -1,5 +1,6 @@
 #include "mesh_repair.hpp"
 
+#include "quiet_library_output.hpp"
 #include "self_intersection_check.hpp"
 
 #include <CGAL/IO/polygon_soup_io.h>
@@ -83,6 +84,7 @@ RepairedMesh repair_mesh(const std::string& file, const MeshRepairOptions& optio
   std::vector<Polygon> polygons;
   bool read = false;
   try {
+    const QuietLibraryOutput quiet;
     read = CGAL::IO::read_polygon_soup(file, points, polygons);
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot read mesh " + file + ": " + e.what());

@@ -26,6 +26,7 @@
 #include "boundary_fill.hpp"
 #include "mesh_repair.hpp"
 #include "nodegen/storage/splitmix.hpp"
+#include "quiet_library_output.hpp"
 #include "self_intersection_check.hpp"
 #include "shape.hpp"
 #include "voxel_cache.hpp"
@@ -47,6 +48,7 @@ using Side = CGAL::Side_of_triangle_mesh<Mesh, Kernel>;
 std::string strict_problem(const std::string& file, Mesh& mesh) {
   bool read = false;
   try {
+    const QuietLibraryOutput quiet;
     read = CGAL::IO::read_polygon_mesh(file, mesh);
   } catch (const std::exception& e) {
     return "cannot read mesh " + file + ": " + e.what();
