@@ -110,6 +110,27 @@ TEST_F(HostileInput, WideUnionsRunInLinearTime) {
   EXPECT_TRUE(fs::exists(dir_ / "wide.h5"));
 }
 
+// Children that all overlap make the boundary's cost quadratic in their number (each boundary node of
+// one child is tested against every child overlapping it; an intersection asks all of them): 20 000
+// copies of one disk, or an intersection of 20 000 boxes, ran past a minute. Refused at load above 2^20
+// overlapping pairs; 1400 overlapping disks still run (about 2 s).
+TEST_F(HostileInput, ChildrenThatAllOverlapAreBoundedAtLoad) {
+  auto copies = [](const std::string& shape, int n) {
+    std::string kids;
+    for (int i = 0; i < n; ++i) kids += (i ? ", " : "") + shape;
+    return kids;
+  };
+  const std::string disk = R"({"type": "disk", "center": [0, 0], "radius": 1})";
+  const std::string box = R"({"type": "box", "min": [0, 0], "max": [1, 1]})";
+  write("disks.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "union", "children": [)" + copies(disk, 2000) + "]}}");
+  expect_error({"run", "disks.json"}, {"disks.json", "shape.children", "2000 children whose boxes overlap in more than 1048576 pairs"});
+  write("boxes.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "intersection", "children": [)" + copies(box, 2000) + "]}}");
+  expect_error({"run", "boxes.json"}, {"boxes.json", "shape.children", "an intersection of 2000 children", "1999000 pairs, above 1048576"});
+  write("some.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "union", "children": [)" + copies(disk, 1400) + "]}}");
+  const Result r = run({"run", "some.json", "-o", "some.h5", "--quiet", "--threads", "2"}, kBounded);
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 // Class 3: input files must be regular files, refused by type before they are opened.
 TEST_F(HostileInput, NonRegularInputFilesAreRefusedByType) {
   fifo("pipe.json");

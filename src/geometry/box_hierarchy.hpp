@@ -34,6 +34,31 @@ class BoxHierarchy {
     build(0, 0, boxes_.size());
   }
 
+  // The number of pairs of items whose boxes overlap (touching counts), counted up to a little past
+  // `limit` and no further: a load-time bound on how many children a boundary node of one child is
+  // tested against, whose cost stays near min(pairs, limit) + n log n.
+  std::size_t overlapping_pairs(std::size_t limit) const {
+    std::size_t pairs = 0;
+    for (std::uint32_t i = 0; i < boxes_.size() && pairs <= limit; ++i) {
+      const Box<D>& b = boxes_[i];
+      std::uint32_t stack[kMaxDepth];
+      int top = 0;
+      stack[top++] = 0;
+      while (top > 0 && pairs <= limit) {
+        const Node& n = nodes_[stack[--top]];
+        if (!overlap(n.box, b)) continue;
+        if (n.count > 0) {
+          for (std::uint32_t k = n.first; k < n.first + n.count; ++k)
+            pairs += order_[k] > i && overlap(boxes_[order_[k]], b);
+        } else {
+          stack[top++] = n.first;
+          stack[top++] = n.first + 1;
+        }
+      }
+    }
+    return pairs;
+  }
+
   // Calls visit(i) for every item whose box holds p, until visit returns true; true if one did.
   template <class Visit>
   bool any(const Vec<D>& p, Visit&& visit) const {
@@ -58,6 +83,9 @@ class BoxHierarchy {
   }
 
  private:
+  static bool overlap(const Box<D>& a, const Box<D>& b) {
+    return (a.lo.array() <= b.hi.array()).all() && (b.lo.array() <= a.hi.array()).all();
+  }
   // Median splits halve the items at each level: 2 * 64 entries cover any count of items.
   static constexpr int kMaxDepth = 130;
 

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "box_hierarchy.hpp"
 #include "mesh_file_check.hpp"
 #include "ring_crossings.hpp"
 #include "shape.hpp"
@@ -121,6 +122,36 @@ class Loader {
   const std::vector<std::filesystem::path>& inputs() const { return inputs_; }
   const std::vector<std::string>& repairs() const { return repairs_; }
 
+  // A boundary node of one child of a CSG node is kept or dropped by asking the children whose boxes
+  // hold it (an intersection: all of them), so placing the boundary costs about (nodes) x (children
+  // overlapping each child): linear in the nodes while children overlap a few others each, quadratic in
+  // the children where they all overlap (20 000 copies of one disk, or an intersection of 20 000 boxes:
+  // past a minute). Pairs of children whose boxes overlap are held to kMaxOverlapPairs, or 32 per child
+  // for nodes of very many children (1e5 disjoint disks: about 2 per child).
+  template <int D>
+  void check_overlap_cost(CsgOp op, const std::vector<ShapePtr<D>>& children, const std::string& at) const {
+    constexpr std::size_t kMaxOverlapPairs = std::size_t{1} << 20;
+    const std::size_t k = children.size();
+    const std::size_t limit = std::max(kMaxOverlapPairs, 32 * k);
+    std::size_t pairs = 0;
+    if (op == CsgOp::intersection) {
+      pairs = k * (k - 1) / 2;
+    } else {
+      std::vector<Box<D>> boxes;
+      boxes.reserve(k);
+      for (const auto& c : children) boxes.push_back(c->bounds());
+      pairs = BoxHierarchy<D>(std::move(boxes)).overlapping_pairs(limit);
+    }
+    if (pairs <= limit) return;
+    if (op == CsgOp::intersection)
+      fail(at + ".children", "an intersection of " + std::to_string(k) + " children asks each of them at every boundary node: " +
+                                 std::to_string(pairs) + " pairs, above " + std::to_string(limit) +
+                                 " (the boundary's cost grows with the pairs)");
+    fail(at + ".children", std::to_string(k) + " children whose boxes overlap in more than " + std::to_string(limit) +
+                               " pairs (a boundary node of one child is tested against every child overlapping it, so "
+                               "the boundary's cost grows with the pairs)");
+  }
+
   template <int D>
   ShapePtr<D> shape(const json& j, const std::string& at, int depth = 1) const {
     if (depth > kMaxShapeDepth)
@@ -218,6 +249,7 @@ class Loader {
       for (std::size_t i = 0; i < kids.size(); ++i)
         children.push_back(shape<D>(kids[i], at + ".children[" + std::to_string(i) + "]", depth + 1));
       const CsgOp op = type == "union" ? CsgOp::union_ : type == "intersection" ? CsgOp::intersection : CsgOp::difference;
+      check_overlap_cost<D>(op, children, at);
       return make_csg<D>(op, std::move(children));
     }
     if (type == "translate" || type == "scale" || type == "rotate") return transform<D>(j, at, type, depth);
