@@ -131,6 +131,13 @@ TEST_F(HostileInput, ChildrenThatAllOverlapAreBoundedAtLoad) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+// A reason quotes what the file holds; its control bytes are written as \xHH, so a NUL does not end the
+// line early and an escape sequence does not reach the terminal.
+TEST_F(HostileInput, ControlBytesInAReasonAreEscaped) {
+  write("nul.json", R"({"dim": 2, "spacing": "0.1\u0000+x\u001b[2J", "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  expect_error({"run", "nul.json"}, {"nul.json", "spacing", "0.1\\x00+x\\x1b[2J"});
+}
+
 // Class 3: input files must be regular files, refused by type before they are opened.
 TEST_F(HostileInput, NonRegularInputFilesAreRefusedByType) {
   fifo("pipe.json");

@@ -2,6 +2,8 @@
 // pointer and keeps evaluation state, so an instance must never be shared between threads).
 #include <nodegen/geometry/spacing.hpp>
 
+#include <nodegen/geometry/input_error.hpp>
+
 #include <muParser.h>
 
 #include <sstream>
@@ -62,10 +64,11 @@ namespace {
 
 // Text as a message shows it: whole up to 120 characters, else its start and length (a domain file may
 // hold megabytes of expression, which made an error "line" of 8 MB).
+// Control bytes are written as \xHH (input_error.hpp, printable).
 std::string shown(const std::string& text) {
   constexpr std::size_t kShown = 120;
-  if (text.size() <= kShown) return text;
-  return text.substr(0, kShown) + "... (" + std::to_string(text.size()) + " characters)";
+  if (text.size() <= kShown) return printable(text);
+  return printable(text.substr(0, kShown)) + "... (" + std::to_string(text.size()) + " characters)";
 }
 std::string quoted(const std::string& text) { return "\"" + shown(text) + "\""; }
 

@@ -6,11 +6,34 @@
 
 namespace nodegen {
 
+// Text fit for one line of a message: newlines (library messages, nlohmann's, muparser's, CGAL's,
+// sometimes hold them) become spaces, and other control bytes a file may hold (quoted back in a
+// reason) are written as \xHH: a NUL ends the text wherever it passes through a C string (what()),
+// and an escape sequence would reach the user's terminal.
+inline std::string printable(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else if ((u < 0x20 && c != '\t') || u == 0x7f) {
+      constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 class InputError : public std::runtime_error {
  public:
   // field is a JSON path such as "shape.children[1].radius", or "line 3, column 7" for syntax errors.
   InputError(std::string file, std::string field, std::string reason)
-      : std::runtime_error(one_line(file + ": " + field + ": " + reason)),
+      : std::runtime_error(printable(file + ": " + field + ": " + reason)),
         file_(std::move(file)),
         field_(std::move(field)),
         reason_(std::move(reason)) {}
@@ -20,12 +43,6 @@ class InputError : public std::runtime_error {
   const std::string& reason() const noexcept { return reason_; }
 
  private:
-  // Library messages (nlohmann, muparser, CGAL) sometimes contain newlines; the contract is one line.
-  static std::string one_line(std::string s) {
-    for (char& c : s)
-      if (c == '\n' || c == '\r') c = ' ';
-    return s;
-  }
   std::string file_, field_, reason_;
 };
 
