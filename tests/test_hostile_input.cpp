@@ -739,6 +739,32 @@ TEST_F(HostileHdf5, ArrayAttributesAreSkipped) {
   EXPECT_NE(r.out.find("nodes       2"), std::string::npos) << r.out;
 }
 
+// A file whose stored domain text has another dimension than its nodes (a 3D domain over 2D nodes):
+// the report is made without the domain, and a warning says why (it sampled no point before).
+TEST_F(HostileHdf5, DomainTextOfAnotherDimensionIsSetAside) {
+  const fs::path path = make("dim.h5", nodes({0, 1, 0, 1}));
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t g = H5Gopen2(f, "/domain", H5P_DEFAULT);
+  auto put = [&](const char* name, const std::string& text) {
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, text.size());
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t a = H5Acreate2(g, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, type, text.data());
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(type);
+  };
+  put("domain_file", (dir_ / "cube.json").string());
+  put("domain_file_text", R"({"dim": 3, "spacing": 0.5, "shape": {"type": "box", "min": [0, 0, 0], "max": [1, 1, 1]}})");
+  H5Gclose(g);
+  H5Fclose(f);
+  const Result r = run({"stats", "dim.h5"}, kBounded);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("holds 2D nodes but its domain file text is 3D: packing density and holes not measured"), std::string::npos)
+      << r.err;
+}
+
 // Chunked, filtered data: HDF5 allocates a chunk's size for each chunk it reads, some filters size
 // their output by parameters in the file, and its deflate filter inflates a chunk's stream until it
 // ends, whatever the chunk's size: a 1 MB file whose one chunk of 64 KiB held a gigabyte of zeros took

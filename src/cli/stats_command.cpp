@@ -68,7 +68,13 @@ int stats_command(const std::filesystem::path& file, bool json, std::size_t samp
       throw InputError(file.string(), "/domain/h", "h = " + std::to_string(nodes.h[i]) + " at node " + std::to_string(i) +
                                                        " is not positive and finite");
   std::string warning;
-  const auto domain = stored_domain(file, stored.metadata, warning);
+  auto domain = stored_domain(file, stored.metadata, warning);
+  if (domain && domain->dim != nodes.dim) {
+    warning = "nodegen: warning: " + file.string() + " holds " + std::to_string(nodes.dim) +
+              "D nodes but its domain file text is " + std::to_string(domain->dim) +
+              "D: packing density and holes not measured";
+    domain.reset();
+  }
   const std::string fingerprint = io::nodes_sha256(nodes);
 
   io::QualityOptions options;
