@@ -312,6 +312,10 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
       {"float_length.ply", ply_tetra({"float x", "float y", "float z"}, kTetraVertices, "", "", "list float int"),
        "with length type \"float\" (expected an integer type)"},
       {"int64.ply", ply_tetra({"float x", "float y", "int64 z"}), "PLY property z of element vertex of unknown type \"int64\""},
+      // Found by fuzz_mesh_ply: a header that never ends, which CGAL read on, allocating by its counts.
+      {"no_end.ply", "ply\nformat ascii 1.0\nelement vertex 111111111114\nelement vertex 4\nproperty float x\nproperty float y\n"
+                     "property float z\nend_heade&\n1 0 0\n1 0 0\n1 2.3\n",
+       "has a PLY header with no end_header line"},
       // CGAL's OBJ reader read past its vertex array for each of these (valgrind: invalid read).
       {"zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 0 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 0 that names no vertex"},
       {"past.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 5\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 5"},
