@@ -24,9 +24,10 @@ namespace {
 
 // The domain the file was filled from, rebuilt from the domain file text stored in it (relative mesh
 // paths resolve against the original file's folder). Empty with a warning when that is impossible
-// (a file from Medusa, a mesh that moved): the report then lacks packing density and holes, and
-// `warning` says why (printed once the report is made, so a file refused later gets one line only).
-std::optional<DomainFile> stored_domain(const std::filesystem::path& file, const io::RunMetadata& metadata,
+// (a file from Medusa, a mesh that moved, a domain of another dimension than the nodes'): the report
+// then lacks packing density and holes, and `warning` says why (printed once the report is made, so a
+// file refused later gets one line only).
+std::optional<DomainFile> stored_domain(const std::filesystem::path& file, const io::RunMetadata& metadata, int dim,
                                         std::string& warning) {
   const std::string* text = io::find_string(metadata, "domain_file_text");
   const std::string* path = io::find_string(metadata, "domain_file");
@@ -35,7 +36,11 @@ std::optional<DomainFile> stored_domain(const std::filesystem::path& file, const
     return std::nullopt;
   }
   try {
-    return parse_domain_text(*text, *path);
+    DomainFile domain = parse_domain_text(*text, *path);
+    if (domain.dim == dim) return domain;
+    warning = "nodegen: warning: " + file.string() + " holds " + std::to_string(dim) + "D nodes but its domain file text is " +
+              std::to_string(domain.dim) + "D: packing density and holes not measured";
+    return std::nullopt;
   } catch (const std::exception& e) {
     warning = std::string("nodegen: warning: cannot rebuild the domain (") + e.what() +
               "): packing density and holes not measured";
@@ -68,13 +73,7 @@ int stats_command(const std::filesystem::path& file, bool json, std::size_t samp
       throw InputError(file.string(), "/domain/h", "h = " + std::to_string(nodes.h[i]) + " at node " + std::to_string(i) +
                                                        " is not positive and finite");
   std::string warning;
-  auto domain = stored_domain(file, stored.metadata, warning);
-  if (domain && domain->dim != nodes.dim) {
-    warning = "nodegen: warning: " + file.string() + " holds " + std::to_string(nodes.dim) +
-              "D nodes but its domain file text is " + std::to_string(domain->dim) +
-              "D: packing density and holes not measured";
-    domain.reset();
-  }
+  const auto domain = stored_domain(file, stored.metadata, nodes.dim, warning);
   const std::string fingerprint = io::nodes_sha256(nodes);
 
   io::QualityOptions options;

