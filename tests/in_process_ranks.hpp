@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nodegen/fill/phase_exchange.hpp"
+#include "nodegen/storage/store_concept.hpp"
 
 namespace nodegen::testing {
 
@@ -29,18 +30,24 @@ class InProcessRanks {
     void agree(std::exception_ptr failure) override {
       g_.failures_[me()] = failure;
       g_.sync_.arrive_and_wait();
+      // The lowest failing rank's error, a StoreFull kept as one (as mpi::agree keeps it: the fill tells
+      // a reservation that ran out from other failures by it).
       std::string first;
-      bool failed = false;
+      bool failed = false, store_full = false;
       for (const auto& f : g_.failures_)
         if (f && !failed) {
           failed = true;
           try {
             std::rethrow_exception(f);
+          } catch (const StoreFull& e) {
+            first = e.what();
+            store_full = true;
           } catch (const std::exception& e) {
             first = e.what();
           }
         }
       g_.sync_.arrive_and_wait();
+      if (store_full) throw StoreFull(first);
       if (failed) throw std::runtime_error(first);
     }
     void min(std::span<std::int64_t> values) override {

@@ -118,5 +118,29 @@ TEST(FillRanksConcurrent, NodeCapEndsEveryRank) {
                std::exception);
 }
 
+// Room for fewer nodes than a process's share (FillOptions::reserve_nodes, below the cap): wherever it
+// runs out first, every process ends with ReservationFull, so fill_domain's second fill with more room
+// starts on all of them together; none waits in an exchange.
+TEST(FillRanksConcurrent, TooLittleRoomEndsEveryRankAlike) {
+  const auto domain = testing::unit_box<2>();
+  const Spacing spacing = Spacing::constant(0.01);
+  const auto boundary = box_boundary<2>(domain.box, 0.01);
+  testing::InProcessRanks group(3);
+  const auto outcomes = group.run([&](PhaseExchange& ex, int) {
+    FillOptions o = testing::threads(2);
+    o.exchange = &ex;
+    o.reserve_nodes = 2000;  // the square at h = 0.01 has ~11500 nodes, ~3800 a process
+    try {
+      pnp_fill<2, VmStore>(domain, spacing, boundary, fill_params(2, 1), o);
+      return std::string("filled");
+    } catch (const ReservationFull& e) {
+      return "room for " + std::to_string(e.reserved());
+    } catch (const std::exception& e) {
+      return std::string("other error: ") + e.what();
+    }
+  });
+  for (const std::string& o : outcomes) EXPECT_EQ(o, "room for 2000");
+}
+
 }  // namespace
 }  // namespace nodegen

@@ -525,6 +525,20 @@ TEST_F(HostileInput, ThreadsUnderAnAddressSpaceLimitNeverEndInLibgomp) {
   }
 }
 
+// The default node cap (1e8) under a virtual-memory limit a batch system may set: the fill reserves
+// room by the domain's estimated node count (the cube's 57 000 nodes: about 600 MB of address space),
+// not for the cap (360 GB, refused at once before). Not under the asan preset, whose shadow memory
+// needs no such limit.
+TEST_F(HostileInput, TheDefaultCapRunsUnderAnAddressSpaceLimit) {
+  if (kSanitized) GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space";
+  for (const char* name : {"square.json", "cube.json"}) {
+    const Result r = run({"run", (kSource / "domains" / name).string(), "-o", "out.h5", "--quiet", "--threads", "2"},
+                         kBounded + "prlimit --as=1500000000 ");
+    EXPECT_EQ(r.status, 0) << name << ": " << r.err;
+    EXPECT_TRUE(fs::exists(dir_ / "out.h5")) << name;
+  }
+}
+
 // A spacing expression of megabytes (within the domain file's limit) that does not parse: the error is one
 // short line quoting its start and length, not the 8 MB of it.
 TEST_F(HostileInput, LongExpressionsAreQuotedShort) {

@@ -169,7 +169,10 @@ void report(const Args& a, const std::string& domain_name, const Discretization<
 template <int D>
 int run_file(const Args& a, DomainFile file) {
   const auto& domain = *std::get<std::shared_ptr<const Domain<D>>>(file.domain);
-  if (a.nodes_given) file.spacing = Spacing::constant(spacing_for<D>(a.nodes, domain.measure()));
+  if (a.nodes_given) {
+    file.spacing = Spacing::constant(spacing_for<D>(a.nodes, domain.measure()));
+    file.expected_nodes = static_cast<double>(a.nodes);  // the fill reserves room by it
+  }
   file.fill.seed = a.seed;
   file.fill.max_nodes = std::max<std::size_t>(file.fill.max_nodes, static_cast<std::size_t>(a.nodes * 4));
   const double rss_before = peak_rss_bytes();

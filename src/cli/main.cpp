@@ -247,15 +247,17 @@ int main(int argc, char** argv) {
   } catch (const nodegen::StoreFull& e) {
     return fail(2, std::string("node cap reached: ") + e.what());
   } catch (const std::bad_alloc&) {
-    // Named after the command's input. A fill reserves address space for its node cap (the vm store
-    // and the k-d tree's arenas, one per leaf size class, each for the whole cap: measured 2.47 KB a
-    // node in 2D, 3.64 KB in 3D), which a virtual-memory limit (ulimit -v) may refuse at once.
+    // Named after the command's input. A fill reserves address space for the nodes it makes room for
+    // (fill_domain.cpp: twice the loader's estimate, at most the cap; the vm store and the k-d tree's
+    // arenas, one per leaf size class: measured 2.47 KB a node in 2D, 3.64 KB in 3D), which a
+    // virtual-memory limit (ulimit -v) may refuse.
     if (*run_cmd || (*solve_cmd && !solve_reads_hdf5))
       return fail(2, (*run_cmd ? run.domain : solve.input).string() +
-                         ": fill.max_nodes: out of memory (RAM, or the address space the fill reserves for the node "
-                         "cap, about 2.5 KB a node in 2D and 3.6 KB in 3D, which a virtual-memory limit such as "
-                         "ulimit -v may refuse): lower the cap to near the node count the domain needs (" +
-                         (*run_cmd ? "--max-nodes" : "fill.max_nodes in the domain file") + ") or use a larger spacing");
+                         ": fill.max_nodes: out of memory (RAM, or the address space the fill reserves for the "
+                         "nodes it makes room for, about 2.5 KB a node in 2D and 3.6 KB in 3D for twice the "
+                         "domain's estimated node count, at most the cap, which a virtual-memory limit such as "
+                         "ulimit -v may refuse): use a larger spacing, a lower cap (" +
+                         (*run_cmd ? "--max-nodes" : "fill.max_nodes in the domain file") + ") or a higher limit");
     return fail(2, (*solve_cmd ? solve.input.string() : stats_file) + ": (memory): out of memory for its nodes");
   } catch (const std::exception& e) {
     return fail(1, std::string("internal error: ") + e.what());

@@ -382,6 +382,8 @@ int run_command(const RunArgs& args) {
                                 {"threads", args.threads},
                                 {"seed", domain.fill.seed},
                                 {"nodes_sha256", fingerprint},
+                                {"reserved_nodes", std::visit([](const auto& d) { return d.reserved_nodes; }, result)},
+                                {"fill_runs", std::visit([](const auto& d) { return d.fill_runs; }, result)},
                                 {"ranks", per_rank},
                                 {"load_imbalance", imbalance},
                                 {"repairs", domain.repairs},

@@ -347,9 +347,10 @@ class Loader {
 };
 
 // Spacing must be positive and finite wherever the fill may evaluate it, and must not ask for more
-// nodes than the cap: both are checked on a grid over the bounding box plus random points.
+// nodes than the cap: both are checked on a grid over the bounding box plus random points. Returns the
+// rough node count it estimated (DomainFile::expected_nodes).
 template <int D>
-void validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>& domain, const FillParams& fill,
+double validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>& domain, const FillParams& fill,
                       bool cap_from_cli) {
   auto h = spacing.evaluator();
   const Box<D> box = domain.bounding_box();
@@ -431,6 +432,7 @@ void validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>& 
                           "), far above " + (cap_from_cli ? "--max-nodes " : "fill.max_nodes = ") +
                           std::to_string(fill.max_nodes) + "; use a larger spacing or raise " +
                           (cap_from_cli ? "--max-nodes" : "fill.max_nodes"));
+  return nodes + boundary_nodes;
 }
 
 template <int D>
@@ -627,11 +629,11 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
   if (max_nodes) out.fill.max_nodes = *max_nodes;
   if (out.dim == 2) {
     auto d = build_domain<2>(L, root);
-    validate_spacing<2>(L, out.spacing, *d, out.fill, max_nodes.has_value());
+    out.expected_nodes = validate_spacing<2>(L, out.spacing, *d, out.fill, max_nodes.has_value());
     out.domain = std::move(d);
   } else {
     auto d = build_domain<3>(L, root);
-    validate_spacing<3>(L, out.spacing, *d, out.fill, max_nodes.has_value());
+    out.expected_nodes = validate_spacing<3>(L, out.spacing, *d, out.fill, max_nodes.has_value());
     out.domain = std::move(d);
   }
   out.inputs = L.inputs();

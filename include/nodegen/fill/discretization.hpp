@@ -27,6 +27,10 @@ struct FillOptions {
   Backend backend = Backend::vm;
   bool prefault = false;    // VmStore only: populate pages ahead of the append frontier
   bool huge_pages = false;  // VmStore only: MADV_HUGEPAGE on the reservations
+  // Nodes the store and the k-d tree reserve room for, below the cap (FillParams::max_nodes): the fill
+  // throws ReservationFull when they run out first. 0: the cap. fill_domain sizes it by the domain
+  // file's estimate and fills again with more room when it was too small.
+  std::size_t reserve_nodes = 0;
   // Relaxed count of nodes placed (boundary included), updated every few thousand nodes, for a progress bar.
   std::atomic<std::size_t>* progress = nullptr;
   PhaseLog* phase_log = nullptr;  // filled when set (benchmarks only)
@@ -61,6 +65,10 @@ struct Discretization {
   // How the fill's work was cut (pnp_fill.hpp): phases run, tiles expanded over all phases, and the most
   // nodes one tile placed in one phase. The scaling model of docs/parallel-fill.md is fed with them.
   std::size_t phases = 0, tile_runs = 0, largest_tile_run = 0;
+  // fill_domain: the room the last fill reserved (FillOptions::reserve_nodes) and how many fills ran
+  // (more than one when an estimate left too little room; the nodes are the same).
+  std::size_t reserved_nodes = 0;
+  int fill_runs = 1;
   RowShare share;  // this process's rows in the whole (the first boundary_count are boundary nodes)
 };
 

@@ -69,6 +69,18 @@ namespace nodegen {
 // A candidate closer than kZeta * h(p) to an existing node is rejected (Medusa's default).
 inline constexpr double kZeta = 1.0 - 1e-10;
 
+// The fill needed more nodes than FillOptions::reserve_nodes, still below the cap: the same fill with
+// more room gives the same nodes (they depend on the domain, spacing and seed alone).
+class ReservationFull : public StoreFull {
+ public:
+  explicit ReservationFull(std::size_t reserved)
+      : StoreFull("the fill needs room for more than " + std::to_string(reserved) + " nodes"), reserved_(reserved) {}
+  std::size_t reserved() const { return reserved_; }
+
+ private:
+  std::size_t reserved_;
+};
+
 namespace fill_detail {
 
 // A node position as the store keeps it (Eigen's fixed vectors are not trivially copyable).
@@ -176,8 +188,9 @@ class PnpFill {
         ex_(options.exchange && options.exchange->size() > 1 ? options.exchange : nullptr),
         rank_(ex_ ? ex_->rank() : 0),
         ranks_(ex_ ? ex_->size() : 1),
-        store_(params.max_nodes, store_options<typename Store<Point>::Options>(options)),
-        tree_(std::make_unique<Tree>(params.max_nodes, store_options<typename Store<Point>::Options>(options))) {}
+        reserved_(options.reserve_nodes ? std::min(options.reserve_nodes, params.max_nodes) : params.max_nodes),
+        store_(reserved_, store_options<typename Store<Point>::Options>(options)),
+        tree_(std::make_unique<Tree>(reserved_, store_options<typename Store<Point>::Options>(options))) {}
 
   template <class BoundaryNodeT>
   Discretization<D> run(const std::vector<BoundaryNodeT>& boundary) {
@@ -246,6 +259,9 @@ class PnpFill {
       if (owned) rows = take_boundary_rows<D>(std::move(*owned));  // `boundary` is empty from here on
       run_phases();
     } catch (const StoreFull& e) {
+      // Every process has the same reservation, so under several all see this alike (a failure on one
+      // reaches the others as a StoreFull, mpi/agreement.hpp).
+      if (reserved_ < params_.max_nodes) throw ReservationFull(reserved_);
       throw StoreFull("node cap of " + std::to_string(params_.max_nodes) +
                       " nodes reached before the domain was full (raise max_nodes / --max-nodes, or check "
                       "that the spacing is not far smaller than intended) [" + e.what() + "]");
@@ -937,6 +953,7 @@ class PnpFill {
   std::size_t boundary_first_ = 0, boundary_local_ = 0;  // this process's boundary rows
   std::size_t row_base_ = 0;          // rows of the whole so far
   RowShare share_;                    // this process's runs of interior rows and exchange figures
+  std::size_t reserved_;  // nodes the store and tree have room for (FillOptions::reserve_nodes)
   Store<Point> store_;
   std::unique_ptr<Tree> tree_;
   std::vector<std::unique_ptr<Scratch>> scratch_;  // one per thread

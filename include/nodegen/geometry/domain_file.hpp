@@ -43,6 +43,10 @@ struct DomainFile {
   std::variant<std::shared_ptr<const Domain<2>>, std::shared_ptr<const Domain<3>>> domain;
   Spacing spacing;
   FillParams fill;
+  // The loader's rough node count for `spacing` (measure / h^d inside plus a staircase boundary, from
+  // a 64^d grid): the fill reserves room by it (fill.hpp). 0 = unknown: the fill reserves the cap. Set
+  // it again when replacing `spacing`.
+  double expected_nodes = 0.0;
   std::vector<std::filesystem::path> inputs;  // the files it refers to (meshes, polygon point files), resolved
   std::vector<std::string> repairs;           // what was mended in its meshes, one line each ("NAME: WHAT")
 };
