@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include <sys/mman.h>
+
 #include "nodegen/geometry/input_error.hpp"
 
 #if defined(_OPENMP) && !defined(NODEGEN_STD_THREADS)
@@ -16,9 +18,21 @@
 namespace nodegen::cli {
 namespace {
 std::atomic<void*> kept{nullptr};
+
+// Address space the check holds beside its threads: libgomp's team takes a little more than threads
+// alone do (its per-thread and team records), so a check that passed with nothing to spare let the
+// team's start fail, rarely, with libgomp's exit 1 (200 threads on the cube under ulimit -v 2.5 GB).
+// With the margin such a process fails the check instead.
+std::size_t margin_bytes(int threads) { return (std::size_t{64} << 20) + static_cast<std::size_t>(threads) * (256u << 10); }
 }  // namespace
 
 void require_threads_start(int threads) {
+  const std::size_t margin = margin_bytes(threads);
+  void* held = ::mmap(nullptr, margin, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (held == MAP_FAILED)
+    throw InputError("--threads", "value",
+                     "cannot start " + std::to_string(threads) +
+                         " threads here: no address space is left for them (virtual memory, ulimit -v); ask for fewer threads");
   std::vector<std::thread> started;
   started.reserve(threads > 1 ? static_cast<std::size_t>(threads - 1) : 0);
   std::atomic<bool> release{false};
@@ -42,6 +56,7 @@ void require_threads_start(int threads) {
   release.store(true);
   release.notify_all();
   for (std::thread& t : started) t.join();
+  ::munmap(held, margin);
   if (!failure.empty())
     throw InputError("--threads", "value",
                      "cannot start " + std::to_string(threads) + " threads here (" + failure + " after " +
