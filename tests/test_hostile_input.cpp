@@ -289,6 +289,12 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
        "has OFF vertex 2 without a colour after vertices with one"},
       {"face_colour_dropped.off", "COFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2 7\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
        "has OFF face 1 without a colour after faces with one"},
+      // Texture coordinates (STOFF, ST4OFF): CGAL's reader of them crashed on a plain tetrahedron, or not,
+      // from run to run.
+      {"texture.off", "STOFF\n4 4 0\n0 0 0 0 0\n1 0 0 0 0\n0 1 0 0 0\n0 0 1 0 0\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "is an STOFF file (texture coordinates)"},
+      {"texture4.off", "ST4OFF\n4 4 0\n0 0 0 1 0 0 1\n1 0 0 1 0 0 1\n0 1 0 1 0 0 1\n0 0 1 1 0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "is an STOFF file (texture coordinates)"},
       // Found by fuzz_mesh_ply: an element with no property (its property line misspelt) and a count of
       // 8.9e12, whose items CGAL looped over reading nothing.
       {"no_properties.ply",
@@ -472,6 +478,32 @@ TEST_F(HostileInput, SpacingBelowTheCoordinatesResolution) {
   expect_error({"run", "far.json"}, {"far.json", "spacing", "double precision resolves", "|x| / h must be at most"});
   write("far3.json", R"({"dim": 3, "spacing": 1e-7, "shape": {"type": "ball", "center": [1e6, 0, 0], "radius": 1}})");
   expect_error({"run", "far3.json"}, {"far3.json", "spacing", "double precision"});
+}
+
+// A spot of tiny h between the loader's samples: the fill checks h where it evaluates it against the
+// same limits (h at least 1e-100 and |x| / h at most 1e12), so the spot is the spacing's error with its
+// point, where the k-d tree's depth limit had ended the run as an internal error.
+TEST_F(HostileInput, SpacingBelowTheLimitsBetweenTheLoadersSamples) {
+  write("spot.json", R"({"dim": 2, "spacing": "(abs(x-0.5)<1e-3 && y<1e-3) ? 1e-300 : 0.05",)"
+                     R"( "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  expect_error({"run", "spot.json"}, {"spot.json", "spacing", "h = 1e-300 at (0.4999", "h must be at least 1e-12 here"});
+  write("poly.json", R"({"dim": 2, "spacing": "(abs(x-0.5)<1e-4 && y<1e-4) ? 1e-200 : 0.05",)"
+                     R"( "shape": {"type": "polygon", "points": [[0, 0], [1, 0], [1, 1], [0, 1]]}})");
+  expect_error({"run", "poly.json"}, {"poly.json", "spacing", "h = 9.9999999999999998e-201 at (", "h must be at least"});
+}
+
+// Room by the estimate even when the loader's grid misses the shape's inside (two small disks a
+// thousand units apart: the estimate is 0): a fill with room for the cap (1e8) had needed 250 GB of
+// address space. Not under the asan preset, whose shadow memory needs no such limit.
+TEST_F(HostileInput, AShapeTheEstimateMissesRunsUnderAnAddressSpaceLimit) {
+  if (kSanitized) GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space";
+  write("far.json", R"({"dim": 2, "spacing": 0.01, "shape": {"type": "union", "children": [)"
+                    R"({"type": "disk", "center": [0, 0], "radius": 0.3}, {"type": "disk", "center": [1000, 0], "radius": 1}]}})");
+  const Result r = run({"run", "far.json", "-o", "far.h5", "--quiet", "--report", "far.json.report"},
+                       kBounded + "prlimit --as=1500000000 ");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string report = slurp(dir_ / "far.json.report");
+  EXPECT_NE(report.find("\"fill_runs\": 2"), std::string::npos) << report;
 }
 
 // Threads the process's limits do not allow (each thread's default stack is the stack limit, here

@@ -24,12 +24,13 @@ constexpr std::size_t kLeastReservation = 16384;
 // by the cap (1e8 by default) that is 250-360 GB, which a virtual-memory limit (ulimit -v, a batch
 // system's) refuses outright. Sized by twice the loader's estimate (its interior count is measure / h^d
 // where the fill packs about 1.1 / h^2 in 2D and 1.3 / h^3 in 3D), a run asks for what its nodes
-// justify, and an estimate that a coarse grid got wrong costs a second fill, not a wrong result.
+// justify, and an estimate that a coarse grid got wrong (a refinement narrower than its cells, a
+// shape between its points) costs more fills, not a wrong result.
 std::size_t first_reservation(const DomainFile& file, std::size_t boundary, const FillOptions& options) {
   const std::size_t cap = file.fill.max_nodes;
   if (options.reserve_nodes) return std::min(options.reserve_nodes, cap);
-  if (!(file.expected_nodes > 0)) return cap;
-  const double want = 2.0 * file.expected_nodes + static_cast<double>(boundary + kLeastReservation);
+  if (!file.expected_nodes) return cap;
+  const double want = 2.0 * std::max(0.0, *file.expected_nodes) + static_cast<double>(boundary + kLeastReservation);
   return want >= static_cast<double>(cap) ? cap : static_cast<std::size_t>(want);
 }
 
@@ -59,9 +60,10 @@ AnyDiscretization fill_domain(const DomainFile& file, const FillOptions& options
             out.fill_runs = runs;
             return out;
           } catch (const ReservationFull& e) {
-            // Again with four times the room (at most the cap, where running out is the cap's error):
-            // the boundary again too, since the fill consumed it.
-            run.reserve_nodes = std::min(file.fill.max_nodes, 4 * e.reserved());
+            // Again with twice the room (at most the cap, where running out is the cap's error), so the
+            // room never exceeds twice what the nodes need; the fills before cost at most the last
+            // one's time. The boundary again too, since the fill consumed it.
+            run.reserve_nodes = std::min(file.fill.max_nodes, 2 * e.reserved());
             if (options.progress) options.progress->store(0, std::memory_order_relaxed);
           }
         }

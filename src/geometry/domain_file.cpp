@@ -22,14 +22,10 @@
 namespace nodegen {
 namespace {
 
-// The range of coordinates and spacings the fill's arithmetic holds: squared distances (up to
-// (2e100)^2 summed over 3 axes) stay finite, and h^2 stays a normal double.
+// The range of coordinates the fill's arithmetic holds: squared distances (up to (2e100)^2 summed
+// over 3 axes) stay finite. The spacing's range (kMinSpacing, kMaxCoordinateOverSpacing) is in
+// spacing.hpp: the fill checks it too.
 constexpr double kMaxCoordinate = 1e100;
-constexpr double kMinSpacing = 1e-100;
-// Coordinates resolve the spacing: at |x| / h = 1e12 a unit in the last place of x is still 1/4500 of
-// h. Beyond 2^52 candidates one h away round onto their parent node (a box at 1e15 with h = 0.05 ended
-// in the k-d tree's depth limit).
-constexpr double kMaxCoordinateOverSpacing = 1e12;
 // Shape trees deeper than this are refused at load: the loader, the inside test and the boundary
 // placement recurse once per level, the inside test on the fill's threads. A tree at the limit runs in
 // a 256 KB stack in the release build (a 1000-deep one needed 1 MB) and in the 8 MB of a thread under

@@ -181,6 +181,10 @@ void check_off(const std::string& text) {
   std::uint64_t counts[3] = {0, 0, 0};
   std::string_view t = tokens.next();
   if (magic.find('n') != std::string_view::npos) refuse("is an nOFF file (other dimensions), which is not supported");
+  // CGAL's reader of texture coordinates reads past what it set up (a 4-vertex STOFF tetrahedron
+  // crashed it, or not, from run to run); a mesh's texture means nothing to the fill.
+  if (magic.find("ST") != std::string_view::npos)
+    refuse("is an STOFF file (texture coordinates), which is not supported (drop the ST and the coordinates)");
   if (t == "BINARY") refuse("is binary OFF, which is not supported (use ASCII OFF, binary STL or PLY)");
   for (int i = 0; i < 3; ++i) {
     if (i > 0) t = tokens.next();

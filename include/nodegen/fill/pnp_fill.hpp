@@ -182,6 +182,9 @@ class PnpFill {
         threads_(std::max(1, options.threads)),
         dirs_(unit_candidates<D>(params.candidates)),
         box_diagonal_(domain.bounding_box().size().norm()),
+        min_spacing_(std::max(kMinSpacing, std::max(domain.bounding_box().lo.cwiseAbs().maxCoeff(),
+                                                    domain.bounding_box().hi.cwiseAbs().maxCoeff()) /
+                                               kMaxCoordinateOverSpacing)),
         grid_(domain.bounding_box().lo, domain.bounding_box().size().maxCoeff()),
         constant_spacing_(is_constant(spacing)),
         log_(options.phase_log),
@@ -541,9 +544,11 @@ class PnpFill {
     if (options_.progress) options_.progress->fetch_add(n, std::memory_order_relaxed);
   }
 
+  // h at p, checked as the loader checks its samples (spacing.hpp's limits): a fault between them (a
+  // spot of h = 1e-300 ran into the k-d tree's depth limit) is the spacing's error, with the point.
   double spacing_at(const Vec<D>& p, Scratch& s) const {
     const double r = s.h(p);
-    if (!(r > 0.0) || !std::isfinite(r)) throw SpacingFault(describe_fault<D>(p, r));
+    if (!(r >= min_spacing_) || !std::isfinite(r)) throw SpacingFault(describe_fault<D>(p, r, min_spacing_));
     return r;
   }
 
@@ -940,6 +945,7 @@ class PnpFill {
   int threads_;
   std::vector<Vec<D>> dirs_;
   double box_diagonal_;
+  double min_spacing_;  // the least h the fill resolves here (spacing.hpp: kMinSpacing, kMaxCoordinateOverSpacing)
   TileGrid<D> grid_;
   bool constant_spacing_;  // then every node's h is its parent's, no evaluation needed
   PhaseLog* log_;          // options_.phase_log

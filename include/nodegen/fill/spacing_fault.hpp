@@ -2,6 +2,7 @@
 // A spacing that is not positive and finite at a point the fill reached (the domain loader checks h on
 // a grid, which can miss a narrow fault). The CLI reports it as an input error of the domain file's
 // spacing, with the point and the value.
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -15,15 +16,23 @@ class SpacingFault : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// "h = V at (P); WHY", WHY naming the limit h broke: positive and finite, or at least `least` (the
+// smallest spacing the coordinates resolve, spacing.hpp).
 template <int D>
-std::string describe_fault(const Vec<D>& p, double h) {
-  char buf[160];
+std::string describe_fault(const Vec<D>& p, double h, double least = 0.0) {
+  char at[128];
   if constexpr (D == 2)
-    std::snprintf(buf, sizeof buf, "h = %.17g at (%.17g, %.17g); h must be positive and finite", h, p[0], p[1]);
+    std::snprintf(at, sizeof at, "h = %.17g at (%.17g, %.17g)", h, p[0], p[1]);
   else
-    std::snprintf(buf, sizeof buf, "h = %.17g at (%.17g, %.17g, %.17g); h must be positive and finite", h, p[0], p[1],
-                  p[2]);
-  return buf;
+    std::snprintf(at, sizeof at, "h = %.17g at (%.17g, %.17g, %.17g)", h, p[0], p[1], p[2]);
+  char why[160];
+  if (h > 0.0 && h < least && std::isfinite(h))
+    std::snprintf(why, sizeof why,
+                  "; h must be at least %.3g here (1e-100, and |x| / h at most 1e12 for double precision to resolve it)",
+                  least);
+  else
+    std::snprintf(why, sizeof why, "; h must be positive and finite");
+  return std::string(at) + why;
 }
 
 }  // namespace nodegen

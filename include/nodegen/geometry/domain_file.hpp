@@ -44,9 +44,9 @@ struct DomainFile {
   Spacing spacing;
   FillParams fill;
   // The loader's rough node count for `spacing` (measure / h^d inside plus a staircase boundary, from
-  // a 64^d grid): the fill reserves room by it (fill.hpp). 0 = unknown: the fill reserves the cap. Set
-  // it again when replacing `spacing`.
-  double expected_nodes = 0.0;
+  // a 64^d grid; 0 when the grid missed the shape's inside): the fill reserves room by it (fill.hpp).
+  // Unset: the fill reserves the cap. Set it again when replacing `spacing`.
+  std::optional<double> expected_nodes;
   std::vector<std::filesystem::path> inputs;  // the files it refers to (meshes, polygon point files), resolved
   std::vector<std::string> repairs;           // what was mended in its meshes, one line each ("NAME: WHAT")
 };

@@ -12,6 +12,13 @@
 
 namespace nodegen {
 
+// The spacings the fill's arithmetic resolves, checked by the loader on its samples and by the fill
+// wherever it evaluates h: h^2 stays a normal double, and coordinates resolve h (at |x| / h = 1e12 a
+// unit in the last place of x is still 1/4500 of h; beyond 2^52, candidates one h away round onto
+// their parent node: a box at 1e15 with h = 0.05 ended in the k-d tree's depth limit).
+inline constexpr double kMinSpacing = 1e-100;
+inline constexpr double kMaxCoordinateOverSpacing = 1e12;
+
 class Spacing {
  public:
   class Evaluator {
