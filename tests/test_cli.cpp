@@ -311,6 +311,10 @@ TEST_F(CliTest, OutputsNeverOverwriteTheDomainFile) {
   fs::remove(dir_ / "d.xdmf");
   expect_input_error({"run", "d.json", "-o", "x.h5", "--report", "./d.json"}, {"report", "would overwrite"});
   expect_input_error({"run", "d.json", "-o", "x.h5", "--report", "x.xdmf"}, {"report", "would overwrite"});
+  // The same file spelt two ways, neither existing yet: a report over the output had exited 0.
+  expect_input_error({"run", "d.json", "-o", "x.h5", "--report", "./x.h5"}, {"report", "would overwrite the run's output"});
+  expect_input_error({"run", "d.json", "-o", "x.h5", "--report", (dir_ / "x.h5").string()},
+                     {"report", "would overwrite the run's output"});
   EXPECT_EQ(slurp(dir_ / "d.json"), text);
   // Nor a file the domain reads: here a polygon's point file.
   write("ring.txt", "0 0\n1 0\n1 1\n0 1\n");
@@ -420,9 +424,9 @@ TEST_F(CliTest, FailedRunKeepsTheOlderOutput) {
 TEST_F(CliTest, TerminatedRunLeavesNoTemporaries) {
   // A fill of ~1e7 nodes takes seconds: the signal arrives once the temporaries exist, mid-fill.
   // SIGUSR1 stands for the other terminating signals a batch scheduler or a timer sends (they left
-  // the temporaries behind when only INT, TERM and HUP removed them).
+  // the temporaries behind when only INT, TERM and HUP removed them), SIGPROF for a profiler's.
   write("big.json", R"({"dim": 2, "spacing": 0.0003, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
-  for (const auto& [name, number] : {std::pair{"TERM", SIGTERM}, std::pair{"USR1", SIGUSR1}}) {
+  for (const auto& [name, number] : {std::pair{"TERM", SIGTERM}, std::pair{"USR1", SIGUSR1}, std::pair{"PROF", SIGPROF}}) {
     std::string script("cd ");
     script.append(quote(dir_.string()))
         .append(" && { ")

@@ -490,6 +490,13 @@ TEST_F(HostileInput, SpacingBelowTheLimitsBetweenTheLoadersSamples) {
   write("poly.json", R"({"dim": 2, "spacing": "(abs(x-0.5)<1e-4 && y<1e-4) ? 1e-200 : 0.05",)"
                      R"( "shape": {"type": "polygon", "points": [[0, 0], [1, 0], [1, 1], [0, 1]]}})");
   expect_error({"run", "poly.json"}, {"poly.json", "spacing", "h = 9.9999999999999998e-201 at (", "h must be at least"});
+  // The same on a cube's edge, where the boundary placement meets it first: an h of 0 or -1 there made
+  // a face's advancing front step in place forever.
+  for (const char* h : {"0", "-1", "1e-200"}) {
+    write("edge.json", std::string(R"({"dim": 3, "spacing": "(abs(x-0.5)<1e-3 && y<1e-3 && z<1e-3) ? )") + h +
+                           R"( : 0.1", "shape": {"type": "box", "min": [0, 0, 0], "max": [1, 1, 1]}})");
+    expect_error({"run", "edge.json"}, {"edge.json", "spacing", "at (0.5, 0, 0); h must be"});
+  }
 }
 
 // Room by the estimate even when the loader's grid misses the shape's inside (two small disks a
@@ -504,6 +511,28 @@ TEST_F(HostileInput, AShapeTheEstimateMissesRunsUnderAnAddressSpaceLimit) {
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string report = slurp(dir_ / "far.json.report");
   EXPECT_NE(report.find("\"fill_runs\": 2"), std::string::npos) << report;
+}
+
+// OpenMP settings in the environment that shrink its teams: OMP_DYNAMIC and OMP_MAX_ACTIVE_LEVELS=0
+// are turned off (the fill waited forever at its first barrier for threads that never came), a thread
+// limit below --threads is the option's error.
+TEST_F(HostileInput, OpenMpSettingsThatShrinkTheTeam) {
+  write("square.json", R"({"dim": 2, "spacing": 0.05, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  for (const char* env : {"OMP_DYNAMIC=true ", "OMP_MAX_ACTIVE_LEVELS=0 "}) {
+    const Result r = run({"run", "square.json", "-o", "out.h5", "--quiet", "--threads", "4"}, env + kBounded);
+    EXPECT_EQ(r.status, 0) << env << r.err;
+  }
+  expect_input_error({"run", "square.json", "-o", "limited.h5", "--threads", "4"}, {"--threads", "OMP_THREAD_LIMIT"},
+                     "OMP_THREAD_LIMIT=2 " + kBounded, {"square.json", "out.h5", "out.xdmf"});
+}
+
+// A SIGCHLD ignored by the parent (inherited) made the kernel reap stats' reading child itself: its
+// exit status was lost and stats exited 0 after its error line, or printed nothing on a file that
+// crashes libhdf5.
+TEST_F(HostileInput, AnInheritedIgnoredSigchldKeepsTheExitStatus) {
+  write("text.h5", "not an HDF5 file at all");
+  expect_input_error({"stats", "text.h5"}, {"text.h5", "not an HDF5 file"},
+                     kBounded + "perl -e '$SIG{CHLD} = \"IGNORE\"; exec @ARGV' ", {"text.h5"});
 }
 
 // Threads the process's limits do not allow (each thread's default stack is the stack limit, here

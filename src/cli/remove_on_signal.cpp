@@ -16,8 +16,10 @@ namespace {
 constexpr int kMaxFiles = 4;
 constexpr std::size_t kMaxPath = 4096;
 // The signals that end a process by default and that a user, a scheduler (SIGUSR1/2, SIGXCPU on
-// HPC batch systems), a timer or a closed pipe may send. SIGXFSZ is ignored by main() instead.
-constexpr std::array<int, 9> kSignals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGPIPE};
+// HPC batch systems), a timer, a profiler or a closed pipe may send. SIGXFSZ is ignored by main()
+// instead. Not the real-time signals, which libraries may use for themselves.
+constexpr std::array<int, 14> kSignals = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGUSR1,   SIGUSR2, SIGALRM,
+                                          SIGXCPU, SIGPIPE, SIGVTALRM, SIGPROF, SIGSTKFLT, SIGPWR,  SIGIO};
 
 // Fixed storage: the handler may not allocate or touch std::filesystem objects.
 char g_paths[kMaxFiles][kMaxPath];

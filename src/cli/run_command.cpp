@@ -187,10 +187,11 @@ fs::path default_output_for(const fs::path& domain) {
 // HDF5 over the domain file it has just read.
 void refuse_overwriting_inputs(const RunArgs& args, const DomainFile& domain, const fs::path& output) {
   // Each path resolved once (symbolic links, "..", the current folder); one that cannot be resolved
-  // matches nothing.
+  // matches nothing. Made absolute first: weakly_canonical leaves a relative path none of whose parts
+  // exists as it is, so "o.h5" and "./o.h5" (a report over the output) compared unequal.
   auto canonical = [](const fs::path& p) {
     std::error_code ec;
-    fs::path c = fs::weakly_canonical(p, ec);
+    fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
     return ec ? fs::path() : c;
   };
   auto same = [](const fs::path& a, const fs::path& b) { return !a.empty() && a == b; };

@@ -27,6 +27,18 @@ std::size_t margin_bytes(int threads) { return (std::size_t{64} << 20) + static_
 }  // namespace
 
 void require_threads_start(int threads) {
+#if defined(_OPENMP) && !defined(NODEGEN_STD_THREADS)
+  // The environment may shrink OpenMP's teams below what was asked: OMP_DYNAMIC lets it choose fewer,
+  // OMP_MAX_ACTIVE_LEVELS=0 runs every region on one thread (the fill then waited forever for the rest
+  // at its first barrier), OMP_THREAD_LIMIT caps them. The first two are turned off here; a limit
+  // below the threads asked is the option's error.
+  omp_set_dynamic(0);
+  if (omp_get_max_active_levels() < 1) omp_set_max_active_levels(1);
+  if (omp_get_thread_limit() < threads)
+    throw InputError("--threads", "value",
+                     "OpenMP may run at most " + std::to_string(omp_get_thread_limit()) +
+                         " threads here (OMP_THREAD_LIMIT in the environment); ask for at most that many");
+#endif
   const std::size_t margin = margin_bytes(threads);
   void* held = ::mmap(nullptr, margin, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (held == MAP_FAILED)

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <nodegen/geometry/spacing.hpp>
+#include <nodegen/geometry/spacing_fault.hpp>
 #include <nodegen/spatial/point.hpp>
 #include <nodegen/storage/store_concept.hpp>
 
@@ -48,12 +49,13 @@ class BoundarySink {
   // always (a domain without CSG). cell: grid cell size for the spacing checks (about the smallest h).
   // inside: the whole domain's inside test, used to find the normal at junctions. resolution: the
   // smallest offset from a point of the domain that its coordinates surely resolve (see
-  // coordinate_resolution); probes around a point are never smaller. threads: how many a part may use
+  // coordinate_resolution); probes around a point are never smaller. least_h: the least spacing the
+  // domain's coordinates resolve (least_spacing, spacing.hpp). threads: how many a part may use
   // to place its nodes (keep and inside must then be safe to call concurrently).
   // max_nodes: the run's node cap. The sink (each forked one too) takes up to twice that before the
   // thinning where parts meet; beyond, StoreFull.
   BoundarySink(const Spacing& spacing, std::function<bool(const Vec<D>&, const Vec<D>&)> keep,
-               std::function<bool(const Vec<D>&)> inside, double cell, double resolution, std::uint64_t seed,
+               std::function<bool(const Vec<D>&)> inside, double cell, double resolution, double least_h, std::uint64_t seed,
                int threads = 1, std::size_t max_nodes = std::numeric_limits<std::size_t>::max())
       : spacing_(spacing),
         threads_(threads < 1 ? 1 : threads),
@@ -65,9 +67,16 @@ class BoundarySink {
         rng_(seed),
         junctions_(cell),
         cell_(cell),
-        resolution_(resolution) {}
+        resolution_(resolution),
+        least_h_(least_h) {}
 
-  double h(const Vec<D>& p) const { return h_(p); }
+  // h at p, checked as the loader checks its samples: an h of 0 (or below what the coordinates resolve)
+  // between them made a face's advancing front step in place forever (a spot on a cube's edge).
+  double h(const Vec<D>& p) const {
+    const double r = h_(p);
+    if (!(r >= least_h_) || !std::isfinite(r)) throw SpacingFault(describe_fault<D>(p, r, least_h_));
+    return r;
+  }
   const Spacing& spacing() const { return spacing_; }  // for parts that evaluate h on several threads
   int threads() const { return threads_; }
   bool keep(const Vec<D>& p, const Vec<D>& n) const { return !keep_ || keep_(p, n); }
@@ -91,7 +100,7 @@ class BoundarySink {
   // spacing evaluator and random stream (seeded by the caller, so results do not depend on which thread
   // runs the part). absorb() moves its nodes into this sink afterwards.
   BoundarySink fork(std::uint64_t seed) const {
-    return BoundarySink(spacing_, keep_, inside_, cell_, resolution_, seed, 1, max_nodes_);
+    return BoundarySink(spacing_, keep_, inside_, cell_, resolution_, least_h_, seed, 1, max_nodes_);
   }
 
   // Appends the nodes of a forked sink, dropping its junction nodes within 0.9 h of a junction node
@@ -199,6 +208,7 @@ class BoundarySink {
   PointGrid<D> junctions_;
   double cell_;
   double resolution_;
+  double least_h_;
   std::vector<RawNode<D>> nodes_;
 };
 

@@ -95,7 +95,8 @@ std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, s
   }
   std::function<bool(const Vec<D>&)> inside;
   if (keep) inside = [this](const Vec<D>& p) { return contains(p); };
-  BoundarySink<D> sink(spacing, keep, inside, cell, resolution, seed, threads, max_nodes);
+  const double reach = std::max(box_.lo.cwiseAbs().maxCoeff(), box_.hi.cwiseAbs().maxCoeff());
+  BoundarySink<D> sink(spacing, keep, inside, cell, resolution, least_spacing(reach), seed, threads, max_nodes);
   root_->emit_boundary(Placement<D>{}, sink);
 
   // Where parts meet, nodes of different parts may be closer than the spacing allows: keep corners and

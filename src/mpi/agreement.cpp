@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "nodegen/fill/spacing_fault.hpp"
+#include "nodegen/geometry/spacing_fault.hpp"
 #include "nodegen/geometry/input_error.hpp"
 #include "nodegen/storage/store_concept.hpp"
 

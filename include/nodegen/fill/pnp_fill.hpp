@@ -54,7 +54,7 @@
 #include "nodegen/fill/ownership.hpp"
 #include "nodegen/fill/release_free_heap.hpp"
 #include "nodegen/fill/ring_selection.hpp"
-#include "nodegen/fill/spacing_fault.hpp"
+#include "nodegen/geometry/spacing_fault.hpp"
 #include "nodegen/fill/tile_grid.hpp"
 #include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/spatial/kdtree.hpp"
@@ -182,9 +182,8 @@ class PnpFill {
         threads_(std::max(1, options.threads)),
         dirs_(unit_candidates<D>(params.candidates)),
         box_diagonal_(domain.bounding_box().size().norm()),
-        min_spacing_(std::max(kMinSpacing, std::max(domain.bounding_box().lo.cwiseAbs().maxCoeff(),
-                                                    domain.bounding_box().hi.cwiseAbs().maxCoeff()) /
-                                               kMaxCoordinateOverSpacing)),
+        min_spacing_(least_spacing(std::max(domain.bounding_box().lo.cwiseAbs().maxCoeff(),
+                                            domain.bounding_box().hi.cwiseAbs().maxCoeff()))),
         grid_(domain.bounding_box().lo, domain.bounding_box().size().maxCoeff()),
         constant_spacing_(is_constant(spacing)),
         log_(options.phase_log),

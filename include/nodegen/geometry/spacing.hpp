@@ -5,6 +5,7 @@
 // its own evaluator once (`auto h = spacing.evaluator();`) and calls `h(p)`; an evaluator is never shared.
 // Copying an evaluator compiles a fresh parser, so a copy is independent of the original.
 // A constant spacing never touches the parser (the fill's hot loop pays one branch).
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -18,6 +19,8 @@ namespace nodegen {
 // their parent node: a box at 1e15 with h = 0.05 ended in the k-d tree's depth limit).
 inline constexpr double kMinSpacing = 1e-100;
 inline constexpr double kMaxCoordinateOverSpacing = 1e12;
+// The least h the coordinates of a domain reaching |x| = reach resolve.
+inline double least_spacing(double reach) { return std::max(kMinSpacing, reach / kMaxCoordinateOverSpacing); }
 
 class Spacing {
  public:

@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -41,8 +43,18 @@ void run_team(int threads, Fn&& fn) {
   guarded(0);
   for (auto& th : team) th.join();
 #else
+  // A team smaller than asked (OMP_DYNAMIC, OMP_THREAD_LIMIT, OMP_MAX_ACTIVE_LEVELS in the environment)
+  // runs nothing: members that wait for one another would wait forever, and work cut into `threads`
+  // parts would be left undone. The CLI turns those settings off or refuses them before (thread_start).
+  std::atomic<int> short_team{0};
 #pragma omp parallel num_threads(threads)
-  guarded(omp_get_thread_num());
+  {
+    if (omp_get_num_threads() != threads) short_team.store(omp_get_num_threads(), std::memory_order_relaxed);
+    else guarded(omp_get_thread_num());
+  }
+  if (const int got = short_team.load(std::memory_order_relaxed))
+    throw std::runtime_error("OpenMP ran a team of " + std::to_string(got) + " threads where " +
+                             std::to_string(threads) + " were asked (OMP_DYNAMIC, OMP_THREAD_LIMIT or OMP_MAX_ACTIVE_LEVELS)");
 #endif
   if (error) std::rethrow_exception(error);
 }

@@ -1,7 +1,7 @@
 #pragma once
-// A spacing that is not positive and finite at a point the fill reached (the domain loader checks h on
-// a grid, which can miss a narrow fault). The CLI reports it as an input error of the domain file's
-// spacing, with the point and the value.
+// A spacing that is not positive and finite, or below what the coordinates resolve, at a point the
+// boundary placement or the fill reached (the domain loader checks h on a grid, which can miss a narrow
+// fault). The CLI reports it as an input error of the domain file's spacing, with the point and the value.
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
