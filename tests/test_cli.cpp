@@ -403,10 +403,16 @@ TEST_F(CliTest, WritesBeyondTheFileSizeLimitFailCleanly) {
 }
 
 TEST_F(CliTest, UnwritableStdoutIsAnError) {
-  // A summary or stats report lost to a full disk must not exit 0.
-  const Result r = run({"run", kSquare, "-o", "sq.h5"}, "", "/dev/full");
+  // A summary or stats report lost to a full disk must not exit 0, and a run that exits 2 so leaves
+  // the older output as it was and no new one (the new files had been committed before the summary).
+  ASSERT_EQ(run({"run", kSquare, "-o", "sq.h5", "--quiet", "--seed", "3"}).status, 0);
+  const std::string before = slurp(dir_ / "sq.h5");
+  const Result r = run({"run", kSquare, "-o", "sq.h5", "--report", "sq.json"}, "", "/dev/full");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("stdout"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("stdout: output: cannot write the printed report"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err_lines().size(), 1u) << r.err;
+  EXPECT_EQ(slurp(dir_ / "sq.h5"), before);
+  EXPECT_EQ(outputs(), (std::vector<std::string>{"sq.h5", "sq.xdmf"}));
   const Result s = run({"stats", "sq.h5", "--json"}, "", "/dev/full");
   EXPECT_EQ(s.status, 2);
   EXPECT_NE(s.err.find("stdout"), std::string::npos) << s.err;

@@ -289,6 +289,12 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
        "has OFF vertex 2 without a colour after vertices with one"},
       {"face_colour_dropped.off", "COFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2 7\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
        "has OFF face 1 without a colour after faces with one"},
+      // OBJ face indices past an int's range: the face lost its corners from there on, silently, and the
+      // repair closed the hole it left.
+      {"huge_index.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 4294967298\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+       "has OBJ face 0 with an index beyond the range of an index"},
+      {"huge_index2.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 99999999999999999999/1\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+       "has OBJ face 0 with an index beyond the range"},
       // Texture coordinates (STOFF, ST4OFF): CGAL's reader of them crashed on a plain tetrahedron, or not,
       // from run to run.
       {"texture.off", "STOFF\n4 4 0\n0 0 0 0 0\n1 0 0 0 0\n0 1 0 0 0\n0 0 1 0 0\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",

@@ -1,8 +1,10 @@
 #include "run_command.hpp"
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -390,6 +392,26 @@ int run_command(const RunArgs& args) {
                                 {"repairs", domain.repairs},
                                 {"output", files.h5_path().string()}});
   });
+  // The summary is printed, and stdout checked, before the files replace older ones: a summary lost to
+  // a full disk or a closed pipe is the run's error (exit 2), and it must then leave no new output
+  // behind (it had left them committed; a SIGPIPE now kills the run with its temporaries removed).
+  on_every_rank(args.mpi, [&] {
+    if (!root) return;
+    if (!args.quiet) {
+      std::printf("nodegen: %zu nodes (%zu boundary, %zu interior) in %.2f s (fill %.2f s, %.3g nodes/s, %d thread%s, %s), "
+                  "peak memory %s -> %s\nnodes_sha256 %s\n",
+                  nodes, boundary, nodes - boundary, seconds, fill_seconds, rate, args.threads,
+                  args.threads == 1 ? "" : "s", backend_name(backend), human_bytes(peak_rss).c_str(),
+                  output.string().c_str(), fingerprint.c_str());
+      if (ranks.size() > 1)
+        std::printf("nodegen: %zu ranks: %.0f to %.0f nodes each (load imbalance %.3f), the largest peak memory above\n",
+                    ranks.size(), std::min_element(ranks.begin(), ranks.end(), [](auto& a, auto& b) { return a.nodes < b.nodes; })->nodes,
+                    most, imbalance);
+      for (const std::string& repair : domain.repairs) std::printf("nodegen: mesh %s\n", repair.c_str());
+    }
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+      throw InputError("stdout", "output", std::string("cannot write the printed report: ") + std::strerror(errno));
+  });
   // Every file is written; only now do they replace older ones, together (so a report that fails to
   // write cannot leave the new output in place while the run exits with an error).
   files.commit();
@@ -403,25 +425,12 @@ int run_command(const RunArgs& args) {
     }
   });
   made_here.keep();
-  if (!root) return 0;
   // The run succeeded, but a spacing as wide as the domain leaves nothing inside it (a ball smaller
   // than h becomes one node): say so even with --quiet, since the file alone would not tell.
-  if (nodes == boundary)
+  if (root && nodes == boundary)
     std::fprintf(stderr, "nodegen: warning: %s: spacing: no interior nodes were placed (h = %s is as wide as the "
                          "domain, or wider); the output holds only the %zu boundary node%s\n",
                  args.domain.string().c_str(), domain.spacing.brief().c_str(), boundary, boundary == 1 ? "" : "s");
-  if (!args.quiet) {
-    std::printf("nodegen: %zu nodes (%zu boundary, %zu interior) in %.2f s (fill %.2f s, %.3g nodes/s, %d thread%s, %s), "
-                "peak memory %s -> %s\nnodes_sha256 %s\n",
-                nodes, boundary, nodes - boundary, seconds, fill_seconds, rate, args.threads,
-                args.threads == 1 ? "" : "s", backend_name(backend), human_bytes(peak_rss).c_str(),
-                output.string().c_str(), fingerprint.c_str());
-    if (ranks.size() > 1)
-      std::printf("nodegen: %zu ranks: %.0f to %.0f nodes each (load imbalance %.3f), the largest peak memory above\n",
-                  ranks.size(), std::min_element(ranks.begin(), ranks.end(), [](auto& a, auto& b) { return a.nodes < b.nodes; })->nodes,
-                  most, imbalance);
-    for (const std::string& repair : domain.repairs) std::printf("nodegen: mesh %s\n", repair.c_str());
-  }
   return 0;
 }
 

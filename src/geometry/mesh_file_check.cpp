@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -302,6 +303,11 @@ void check_obj(const std::string& text) {
                " in the file, " + std::to_string(above) + " above the face's line)");
       line.ignore(256, ' ');
     }
+    // An index past an int's range fails >> as it fails CGAL's (which then stores the int's largest or
+    // smallest value, where text that is no number stores 0): the face lost its corners from there on,
+    // silently, and the repair closed the hole it left.
+    if (line.fail() && (i == std::numeric_limits<int>::max() || i == std::numeric_limits<int>::min()))
+      refuse("has OBJ face " + std::to_string(face) + " with an index beyond the range of an index (at most 2147483647)");
     check_face_corners("OBJ", static_cast<std::uint64_t>(face), corners);
     ++face;
   });
