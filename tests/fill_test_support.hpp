@@ -1,11 +1,15 @@
 #pragma once
 // Analytic domains and brute-force checks shared by the fill's test suites. The domains are exact
 // (a box, a disk) so a failure points at the fill, not at the geometry layer.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numbers>
 #include <random>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -16,6 +20,18 @@
 #include "nodegen/geometry/spacing.hpp"
 
 namespace nodegen::testing {
+
+// Same node count, same bytes in every array of the output (positions, types, bmap, normals).
+template <int D>
+void expect_same_nodes(const Discretization<D>& a, const Discretization<D>& b, const std::string& what) {
+  ASSERT_EQ(a.positions.size(), b.positions.size()) << what;
+  ASSERT_EQ(a.boundary_count, b.boundary_count) << what;
+  EXPECT_EQ(0, std::memcmp(a.positions.data(), b.positions.data(), a.positions.size() * sizeof(Vec<D>))) << what;
+  EXPECT_TRUE(std::equal(a.types.begin(), a.types.end(), b.types.begin())) << what;
+  EXPECT_TRUE(std::equal(a.bmap.begin(), a.bmap.end(), b.bmap.begin())) << what;
+  ASSERT_EQ(a.normals.size(), b.normals.size()) << what;
+  EXPECT_EQ(0, std::memcmp(a.normals.data(), b.normals.data(), a.normals.size() * sizeof(Vec<D>))) << what;
+}
 
 // The dimension's default fill parameters with a test's seed and node cap.
 inline FillParams fill_params(int dim, std::uint64_t seed, std::size_t max_nodes = 1'000'000) {

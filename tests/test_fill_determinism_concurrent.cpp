@@ -19,15 +19,7 @@ using testing::box_boundary;
 using testing::fill_params;
 using testing::threads;
 
-// Same node count, same bytes in every array of the output.
-template <int D>
-void expect_identical(const Discretization<D>& a, const Discretization<D>& b, const std::string& what) {
-  ASSERT_EQ(a.positions.size(), b.positions.size()) << what;
-  ASSERT_EQ(a.boundary_count, b.boundary_count) << what;
-  EXPECT_EQ(0, std::memcmp(a.positions.data(), b.positions.data(), a.positions.size() * sizeof(Vec<D>))) << what;
-  EXPECT_TRUE(std::equal(a.types.begin(), a.types.end(), b.types.begin())) << what;
-  EXPECT_TRUE(std::equal(a.bmap.begin(), a.bmap.end(), b.bmap.begin())) << what;
-}
+using testing::expect_same_nodes;
 
 // Seeds 1-20: the nodes at each of `thread_counts` are those of one thread.
 template <int D, class DomainT>
@@ -37,7 +29,7 @@ void expect_seeds_identical(const DomainT& domain, const Spacing& spacing, const
     const auto one = pnp_fill<D, VmStore>(domain, spacing, boundary, fill_params(D, seed), threads(1));
     EXPECT_GT(one.positions.size(), 1500u) << one.positions.size();
     for (int t : thread_counts)
-      expect_identical(one, pnp_fill<D, VmStore>(domain, spacing, boundary, fill_params(D, seed), threads(t)),
+      expect_same_nodes(one, pnp_fill<D, VmStore>(domain, spacing, boundary, fill_params(D, seed), threads(t)),
                        "seed " + std::to_string(seed) + ", " + std::to_string(t) + " threads");
   }
 }
@@ -59,8 +51,8 @@ TEST(FillDeterminismConcurrent, EveryBackendSameNodesSeedsDiffer) {
   const Spacing spacing = Spacing::expression("0.01 + 0.03 * sqrt(x*x + y*y)");
   const auto boundary = testing::disk_boundary(disk, spacing);
   const auto vm = pnp_fill<2, VmStore>(disk, spacing, boundary, fill_params(2, 3), threads(1));
-  expect_identical(vm, pnp_fill<2, LockedVectorStore>(disk, spacing, boundary, fill_params(2, 3), threads(5)), "vector");
-  expect_identical(vm, pnp_fill<2, SuballocStore>(disk, spacing, boundary, fill_params(2, 3), threads(3)), "suballoc");
+  expect_same_nodes(vm, pnp_fill<2, LockedVectorStore>(disk, spacing, boundary, fill_params(2, 3), threads(5)), "vector");
+  expect_same_nodes(vm, pnp_fill<2, SuballocStore>(disk, spacing, boundary, fill_params(2, 3), threads(3)), "suballoc");
   const auto other = pnp_fill<2, VmStore>(disk, spacing, boundary, fill_params(2, 4), threads(1));
   EXPECT_NE(0, std::memcmp(vm.positions.data() + vm.boundary_count, other.positions.data() + other.boundary_count,
                            std::min(vm.positions.size(), other.positions.size()) - vm.boundary_count))

@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstring>
 #include <string>
 #include <variant>
 
+#include "fill_test_support.hpp"
 #include "nodegen/fill/fill.hpp"
 
 namespace nodegen {
@@ -24,15 +24,6 @@ Discretization<2> fill(const DomainFile& file, int threads, std::atomic<std::siz
   o.threads = threads;
   o.progress = progress;
   return std::get<Discretization<2>>(fill_domain(file, o));
-}
-
-void expect_same_nodes(const Discretization<2>& a, const Discretization<2>& b, const std::string& what) {
-  ASSERT_EQ(a.positions.size(), b.positions.size()) << what;
-  EXPECT_EQ(0, std::memcmp(a.positions.data(), b.positions.data(), a.positions.size() * sizeof(Vec<2>))) << what;
-  EXPECT_TRUE(std::equal(a.types.begin(), a.types.end(), b.types.begin())) << what;
-  EXPECT_TRUE(std::equal(a.bmap.begin(), a.bmap.end(), b.bmap.begin())) << what;
-  ASSERT_EQ(a.normals.size(), b.normals.size()) << what;
-  EXPECT_EQ(0, std::memcmp(a.normals.data(), b.normals.data(), a.normals.size() * sizeof(Vec<2>))) << what;
 }
 
 // The default cap of 1e8 would reserve 250 GB of address space; the square at h = 0.01 (~11 500 nodes)
@@ -63,7 +54,7 @@ TEST(FillDomain, AnEstimateTooLowFillsAgainWithTheSameNodes) {
     EXPECT_EQ(d.fill_runs, 3) << what;  // room for 17 186, 34 372, 68 744
     EXPECT_EQ(d.reserved_nodes, 4 * (16386 + d.boundary_count)) << what;
     EXPECT_EQ(progress.load(), d.positions.size()) << what;
-    expect_same_nodes(d, reference, what);
+    testing::expect_same_nodes(d, reference, what);
   }
 }
 

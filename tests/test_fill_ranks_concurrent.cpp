@@ -5,7 +5,6 @@
 // the machine's cores.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
 
 #include "fill_test_support.hpp"
@@ -62,13 +61,7 @@ void expect_ranks_identical(const DomainT& domain, const Spacing& spacing, const
     sent += s.share.nodes_sent;
   }
   EXPECT_GT(sent, 0u) << what;
-  const Discretization<D> whole = assemble(shares);
-  ASSERT_EQ(whole.positions.size(), one.positions.size()) << what;
-  EXPECT_EQ(0, std::memcmp(whole.positions.data(), one.positions.data(), one.positions.size() * sizeof(Vec<D>))) << what;
-  EXPECT_TRUE(std::equal(one.types.begin(), one.types.end(), whole.types.begin())) << what;
-  EXPECT_TRUE(std::equal(one.bmap.begin(), one.bmap.end(), whole.bmap.begin())) << what;
-  ASSERT_EQ(whole.normals.size(), one.normals.size()) << what;
-  EXPECT_EQ(0, std::memcmp(whole.normals.data(), one.normals.data(), one.normals.size() * sizeof(Vec<D>))) << what;
+  testing::expect_same_nodes(assemble(shares), one, what);
 }
 
 // Spacing graded 10x (2D) and 6x (3D): nodes of several tile levels meet, and levels open as the front

@@ -20,6 +20,7 @@
 #include "isolated_run.hpp"
 #include "cpu_affinity.hpp"
 #include "run_command.hpp"
+#include "stdout_check.hpp"
 #include "thread_start.hpp"
 #ifdef NODEGEN_WITH_MPI
 #include <optional>
@@ -79,12 +80,13 @@ std::uint64_t whole_number(const std::string& text, const char* option, std::uin
   return value;
 }
 
-// Exit status 2 when stdout could not take everything printed (a full disk, a closed pipe): a
-// summary or a stats report that silently went missing must not look like success.
+// Exit status 2 when stdout could not take everything printed (stdout_check.hpp), unless the command
+// already failed.
 int checked_stdout(int status) {
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    const int err = errno;
-    return status != 0 ? status : fail(2, std::string("stdout: output: cannot write the printed report: ") + std::strerror(err));
+  try {
+    nodegen::cli::require_stdout_written();
+  } catch (const nodegen::InputError& e) {
+    return status != 0 ? status : fail(2, e.what());
   }
   return status;
 }

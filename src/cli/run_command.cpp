@@ -1,10 +1,8 @@
 #include "run_command.hpp"
 
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -29,6 +27,7 @@
 #include "remove_on_signal.hpp"
 #include "resource_usage.hpp"
 #include "run_output.hpp"
+#include "stdout_check.hpp"
 #include "thread_start.hpp"
 #ifdef NODEGEN_WITH_MPI
 #include "nodegen/mpi/agreement.hpp"
@@ -409,8 +408,7 @@ int run_command(const RunArgs& args) {
                     most, imbalance);
       for (const std::string& repair : domain.repairs) std::printf("nodegen: mesh %s\n", repair.c_str());
     }
-    if (std::fflush(stdout) != 0 || std::ferror(stdout))
-      throw InputError("stdout", "output", std::string("cannot write the printed report: ") + std::strerror(errno));
+    require_stdout_written();
   });
   // Every file is written; only now do they replace older ones, together (so a report that fails to
   // write cannot leave the new output in place while the run exits with an error).

@@ -72,11 +72,7 @@ class BoundarySink {
 
   // h at p, checked as the loader checks its samples: an h of 0 (or below what the coordinates resolve)
   // between them made a face's advancing front step in place forever (a spot on a cube's edge).
-  double h(const Vec<D>& p) const {
-    const double r = h_(p);
-    if (!(r >= least_h_) || !std::isfinite(r)) throw SpacingFault(describe_fault<D>(p, r, least_h_));
-    return r;
-  }
+  double h(const Vec<D>& p) const { return checked_spacing<D>(p, h_(p), least_h_); }
   const Spacing& spacing() const { return spacing_; }  // for parts that evaluate h on several threads
   int threads() const { return threads_; }
   bool keep(const Vec<D>& p, const Vec<D>& n) const { return !keep_ || keep_(p, n); }

@@ -23,8 +23,7 @@ class BoxHierarchy {
   // never skips an item whose own inside test would round the other way on its box's surface.
   explicit BoxHierarchy(std::vector<Box<D>> boxes) : boxes_(std::move(boxes)), order_(boxes_.size()) {
     for (Box<D>& b : boxes_) {
-      const double pad =
-          8 * std::numeric_limits<double>::epsilon() * std::max(b.lo.cwiseAbs().maxCoeff(), b.hi.cwiseAbs().maxCoeff());
+      const double pad = 8 * std::numeric_limits<double>::epsilon() * b.reach();
       b.lo.array() -= pad;
       b.hi.array() += pad;
     }

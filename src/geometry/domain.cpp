@@ -39,8 +39,7 @@ void for_each_grid_point(const Box<D>& box, int n, F&& f) {
 // last place is 4.7e-10, more than 1e-7 of a 1e-3 wide box.
 template <int D>
 double coordinate_resolution(const Box<D>& box) {
-  const double extent = std::max(box.lo.cwiseAbs().maxCoeff(), box.hi.cwiseAbs().maxCoeff());
-  return 64.0 * std::numeric_limits<double>::epsilon() * extent;
+  return 64.0 * std::numeric_limits<double>::epsilon() * box.reach();
 }
 
 }  // namespace
@@ -95,8 +94,7 @@ std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, s
   }
   std::function<bool(const Vec<D>&)> inside;
   if (keep) inside = [this](const Vec<D>& p) { return contains(p); };
-  const double reach = std::max(box_.lo.cwiseAbs().maxCoeff(), box_.hi.cwiseAbs().maxCoeff());
-  BoundarySink<D> sink(spacing, keep, inside, cell, resolution, least_spacing(reach), seed, threads, max_nodes);
+  BoundarySink<D> sink(spacing, keep, inside, cell, resolution, least_spacing(box_.reach()), seed, threads, max_nodes);
   root_->emit_boundary(Placement<D>{}, sink);
 
   // Where parts meet, nodes of different parts may be closer than the spacing allows: keep corners and

@@ -413,7 +413,7 @@ double validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>
     check(p);
   }
   // |x| / h bounds the extent / h too (the extent is at most twice the largest |x|).
-  const double reach = std::max(box.lo.cwiseAbs().maxCoeff(), box.hi.cwiseAbs().maxCoeff());
+  const double reach = box.reach();
   if (reach > kMaxCoordinateOverSpacing * h_min)
     L.fail("spacing", "h = " + num(h_min) + " at (" + where(h_min_at) + ") is below what double precision resolves at "
                           "coordinates as large as " + num(reach) + " (|x| / h must be at most " +
@@ -439,8 +439,8 @@ std::shared_ptr<const Domain<D>> build_domain(const Loader& L, const json& root)
   const Box<D> box = shape->bounds();
   // Squared distances must stay finite: at 1e160 they overflowed to inf, no candidate was ever too
   // close, and the fill piled nodes onto the same points until it seemed to hang.
-  if (std::max(box.lo.cwiseAbs().maxCoeff(), box.hi.cwiseAbs().maxCoeff()) > kMaxCoordinate)
-    L.fail("shape", "its bounding box reaches " + num(std::max(box.lo.cwiseAbs().maxCoeff(), box.hi.cwiseAbs().maxCoeff())) +
+  if (box.reach() > kMaxCoordinate)
+    L.fail("shape", "its bounding box reaches " + num(box.reach()) +
                         ", beyond the " + num(kMaxCoordinate) + " that squared distances allow; rescale the domain");
   if (box.empty() || !(box.volume() > 0)) L.fail("shape", "the shape is empty (its bounding box has no volume)");
   auto domain = std::make_shared<const Domain<D>>(std::move(shape), std::move(names));

@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <limits>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <string_view>

@@ -304,7 +304,7 @@ class BlockedThinning {
   // A piece's box or a block's region, grown by far more than the rounding of a sample's coordinates,
   // so a sample on a block face is drawn by the block its coordinates fall in.
   Box<3> widened(const Box<3>& b) const {
-    const double margin = 1e-9 * (block_edge_ + std::max(b.lo.cwiseAbs().maxCoeff(), b.hi.cwiseAbs().maxCoeff()));
+    const double margin = 1e-9 * (block_edge_ + b.reach());
     return {b.lo.array() - margin, b.hi.array() + margin};
   }
   static int colour(const Coords& c) { return static_cast<int>((c[0] & 1) | ((c[1] & 1) << 1) | ((c[2] & 1) << 2)); }

@@ -54,9 +54,9 @@
 #include "nodegen/fill/ownership.hpp"
 #include "nodegen/fill/release_free_heap.hpp"
 #include "nodegen/fill/ring_selection.hpp"
-#include "nodegen/geometry/spacing_fault.hpp"
 #include "nodegen/fill/tile_grid.hpp"
 #include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/geometry/spacing_fault.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/spatial/point.hpp"
 #include "nodegen/storage/phase_barrier.hpp"
@@ -182,8 +182,7 @@ class PnpFill {
         threads_(std::max(1, options.threads)),
         dirs_(unit_candidates<D>(params.candidates)),
         box_diagonal_(domain.bounding_box().size().norm()),
-        min_spacing_(least_spacing(std::max(domain.bounding_box().lo.cwiseAbs().maxCoeff(),
-                                            domain.bounding_box().hi.cwiseAbs().maxCoeff()))),
+        min_spacing_(least_spacing(domain.bounding_box().reach())),
         grid_(domain.bounding_box().lo, domain.bounding_box().size().maxCoeff()),
         constant_spacing_(is_constant(spacing)),
         log_(options.phase_log),
@@ -545,11 +544,7 @@ class PnpFill {
 
   // h at p, checked as the loader checks its samples (spacing.hpp's limits): a fault between them (a
   // spot of h = 1e-300 ran into the k-d tree's depth limit) is the spacing's error, with the point.
-  double spacing_at(const Vec<D>& p, Scratch& s) const {
-    const double r = s.h(p);
-    if (!(r >= min_spacing_) || !std::isfinite(r)) throw SpacingFault(describe_fault<D>(p, r, min_spacing_));
-    return r;
-  }
+  double spacing_at(const Vec<D>& p, Scratch& s) const { return checked_spacing<D>(p, s.h(p), min_spacing_); }
 
   // The rotation of a node's candidates: drawn from the seed and the bits of its coordinates, which
   // (unlike its store slot) do not depend on when it was placed.

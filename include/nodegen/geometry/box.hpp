@@ -1,5 +1,7 @@
 #pragma once
 // Axis-aligned box: bounding boxes of shapes and domains.
+#include <algorithm>
+
 #include <nodegen/spatial/point.hpp>
 
 namespace nodegen {
@@ -13,6 +15,7 @@ struct Box {
   Vec<D> size() const { return hi - lo; }
   Vec<D> center() const { return 0.5 * (lo + hi); }
   double volume() const { return size().prod(); }  // area in 2D
+  double reach() const { return std::max(lo.cwiseAbs().maxCoeff(), hi.cwiseAbs().maxCoeff()); }  // the largest |x|
   bool empty() const { return (hi.array() < lo.array()).any(); }
 };
 

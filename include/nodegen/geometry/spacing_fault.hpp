@@ -35,4 +35,13 @@ std::string describe_fault(const Vec<D>& p, double h, double least = 0.0) {
   return std::string(at) + why;
 }
 
+// h as evaluated at p, or the SpacingFault naming it: not positive and finite, or below `least` (the
+// least spacing the domain's coordinates resolve, least_spacing in spacing.hpp). The boundary
+// placement and the fill check every h they use with it.
+template <int D>
+double checked_spacing(const Vec<D>& p, double h, double least) {
+  if (!(h >= least) || !std::isfinite(h)) throw SpacingFault(describe_fault<D>(p, h, least));
+  return h;
+}
+
 }  // namespace nodegen

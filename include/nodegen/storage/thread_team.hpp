@@ -10,8 +10,8 @@
 #include <exception>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
