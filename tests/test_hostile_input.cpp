@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -88,6 +89,40 @@ TEST_F(HostileInput, TreesAtTheDepthLimitRun) {
   const Result r = run({"run", "deep.json", "-o", "deep.h5", "--quiet", "--threads", "2"}, kBounded);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir_ / "deep.h5"));
+}
+
+// A small stack limit (ulimit -s, soft and hard): the command runs on a stack of its own and the
+// fill's threads get at least 2 MiB (thread_stacks.hpp). Under a 32 KiB limit the torus mesh ended in
+// SIGSEGV on the fill's threads, and under 256 KiB a tree at the depth limit on the main thread.
+TEST_F(HostileInput, SmallStackLimitsRun) {
+  write("deep.json", nested_domain(255, kUnion, "]}"));
+  const std::string torus = (kSource / "domains" / "torus_mesh.json").string();
+  for (const std::string& domain : {std::string("deep.json"), torus})
+    for (const char* threads : {"1", "2"}) {
+      const Result r = run({"run", domain, "-o", "small.h5", "--quiet", "--threads", threads},
+                           kBounded + "prlimit --stack=32768 ");
+      EXPECT_EQ(r.status, 0) << domain << " at " << threads << " threads: " << r.err;
+      EXPECT_TRUE(fs::exists(dir_ / "small.h5")) << domain;
+      fs::remove(dir_ / "small.h5");
+    }
+}
+
+// OMP_STACKSIZE sizes the team's stacks: too small a value is its error (the fill's threads
+// overflowed 32 KiB stacks), and stacks the process cannot have are its error before the run starts
+// (libgomp exited with status 1 and its own message when the team could not start).
+TEST_F(HostileInput, OpenMpStackSizesThatCannotServe) {
+  write("square.json", R"({"dim": 2, "spacing": 0.05, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  expect_input_error({"run", "square.json", "-o", "out.h5", "--threads", "2"}, {"OMP_STACKSIZE", "32 KiB", "at least 256 KiB"},
+                     "OMP_STACKSIZE=32k " + kBounded, {"square.json"});
+  const Result fine = run({"run", "square.json", "-o", "out.h5", "--quiet", "--threads", "2"}, "OMP_STACKSIZE=1M " + kBounded);
+  EXPECT_EQ(fine.status, 0) << fine.err;
+  fs::remove(dir_ / "out.h5");
+  fs::remove(dir_ / "out.xdmf");
+  const std::string huge = "OMP_STACKSIZE=100G " + kBounded;
+  const Result probe = run({"run", "square.json", "-o", "probe.h5", "--threads", "3", "--quiet"}, huge);
+  if (probe.status == 0) GTEST_SKIP() << "this machine grants 100 GiB thread stacks (vm.overcommit_memory = 1)";
+  expect_input_error({"run", "square.json", "-o", "out.h5", "--threads", "3"}, {"OMP_STACKSIZE", "cannot start 3 threads", "100 GiB"},
+                     huge, {"square.json"});
 }
 
 // Class 2: width. Every inside test asked all children of a union (and the JSON parser's callback
@@ -822,6 +857,34 @@ TEST_F(HostileHdf5, ArrayAttributesAreSkipped) {
   const Result r = run({"stats", "attrs.h5"}, kBounded);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("nodes       2"), std::string::npos) << r.out;
+}
+
+// Many attributes on /domain: up to 1024 are read in one pass (the i-th opened by name order rebuilt a
+// sorted table of them at each call: 8000 attributes took 105 s), more are refused (finding one by name
+// walks them all, so reading n takes time in n^2).
+TEST_F(HostileHdf5, ManyAttributesAreBounded) {
+  const auto add_attributes = [&](const fs::path& path, int count) {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t g = H5Gopen2(f, "/domain", H5P_DEFAULT);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    for (int i = 0; i < count; ++i) {
+      const std::int64_t value = i;
+      char name[16];
+      std::snprintf(name, sizeof name, "a%d", i);
+      const hid_t a = H5Acreate2(g, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+      H5Awrite(a, H5T_NATIVE_INT64, &value);
+      H5Aclose(a);
+    }
+    H5Sclose(space);
+    H5Gclose(g);
+    H5Fclose(f);
+  };
+  add_attributes(make("many.h5", nodes({0, 1, 0, 1})), 1000);
+  const Result r = run({"stats", "many.h5"}, kBounded);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("nodes       2"), std::string::npos) << r.out;
+  add_attributes(make("more.h5", nodes({0, 1, 0, 1})), 2000);
+  expect_stats_error("more.h5", {"/domain", "holds 2000 attributes, more than the 1024 read"});
 }
 
 // A file whose stored domain text has another dimension than its nodes (a 3D domain over 2D nodes):

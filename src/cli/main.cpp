@@ -21,6 +21,7 @@
 #include "cpu_affinity.hpp"
 #include "run_command.hpp"
 #include "stdout_check.hpp"
+#include "thread_stacks.hpp"
 #include "thread_start.hpp"
 #ifdef NODEGEN_WITH_MPI
 #include <optional>
@@ -91,9 +92,8 @@ int checked_stdout(int status) {
   return status;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The whole command, on the thread run_with_stacks gives it.
+int run_main(int argc, char** argv) {
   // A write past the file-size limit (ulimit -f) then fails with EFBIG and is reported as one error
   // line with the temporaries removed, instead of SIGXFSZ killing the run and leaving them behind.
   std::signal(SIGXFSZ, SIG_IGN);
@@ -265,3 +265,7 @@ int main(int argc, char** argv) {
     return fail(1, std::string("internal error: ") + e.what());
   }
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return nodegen::cli::run_with_stacks(run_main, argc, argv); }

@@ -2,14 +2,16 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
+#include <pthread.h>
 #include <sys/mman.h>
 
 #include "nodegen/geometry/input_error.hpp"
+#include "thread_stacks.hpp"
 
 #if defined(_OPENMP) && !defined(NODEGEN_STD_THREADS)
 #include <omp.h>
@@ -18,6 +20,30 @@
 namespace nodegen::cli {
 namespace {
 std::atomic<void*> kept{nullptr};
+std::atomic<bool> release{false};
+
+void* hold_until_released(void*) {
+  void* block = std::malloc(64);
+  kept.store(block, std::memory_order_relaxed);  // the allocation is seen, so not left out
+  release.wait(false);
+  std::free(block);
+  return nullptr;
+}
+
+// The stack size OpenMP's team threads get when the environment sets one.
+std::optional<std::size_t> team_stack() {
+#if defined(_OPENMP) && !defined(NODEGEN_STD_THREADS)
+  return openmp_stack_size();
+#else
+  return std::nullopt;
+#endif
+}
+
+std::string size_text(std::size_t bytes) {
+  if (bytes % (std::size_t{1} << 30) == 0) return std::to_string(bytes >> 30) + " GiB";
+  if (bytes % (std::size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes >> 10) + " KiB";
+}
 
 // Address space the check holds beside its threads: libgomp's team takes a little more than threads
 // alone do (its per-thread and team records), so a check that passed with nothing to spare let the
@@ -39,42 +65,51 @@ void require_threads_start(int threads) {
                      "OpenMP may run at most " + std::to_string(omp_get_thread_limit()) +
                          " threads here (OMP_THREAD_LIMIT in the environment); ask for at most that many");
 #endif
+  const std::optional<std::size_t> openmp_stack = team_stack();
+  if (openmp_stack && *openmp_stack < kLeastOpenMPStack)
+    throw InputError("OMP_STACKSIZE", "value",
+                     "asks for " + size_text(*openmp_stack) + " stacks for OpenMP's threads; nodegen's need at least " +
+                         size_text(kLeastOpenMPStack) + " (deep shape trees and meshes recurse): unset it or raise it");
   const std::size_t margin = margin_bytes(threads);
+  release.store(false);
   void* held = ::mmap(nullptr, margin, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (held == MAP_FAILED)
     throw InputError("--threads", "value",
                      "cannot start " + std::to_string(threads) +
                          " threads here: no address space is left for them (virtual memory, ulimit -v); ask for fewer threads");
-  std::vector<std::thread> started;
+  // The team's threads get OMP_STACKSIZE's stacks where it is set, else the default (thread_stacks.hpp).
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  if (openmp_stack) pthread_attr_setstacksize(&attributes, *openmp_stack);
+  std::vector<pthread_t> started;
   started.reserve(threads > 1 ? static_cast<std::size_t>(threads - 1) : 0);
-  std::atomic<bool> release{false};
   std::string failure;
   for (int t = 1; t < threads; ++t) {
-    try {
-      // Each waits until every one exists, so they hold their stacks at the same time, as a team does,
-      // and allocates as a team member does: glibc gives threads that allocate arenas of their own (up
-      // to 8 per core, each reserving 64 MiB of address space), which libgomp's threads then reuse.
-      started.emplace_back([&release] {
-        void* block = std::malloc(64);
-        kept.store(block, std::memory_order_relaxed);  // the allocation is seen, so not left out
-        release.wait(false);
-        std::free(block);
-      });
-    } catch (const std::system_error& e) {
-      failure = e.code().message();
+    // Each waits until every one exists, so they hold their stacks at the same time, as a team does,
+    // and allocates as a team member does: glibc gives threads that allocate arenas of their own (up
+    // to 8 per core, each reserving 64 MiB of address space), which libgomp's threads then reuse.
+    pthread_t thread;
+    if (const int error = pthread_create(&thread, &attributes, hold_until_released, nullptr); error != 0) {
+      failure = std::strerror(error);
       break;
     }
+    started.push_back(thread);
   }
+  pthread_attr_destroy(&attributes);
   release.store(true);
   release.notify_all();
-  for (std::thread& t : started) t.join();
+  for (pthread_t thread : started) pthread_join(thread, nullptr);
   ::munmap(held, margin);
-  if (!failure.empty())
-    throw InputError("--threads", "value",
-                     "cannot start " + std::to_string(threads) + " threads here (" + failure + " after " +
-                         std::to_string(started.size() + 1) +
-                         "): the process's limits (virtual memory, ulimit -v; stack size per thread, ulimit -s; threads, ulimit -u) allow fewer; "
-                         "ask for fewer threads");
+  if (failure.empty()) return;
+  const std::string why = "cannot start " + std::to_string(threads) + " threads here (" + failure + " after " +
+                          std::to_string(started.size() + 1) + ")";
+  if (openmp_stack)
+    throw InputError("OMP_STACKSIZE", "value",
+                     why + " with the " + size_text(*openmp_stack) +
+                         " stack it asks for each: lower it (or unset it), or ask for fewer threads");
+  throw InputError("--threads", "value",
+                   why + ": the process's limits (virtual memory, ulimit -v; stack size per thread, ulimit -s; "
+                         "threads, ulimit -u) allow fewer; ask for fewer threads");
 }
 
 void start_openmp_team(int threads) {

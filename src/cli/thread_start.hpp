@@ -5,7 +5,7 @@
 // on threads). Asked first, the answer is the one-line input error naming --threads.
 namespace nodegen::cli {
 
-// Starts threads - 1 threads beside this one (with the default stack, as OpenMP's team would), holds them
+// Starts threads - 1 threads beside this one (with the stack OpenMP's team gets: OMP_STACKSIZE's, else the default), holds them
 // until all exist, joins them. Throws InputError("--threads", "value", ...) with how many could start
 // when one could not.
 void require_threads_start(int threads);

@@ -28,8 +28,9 @@ namespace {
 constexpr double kMaxCoordinate = 1e100;
 // Shape trees deeper than this are refused at load: the loader, the inside test and the boundary
 // placement recurse once per level, the inside test on the fill's threads. A tree at the limit runs in
-// a 256 KB stack in the release build (a 1000-deep one needed 1 MB) and in the 8 MB of a thread under
-// AddressSanitizer, whose frames are larger (1000 deep overflowed them). JSON nesting is
+// a 1 MiB stack in the release build (256 KiB was too little) and in the 8 MB of a thread under
+// AddressSanitizer, whose frames are larger (1000 deep overflowed them); the CLI's stacks are sized
+// for it whatever ulimit -s says (src/cli/thread_stacks.hpp). JSON nesting is
 // refused beyond twice that plus the few levels around the tree (a CSG level is an object and its
 // children array), before anything is built.
 constexpr int kMaxShapeDepth = 256;
