@@ -30,6 +30,13 @@ using namespace nodegen::test;
 
 const std::string kSquare = (kSource / "domains" / "square.json").string();
 
+// Whether a file is well-formed XML (python3's parser is on every machine that builds this project).
+bool xml_parses(const fs::path& file) {
+  const std::string check = "python3 -c " + quote("import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])") +
+                            " " + quote(file.string());
+  return std::system(check.c_str()) == 0;
+}
+
 TEST_F(CliTest, RunWritesDefaultOutputSummaryAndReport) {
   const Result r = run({"run", kSquare, "--threads", "2", "--seed", "5", "--report", "report.json"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -142,10 +149,7 @@ TEST_F(CliTest, QuietPrintsNothingAndEveryBackendWorks) {
 TEST_F(CliTest, XdmfSidecarParsesAndDescribesTheH5File) {
   ASSERT_EQ(run({"run", kSquare, "-o", "sq.h5", "--quiet"}).status, 0);
   const std::string xdmf = slurp(dir_ / "sq.xdmf");
-  // Well-formed XML (python3's parser is on every machine that builds this project).
-  const std::string check = "python3 -c " + quote("import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])") +
-                            " " + quote((dir_ / "sq.xdmf").string());
-  EXPECT_EQ(std::system(check.c_str()), 0) << xdmf;
+  EXPECT_TRUE(xml_parses(dir_ / "sq.xdmf")) << xdmf;
   for (const char* name : {"Name=\"type\"", "Name=\"h\"", "Name=\"normal\"", "Polyvertex"})
     EXPECT_NE(xdmf.find(name), std::string::npos) << name;
 
@@ -250,6 +254,9 @@ TEST_F(CliTest, SolveBadInput) {
   expect_input_error({"solve", "sq.json", "--neumann", "shape:z+"}, {"--neumann", "shape:z+", "shape:x-, shape:x+"});
   expect_input_error({"solve", "sq.json", "--seeds", "5-2"}, {"--seeds", "5-2"});
   expect_input_error({"solve", "sq.json", "--seeds", "x"}, {"--seeds"});
+  expect_input_error({"solve", "sq.json", "--seeds", "0-99999"}, {"--seeds", "at most 1000 seeds", "that is 100000 seeds"});
+  expect_input_error({"solve", "sq.json", "--seeds", "9223372036854775808"},
+                     {"--seeds", "9223372036854775808 is beyond the largest seed"});
   expect_input_error({"solve", "sq.json", "--order", "4"}, {"--order"});
   expect_input_error({"solve", "sq.json", "--k", "5"}, {"--k", "monomials"});
   expect_input_error({"solve", "sq.json", "--k", "201"}, {"--k", "from 1 to 200", "201"});
@@ -378,14 +385,19 @@ TEST_F(CliTest, OutputThroughASymbolicLinkReplacesItsTarget) {
 }
 
 TEST_F(CliTest, XdmfSidecarCopesWithTheFileName) {
-  // "--" ended the XML comment that named the file; a colon splits ParaView's FILE:/dataset reference.
-  ASSERT_EQ(run({"run", kSquare, "-o", "a--b.h5", "--quiet"}).status, 0);
-  const std::string check = "python3 -c " + quote("import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])") +
-                            " " + quote((dir_ / "a--b.xdmf").string());
-  EXPECT_EQ(std::system(check.c_str()), 0) << slurp(dir_ / "a--b.xdmf");
-  fs::remove(dir_ / "a--b.h5");
-  fs::remove(dir_ / "a--b.xdmf");
+  // "--" ended the XML comment that named the file; & and < need escaping; UTF-8 names are XML text.
+  for (const std::string name : {"a--b", "a&b<c", "\xc4\x8d\xc5\xa1\xc5\xbe \xe6\xb0\xb4"}) {
+    ASSERT_EQ(run({"run", kSquare, "-o", name + ".h5", "--quiet"}).status, 0) << name;
+    EXPECT_TRUE(xml_parses(dir_ / (name + ".xdmf"))) << slurp(dir_ / (name + ".xdmf"));
+    fs::remove(dir_ / (name + ".h5"));
+    fs::remove(dir_ / (name + ".xdmf"));
+  }
+  // A colon splits ParaView's FILE:/dataset reference; XML holds no control character (ESC made the
+  // sidecar a document no reader parsed) and no byte of an invalid UTF-8 sequence.
   expect_input_error({"run", kSquare, "-o", "run:1.h5"}, {"run:1.h5", "output", "':'"});
+  expect_input_error({"run", kSquare, "-o", "a\x1b[31mb.h5"}, {"output", "control character 0x1b", "XDMF sidecar"});
+  expect_input_error({"run", kSquare, "-o", "a\xff" "b.h5"}, {"output", "not valid UTF-8 (at byte 1, 0xff)"});
+  expect_input_error({"run", kSquare, "-o", "a\xc0\xaf" "b.h5"}, {"output", "not valid UTF-8"});  // an overlong '/'
 }
 
 TEST_F(CliTest, WritesBeyondTheFileSizeLimitFailCleanly) {
@@ -464,6 +476,10 @@ TEST_F(CliTest, BadOptionsAndFiles) {
   write("text.json", "not hdf5");
   expect_input_error({"stats", "text.json"}, {"text.json", "not an HDF5 file"});
   expect_input_error({"run"}, {"DOMAIN"});
+  // An empty name (a shell variable left unset) is the argument's error, not a file that is missing.
+  expect_input_error({"run", ""}, {"DOMAIN: value: is empty"});
+  expect_input_error({"stats", ""}, {"FILE: value: is empty"});
+  expect_input_error({"solve", ""}, {"INPUT: value: is empty"});
   expect_input_error({}, {"subcommand"});
 }
 

@@ -75,8 +75,9 @@ void write_mesh(const TriMesh& m, const std::filesystem::path& path, const std::
   }
   std::ofstream out(path);
   out.precision(17);
-  if (format == "stl-ascii") {
-    out << "solid icosphere\n";
+  if (format == "stl-ascii" || format == "stl-ascii-tab") {
+    // After a blank line, "solid" and a tab: CGAL took that for binary (it wants a space or a line break).
+    out << (format == "stl-ascii" ? "solid icosphere\n" : "\n solid\ticosphere\n");
     for (auto [a, b, c] : m.f) {
       const Vec<3> n = (m.v[b] - m.v[a]).cross(m.v[c] - m.v[a]).normalized();
       out << "facet normal " << n.transpose() << "\n outer loop\n";
@@ -142,7 +143,7 @@ TEST_P(MeshFormats, InsideTestMatchesThePolyhedron) {
   EXPECT_NEAR(domain_of<3>(f)->measure(), 4.0 / 3.0 * std::numbers::pi, 0.1);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryFormat, MeshFormats, ::testing::Values("stl-ascii", "stl-binary", "obj", "off", "ply"),
+INSTANTIATE_TEST_SUITE_P(EveryFormat, MeshFormats, ::testing::Values("stl-ascii", "stl-ascii-tab", "stl-binary", "obj", "off", "ply"),
                          [](const auto& info) {
                            std::string s = info.param;
                            for (char& c : s)

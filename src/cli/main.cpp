@@ -208,8 +208,14 @@ int run_main(int argc, char** argv) {
                                                        " ranks were started, but only `nodegen run` runs on several: "
                                                        "start one (mpirun -np 1) and give it the cores with --threads");
 #endif
+    // An empty name (a shell variable left unset) is a mistake, not a file, and not a request for a default.
+    const auto refuse_empty = [](const std::string& given, const char* name) {
+      if (given.empty()) throw nodegen::InputError(name, "value", "is empty: give a file name");
+    };
+    if (*run_cmd) refuse_empty(run.domain.string(), "DOMAIN");
+    if (*stats_cmd) refuse_empty(stats_file, "FILE");
+    if (*solve_cmd) refuse_empty(solve.input.string(), "INPUT");
     if (*run_cmd) {
-      // An empty name (a shell variable left unset) is a mistake, not a request for the default.
       if (*output_opt && output.empty())
         throw nodegen::InputError("--output", "value", "is empty: give a file name, or leave -o out for output/<domain stem>.h5");
       if (*report_opt && report.empty()) throw nodegen::InputError("--report", "value", "is empty: give a file name");

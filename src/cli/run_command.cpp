@@ -233,6 +233,9 @@ int run_command(const RunArgs& args) {
   const bool root = rank_of(args.mpi) == 0;  // prints, and writes the report
   std::optional<DomainFile> loaded;
   fs::path output = args.output ? *args.output : default_output_for(args.domain);
+  // Before any work: the sidecar names the HDF5 file, and a name XML cannot hold would make it unreadable.
+  if (const std::string why = io::xdmf_unnameable_reason(output.filename().string()); !why.empty())
+    throw InputError(output.string(), "output", "its file name " + why + ", and the XDMF sidecar names it; give another -o");
   on_every_rank(args.mpi, [&] {
     require_threads_start(args.threads);
     start_openmp_team(args.threads);

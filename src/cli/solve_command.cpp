@@ -1,5 +1,6 @@
 #include "solve_command.hpp"
 
+#include <charconv>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -121,16 +122,24 @@ Spread spread(std::vector<double> values) {
 }  // namespace
 
 std::pair<std::uint64_t, std::uint64_t> parse_seed_range(const std::string& text) {
+  const auto refuse = [&](const std::string& why) {
+    throw InputError("--seeds", "value", "expected A-B, whole numbers from 0 to " + std::to_string(FillParams::kMaxSeed) +
+                                             " with A <= B and at most " + std::to_string(kMaxSeedCount) +
+                                             " seeds (run several ranges for more)" + why + ", got \"" + text + "\"");
+  };
   auto whole = [&](const std::string& part) {
-    if (part.empty() || part.size() > 18 || part.find_first_not_of("0123456789") != std::string::npos)
-      throw InputError("--seeds", "value", "expected A-B with whole numbers A <= B, got \"" + text + "\"");
-    return static_cast<std::uint64_t>(std::stoull(part));
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos) refuse("");
+    if (ec != std::errc() || end != part.data() + part.size() || value > FillParams::kMaxSeed)
+      refuse(": " + part + " is beyond the largest seed");
+    return value;
   };
   const auto dash = text.find('-');
   const std::uint64_t a = whole(text.substr(0, dash));
   const std::uint64_t b = dash == std::string::npos ? a : whole(text.substr(dash + 1));
-  if (b < a) throw InputError("--seeds", "value", "expected A-B with A <= B, got \"" + text + "\"");
-  if (b - a >= 100'000) throw InputError("--seeds", "value", "at most 100000 seeds, got \"" + text + "\"");
+  if (b < a) refuse(": A is above B");
+  if (b - a >= kMaxSeedCount) refuse(": that is " + std::to_string(b - a + 1) + " seeds");
   return {a, b};
 }
 

@@ -96,7 +96,7 @@ bool count_of(std::string_view t, std::uint64_t& out) {
   return true;
 }
 
-std::uint32_t stl_count(const std::string& text) {
+std::uint32_t stl_count(std::string_view text) {
   std::uint32_t count = 0;
   if (text.size() >= 84) std::memcpy(&count, text.data() + 80, 4);  // little-endian on every platform nodegen builds on
   return count;
@@ -127,17 +127,14 @@ void check_no_nul(std::string_view text) {
 }
 
 void check_stl(const std::string& text) {
-  // Binary STL: an 80-byte header, a 32-bit triangle count, 50 bytes per triangle. A file that starts
-  // with "solid" is ASCII unless its size matches the binary layout (some binary writers put "solid"
-  // in the header too); ASCII STL has no counts to check.
-  const bool ascii_start = text.compare(0, 5, "solid") == 0;
-  if (text.size() < 84) return;  // CGAL refuses it without allocating
+  // Binary STL: an 80-byte header, a 32-bit triangle count, 50 bytes per triangle. ASCII STL
+  // (ascii_stl_keyword) has no counts to check: its text is checked by check_finite_text.
+  if (ascii_stl_keyword(text, text.size()) != std::string_view::npos || text.size() < 84) return;  // CGAL refuses a short one without allocating
   const std::uint32_t count = stl_count(text);
   const std::uint64_t expected = 84 + 50ull * count;
-  if (!ascii_start && expected != text.size())
+  if (expected != text.size())
     refuse("has a binary STL header claiming " + std::to_string(count) + " triangles (" + std::to_string(expected) +
            " bytes), but the file has " + std::to_string(text.size()) + " bytes");
-  if (expected != text.size()) return;  // ASCII: its text is checked by check_finite_text
   for (std::uint64_t t = 0; t < count; ++t)
     for (int k = 3; k < 12; ++k) {  // the three vertices after the facet normal
       float v = 0;
@@ -564,15 +561,21 @@ void check_ply(const std::string& text) {
 
 }  // namespace
 
+std::size_t ascii_stl_keyword(std::string_view head, std::uintmax_t file_size) {
+  std::size_t at = 0;
+  while (at < head.size() && std::isspace(static_cast<unsigned char>(head[at]))) ++at;
+  if (head.compare(at, 5, "solid") != 0) return std::string_view::npos;
+  if (file_size >= 84 && file_size == 84 + 50ull * stl_count(head)) return std::string_view::npos;
+  return at;
+}
+
 void check_mesh_file(const std::string& file) {
   const std::string ext = lower(std::filesystem::path(file).extension().string());
   if (ext != ".stl" && ext != ".obj" && ext != ".off" && ext != ".ply")
     refuse("is of an unsupported mesh format \"" + ext + "\" (supported: .stl ascii/binary, .obj, .off, .ply)");
   const std::string text = read_input_file(file, InputFileLimits::kMeshFileBytes, "mesh files");
   // The text formats' bytes and numbers (a PLY's are checked in check_ply, a binary STL's in check_stl).
-  const bool text_format = ext == ".obj" || ext == ".off" ||
-                           (ext == ".stl" && text.compare(0, 5, "solid") == 0 &&
-                            (text.size() < 84 || text.size() != 84 + 50ull * stl_count(text)));
+  const bool text_format = ext == ".obj" || ext == ".off" || (ext == ".stl" && ascii_stl_keyword(text, text.size()) != std::string_view::npos);
   if (text_format) check_no_nul(text);
   if (ext == ".stl") check_stl(text);
   else if (ext == ".off") check_off(text);

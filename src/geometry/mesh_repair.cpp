@@ -1,8 +1,11 @@
 #include "mesh_repair.hpp"
+#include "mesh_file_check.hpp"
+#include "nodegen/geometry/input_file.hpp"
 
 #include "quiet_library_output.hpp"
 #include "self_intersection_check.hpp"
 
+#include <CGAL/IO/STL.h>
 #include <CGAL/IO/polygon_soup_io.h>
 #include <CGAL/Polygon_mesh_processing/border.h>
 #include <CGAL/Polygon_mesh_processing/connected_components.h>
@@ -18,7 +21,10 @@
 #include <CGAL/boost/graph/helpers.h>
 
 #include <array>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -70,6 +76,32 @@ Border describe_border(const SurfaceMesh& mesh, Halfedge start) {
   return b;
 }
 
+// CGAL reads an STL file as ASCII first only when "solid" is followed by a space or a line break; after
+// a tab (or another blank) it read the text as binary triangles wherever the bytes where a binary
+// header keeps its count made a small one: garbage that the checks then refused as an open sheet. An
+// ASCII file (by the check's rule) is handed to CGAL with that blank made a space.
+bool read_soup(const std::string& file, std::vector<MeshPoint>& points, std::vector<Polygon>& polygons) {
+  std::string ext = std::filesystem::path(file).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".stl") {
+    std::string head(4096, '\0');
+    std::ifstream in(file, std::ios::binary);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(file, ec);
+    const std::size_t keyword = ec ? std::string_view::npos : ascii_stl_keyword(head, size);
+    const auto after = keyword + 5 < head.size() ? static_cast<unsigned char>(head[keyword + 5]) : ' ';
+    if (keyword != std::string_view::npos && std::isspace(after) && after != ' ' && after != '\n' && after != '\r') {
+      std::string text = read_input_file(file, InputFileLimits::kMeshFileBytes, "mesh files");
+      text[keyword + 5] = ' ';
+      std::istringstream patched(std::move(text));
+      return CGAL::IO::read_STL(patched, points, polygons);
+    }
+  }
+  return CGAL::IO::read_polygon_soup(file, points, polygons);
+}
+
 }  // namespace
 
 std::string point_text(const Vec<3>& p) {
@@ -85,7 +117,7 @@ RepairedMesh repair_mesh(const std::string& file, const MeshRepairOptions& optio
   bool read = false;
   try {
     const QuietLibraryOutput quiet;
-    read = CGAL::IO::read_polygon_soup(file, points, polygons);
+    read = read_soup(file, points, polygons);
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot read mesh " + file + ": " + e.what());
   }

@@ -1,5 +1,6 @@
 #include "nodegen/io/xdmf_writer.hpp"
 
+#include <cstdint>
 #include <sstream>
 
 #include "nodegen/io/layout.hpp"
@@ -28,7 +29,38 @@ std::string xml_text(const std::string& s) {
   return out;
 }
 
+std::string hex_byte(unsigned char c) {
+  static const char* digits = "0123456789abcdef";
+  return std::string("0x") + digits[c >> 4] + digits[c & 15];
+}
+
 }  // namespace
+
+std::string xdmf_unnameable_reason(const std::string& name) {
+  for (std::size_t i = 0; i < name.size();) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if (c < 0x20 || c == 0x7f) return "holds the control character " + hex_byte(c) + ", which XML cannot hold";
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: its length from the lead byte, then continuation bytes, and the code point
+    // neither overlong, a surrogate, beyond U+10FFFF, nor one of XML's two excluded U+FFFE and U+FFFF.
+    const int length = c >= 0xc2 && c <= 0xdf ? 2 : (c & 0xf0) == 0xe0 ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    std::uint32_t code = length == 2 ? c & 0x1f : length == 3 ? c & 0x0f : c & 0x07;
+    bool valid = length > 0 && i + static_cast<std::size_t>(length) <= name.size();
+    for (int k = 1; valid && k < length; ++k) {
+      const auto next = static_cast<unsigned char>(name[i + static_cast<std::size_t>(k)]);
+      valid = (next & 0xc0) == 0x80;
+      code = (code << 6) | (next & 0x3f);
+    }
+    valid = valid && !(length == 3 && code < 0x800) && !(length == 4 && (code < 0x10000 || code > 0x10ffff)) &&
+            !(code >= 0xd800 && code <= 0xdfff) && code != 0xfffe && code != 0xffff;
+    if (!valid) return "is not valid UTF-8 (at byte " + std::to_string(i) + ", " + hex_byte(c) + "), which XML cannot hold";
+    i += static_cast<std::size_t>(length);
+  }
+  return "";
+}
 
 std::string xdmf_document(const std::string& h5_file_name, std::size_t node_count) {
   const std::string file = xml_text(h5_file_name);
