@@ -671,6 +671,30 @@ TEST_F(HostileInput, ShapesThatPlaceNoNodesAreAnError) {
   expect_error({"run", "tiny.json", "-o", "tiny.h5"}, {"tiny.json", "no nodes were placed"}, {"tiny.off", "tiny.json"});
 }
 
+// Valid shapes that fill a sliver of their bounding box run, and stats reports on them: two disks 1e4
+// apart and 20 nested 45-degree turns of a strip were refused as empty (no point of the grid over the
+// box inside), and 250 nested 7-degree turns of a thin box had a bounding box 1e11 times too large,
+// which `stats` sampled for over a minute.
+TEST_F(HostileInput, ShapesMuchSmallerThanTheirBoxRun) {
+  std::string turned = R"({"type": "box", "min": [0, 0], "max": [1, 0.01]})";
+  for (int i = 0; i < 250; ++i) turned = R"({"type": "rotate", "angle": 7, "child": )" + turned + "}";
+  std::string strip = R"({"type": "box", "min": [0, 0], "max": [1, 0.05]})";
+  for (int i = 0; i < 20; ++i) strip = R"({"type": "rotate", "angle": 45, "child": )" + strip + "}";
+  const std::vector<std::pair<std::string, std::string>> domains = {
+      {"disks.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "union", "children": [
+           {"type": "disk", "center": [0, 0], "radius": 1}, {"type": "disk", "center": [10000, 0], "radius": 1}]}})"},
+      {"strip.json", R"({"dim": 2, "spacing": 0.01, "shape": )" + strip + "}"},
+      {"turned.json", R"({"dim": 2, "spacing": 0.002, "shape": )" + turned + "}"}};
+  for (const auto& [name, text] : domains) {
+    write(name, text);
+    const Result r = run({"run", name, "-o", "sliver.h5", "--quiet"}, kBounded);
+    ASSERT_EQ(r.status, 0) << name << ": " << r.err;
+    const Result stats = run({"stats", "sliver.h5"}, kBounded);
+    EXPECT_EQ(stats.status, 0) << name << ": " << stats.err;
+    EXPECT_NE(stats.out.find("packing"), std::string::npos) << name << ": " << stats.out;
+  }
+}
+
 // Leaves naming one mesh (copies of a part under transforms) share it: read, repaired and indexed once.
 // Each copy loaded anew took 30 MB (the inside test's voxel cache): 300 copies ran out of memory.
 TEST_F(HostileInput, CopiesOfOneMeshAreLoadedOnce) {

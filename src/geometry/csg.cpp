@@ -52,6 +52,25 @@ class CsgShape final : public Shape<D> {
     return false;
   }
   Box<D> bounds() const override { return box_; }
+  Box<D> bounds_under(const Affine<D>& to_world) const override {
+    Box<D> box = children_.front()->bounds_under(to_world);
+    if (op_ == CsgOp::difference) return box;  // within its first child
+    for (std::size_t i = 1; i < children_.size(); ++i) {
+      const Box<D> b = children_[i]->bounds_under(to_world);
+      if (op_ == CsgOp::union_) {
+        box.lo = box.lo.cwiseMin(b.lo);
+        box.hi = box.hi.cwiseMax(b.hi);
+      } else {
+        box.lo = box.lo.cwiseMax(b.lo);
+        box.hi = box.hi.cwiseMin(b.hi);
+      }
+    }
+    return box;
+  }
+  void leaf_boxes(const Affine<D>& to_world, std::vector<Box<D>>& out) const override {
+    if (op_ != CsgOp::union_) return children_.front()->leaf_boxes(to_world, out);
+    for (const auto& c : children_) c->leaf_boxes(to_world, out);
+  }
   void register_parts(std::vector<std::string>& names) override {
     for (auto& c : children_) c->register_parts(names);
   }
@@ -81,19 +100,17 @@ class TransformShape final : public Shape<D> {
       : to_parent_(to_parent), child_(std::move(child)) {
     from_parent_.A = to_parent_.A.inverse();
     from_parent_.b = -(from_parent_.A * to_parent_.b);
-    const Box<D> b = child_->bounds();
-    box_ = {Vec<D>::Constant(1e300), Vec<D>::Constant(-1e300)};
-    for (int corner = 0; corner < (1 << D); ++corner) {
-      Vec<D> c;
-      for (int i = 0; i < D; ++i) c[i] = (corner >> i) & 1 ? b.hi[i] : b.lo[i];
-      const Vec<D> w = to_parent_.point(c);
-      box_.lo = box_.lo.cwiseMin(w);
-      box_.hi = box_.hi.cwiseMax(w);
-    }
+    box_ = child_->bounds_under(to_parent_);
   }
 
   bool contains(const Vec<D>& p) const override { return child_->contains(from_parent_.point(p)); }
   Box<D> bounds() const override { return box_; }
+  Box<D> bounds_under(const Affine<D>& to_world) const override {
+    return child_->bounds_under(to_parent_.then(to_world));
+  }
+  void leaf_boxes(const Affine<D>& to_world, std::vector<Box<D>>& out) const override {
+    child_->leaf_boxes(to_parent_.then(to_world), out);
+  }
   void register_parts(std::vector<std::string>& names) override { child_->register_parts(names); }
   void emit_boundary(const Placement<D>& where, BoundarySink<D>& sink) const override {
     Placement<D> inner = where;

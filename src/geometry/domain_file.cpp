@@ -445,7 +445,7 @@ std::shared_ptr<const Domain<D>> build_domain(const Loader& L, const json& root)
                         ", beyond the " + num(kMaxCoordinate) + " that squared distances allow; rescale the domain");
   if (box.empty() || !(box.volume() > 0)) L.fail("shape", "the shape is empty (its bounding box has no volume)");
   auto domain = std::make_shared<const Domain<D>>(std::move(shape), std::move(names));
-  if (!(domain->measure() > 0)) L.fail("shape", "the shape is empty (no inside point found on a grid over its box)");
+  if (!(domain->measure() > 0)) L.fail("shape", "the shape is empty (no inside point found on grids over its box and its parts' boxes)");
   return domain;
 }
 

@@ -96,6 +96,12 @@ class BallShape final : public Shape<D> {
   Box<D> bounds() const override {
     return {center_.array() - radius_, center_.array() + radius_};
   }
+  // The image is an ellipse (ellipsoid): along axis i it reaches radius times the length of row i of A.
+  Box<D> bounds_under(const Affine<D>& to_world) const override {
+    const Vec<D> c = to_world.point(center_);
+    const Vec<D> reach = radius_ * to_world.A.rowwise().norm();
+    return {c - reach, c + reach};
+  }
   void register_parts(std::vector<std::string>& names) override {
     id_ = static_cast<int>(names.size()) + 1;
     names.push_back(label_ + ":surface");

@@ -29,6 +29,20 @@ struct Affine {
   Affine then(const Affine& outer) const { return {outer.A * A, outer.A * b + outer.b}; }
 };
 
+// The box around the image of box b under t: the box of its mapped corners.
+template <int D>
+Box<D> image_of_box(const Box<D>& b, const Affine<D>& t) {
+  Box<D> out{Vec<D>::Constant(std::numeric_limits<double>::infinity()), Vec<D>::Constant(-std::numeric_limits<double>::infinity())};
+  for (int corner = 0; corner < (1 << D); ++corner) {
+    Vec<D> c;
+    for (int i = 0; i < D; ++i) c[i] = (corner >> i) & 1 ? b.hi[i] : b.lo[i];
+    const Vec<D> w = t.point(c);
+    out.lo = out.lo.cwiseMin(w);
+    out.hi = out.hi.cwiseMax(w);
+  }
+  return out;
+}
+
 // Where a leaf sits in the world: its transform and whether its outward side is flipped (a subtracted
 // child of a difference contributes its boundary with normals reversed).
 template <int D>
@@ -47,6 +61,16 @@ class Shape {
   // Local coordinates of this shape (the parent applies any transform before calling).
   virtual bool contains(const Vec<D>& p) const = 0;
   virtual Box<D> bounds() const = 0;
+  // A box around this shape's image under `to_world` (world = to_world(local)). The default maps the
+  // corners of bounds(); a ball bounds its ellipse closer, and transforms pass their map down, so a
+  // chain of transforms bounds the leaf itself: boxes of rotated boxes grew at each level (250 nested
+  // 7-degree turns of a 1 x 0.01 box gave a box 1e11 times too large, whose grid saw no inside point).
+  virtual Box<D> bounds_under(const Affine<D>& to_world) const { return image_of_box(bounds(), to_world); }
+  // Appends boxes, in world coordinates under `to_world`, whose union holds the shape: one per leaf (a
+  // difference or an intersection lies within its first child).
+  virtual void leaf_boxes(const Affine<D>& to_world, std::vector<Box<D>>& out) const {
+    out.push_back(bounds_under(to_world));
+  }
   // Appends this subtree's boundary part names; leaves remember the id of their first part.
   virtual void register_parts(std::vector<std::string>& names) = 0;
   // Emits this subtree's boundary nodes in world coordinates through the sink.

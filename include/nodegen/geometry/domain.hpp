@@ -44,7 +44,9 @@ class Domain {
 
   const Box<D>& bounding_box() const { return box_; }
 
-  // Area (2D) or volume (3D), estimated once at construction from a grid of inside tests.
+  // Area (2D) or volume (3D), estimated once at construction from a grid of inside tests over the
+  // bounding box, or, where that grid finds fewer than kFewInside points inside, from grids over the
+  // boxes of the shape tree's leaves.
   double measure() const { return measure_; }
 
   // Nodes on every boundary part at spacing h(x), with outward unit normals and boundary ids, sorted by
@@ -60,6 +62,9 @@ class Domain {
   const std::vector<std::string>& boundary_names() const { return names_; }
 
  private:
+  static constexpr long kFewInside = 64;
+  double measure_over_leaf_boxes(std::size_t budget) const;
+
   std::shared_ptr<const geometry_detail::Shape<D>> root_;
   Box<D> box_;
   double measure_ = 0.0;
