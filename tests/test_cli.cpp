@@ -428,6 +428,16 @@ TEST_F(CliTest, UnwritableStdoutIsAnError) {
   const Result s = run({"stats", "sq.h5", "--json"}, "", "/dev/full");
   EXPECT_EQ(s.status, 2);
   EXPECT_NE(s.err.find("stdout"), std::string::npos) << s.err;
+  // A report with a warning (here: no domain text stored) that cannot be printed: the error alone.
+  const hid_t file = H5Fopen((dir_ / "sq.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(H5Adelete_by_name(file, "/domain", "domain_file_text", H5P_DEFAULT), 0);
+  H5Fclose(file);
+  const Result warned = run({"stats", "sq.h5"});
+  EXPECT_EQ(warned.status, 0) << warned.err;
+  EXPECT_NE(warned.err.find("warning"), std::string::npos) << warned.err;
+  const Result lost = run({"stats", "sq.h5"}, "", "/dev/full");
+  EXPECT_EQ(lost.status, 2);
+  EXPECT_EQ(lost.err_lines().size(), 1u) << lost.err;
 }
 
 TEST_F(CliTest, FailedRunKeepsTheOlderOutput) {

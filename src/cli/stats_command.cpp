@@ -1,6 +1,7 @@
 #include "stats_command.hpp"
 
 #include "cpu_affinity.hpp"
+#include "stdout_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -61,6 +62,49 @@ io::QualityReport measure(const io::NodeArrays& nodes, const std::optional<Domai
   return io::quality_report<D>(nodes, nullptr, options);
 }
 
+// The report on stdout, as text or JSON.
+void print_report(const std::filesystem::path& file, bool json, const io::NodeArrays& nodes, bool with_domain,
+                  const std::string& fingerprint, const io::QualityReport& r) {
+  if (json) {
+    const nlohmann::json out = {
+        {"file", file.string()},
+        {"dim", nodes.dim},
+        {"nodes", r.nodes},
+        {"nodes_sha256", fingerprint},
+        {"boundary_nodes", r.boundary_nodes},
+        {"interior_nodes", r.interior_nodes},
+        {"nn_over_h", {{"min", r.nn_over_h.min}, {"mean", r.nn_over_h.mean}, {"max", r.nn_over_h.max}}},
+        {"packing_density", r.packing_density},  // NaN (no domain) dumps as null
+        {"measure", r.measure},
+        {"holes", {{"mean", r.holes.mean}, {"p999", r.holes.p999}, {"max", r.holes.max}, {"samples", r.holes.samples},
+                   {"drawn", r.holes.drawn}}},
+    };
+    std::printf("%s\n", out.dump(2).c_str());
+    return;
+  }
+  std::printf("file        %s\n", file.c_str());
+  std::printf("sha256      %s   (nodes_sha256: the /domain arrays)\n", fingerprint.c_str());
+  std::printf("nodes       %zu (%zu boundary, %zu interior), %dD\n", r.nodes, r.boundary_nodes, r.interior_nodes,
+              nodes.dim);
+  if (r.nodes >= 2)
+    std::printf("nn / h      min %.4f  mean %.4f  max %.4f   (nearest other node / h at the node)\n", r.nn_over_h.min,
+                r.nn_over_h.mean, r.nn_over_h.max);
+  else
+    std::printf("nn / h      -   (fewer than 2 nodes: no nearest other node)\n");
+  if (with_domain) {
+    // "-" where there is nothing to measure (no nodes, or no sample inside), as for nn / h above.
+    auto num = [](double v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.4f", v);
+      return std::isfinite(v) ? std::string(buf) : std::string("-");
+    };
+    std::printf("packing     %s   (balls of diameter h / %s %.6g; densest possible %s)\n", num(r.packing_density).c_str(),
+                nodes.dim == 2 ? "area" : "volume", r.measure, nodes.dim == 2 ? "0.907, hexagonal" : "0.740, fcc");
+    std::printf("holes / h   mean %s  p99.9 %s  max %s   (%zu random points of the domain to the nearest node)\n",
+                num(r.holes.mean).c_str(), num(r.holes.p999).c_str(), num(r.holes.max).c_str(), r.holes.samples);
+  }
+}
+
 }  // namespace
 
 int stats_command(const std::filesystem::path& file, bool json, std::size_t samples) {
@@ -90,51 +134,17 @@ int stats_command(const std::filesystem::path& file, bool json, std::size_t samp
                                                    "a fill produces");
   }
 
-  if (!warning.empty()) std::fprintf(stderr, "%s\n", warning.c_str());
   // A thin domain can fill so little of its bounding box that the bounded draws find fewer samples.
+  std::string few_samples;
   if (domain && r.holes.samples < options.samples)
-    std::fprintf(stderr, "nodegen: warning: %s: holes: only %zu of the %zu samples asked for fell inside the domain in "
-                         "%zu random points of its bounding box; measure, packing and holes are less precise\n",
-                 file.c_str(), r.holes.samples, options.samples, r.holes.drawn);
-
-  if (json) {
-    const nlohmann::json out = {
-        {"file", file.string()},
-        {"dim", nodes.dim},
-        {"nodes", r.nodes},
-        {"nodes_sha256", fingerprint},
-        {"boundary_nodes", r.boundary_nodes},
-        {"interior_nodes", r.interior_nodes},
-        {"nn_over_h", {{"min", r.nn_over_h.min}, {"mean", r.nn_over_h.mean}, {"max", r.nn_over_h.max}}},
-        {"packing_density", r.packing_density},  // NaN (no domain) dumps as null
-        {"measure", r.measure},
-        {"holes", {{"mean", r.holes.mean}, {"p999", r.holes.p999}, {"max", r.holes.max}, {"samples", r.holes.samples},
-                   {"drawn", r.holes.drawn}}},
-    };
-    std::printf("%s\n", out.dump(2).c_str());
-    return 0;
-  }
-  std::printf("file        %s\n", file.c_str());
-  std::printf("sha256      %s   (nodes_sha256: the /domain arrays)\n", fingerprint.c_str());
-  std::printf("nodes       %zu (%zu boundary, %zu interior), %dD\n", r.nodes, r.boundary_nodes, r.interior_nodes,
-              nodes.dim);
-  if (r.nodes >= 2)
-    std::printf("nn / h      min %.4f  mean %.4f  max %.4f   (nearest other node / h at the node)\n", r.nn_over_h.min,
-                r.nn_over_h.mean, r.nn_over_h.max);
-  else
-    std::printf("nn / h      -   (fewer than 2 nodes: no nearest other node)\n");
-  if (domain) {
-    // "-" where there is nothing to measure (no nodes, or no sample inside), as for nn / h above.
-    auto num = [](double v) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.4f", v);
-      return std::isfinite(v) ? std::string(buf) : std::string("-");
-    };
-    std::printf("packing     %s   (balls of diameter h / %s %.6g; densest possible %s)\n", num(r.packing_density).c_str(),
-                nodes.dim == 2 ? "area" : "volume", r.measure, nodes.dim == 2 ? "0.907, hexagonal" : "0.740, fcc");
-    std::printf("holes / h   mean %s  p99.9 %s  max %s   (%zu random points of the domain to the nearest node)\n",
-                num(r.holes.mean).c_str(), num(r.holes.p999).c_str(), num(r.holes.max).c_str(), r.holes.samples);
-  }
+    few_samples = "nodegen: warning: " + file.string() + ": holes: only " + std::to_string(r.holes.samples) + " of the " +
+                  std::to_string(options.samples) + " samples asked for fell inside the domain in " +
+                  std::to_string(r.holes.drawn) + " random points of its bounding box; measure, packing and holes are less precise";
+  print_report(file, json, nodes, domain.has_value(), fingerprint, r);
+  // The warnings follow a report that reached stdout: where it did not, its error is the one line.
+  require_stdout_written();
+  for (const std::string& line : {warning, few_samples})
+    if (!line.empty()) std::fprintf(stderr, "%s\n", line.c_str());
   return 0;
 }
 
