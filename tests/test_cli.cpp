@@ -267,6 +267,24 @@ TEST_F(CliTest, SolveBadInput) {
   expect_input_error({"solve", "sq.h5", "--seeds", "1-2"}, {"--seeds", "domain file"}, "", {"sq.h5", "sq.xdmf"});
 }
 
+// The manufactured solution is posed from the nodes' lowest corner: a square at x = 800 is the unit
+// square's problem (e^x overflowed there: "singular matrix"; at x = 700 an error of 1e301 and NaN, exit 0).
+// A domain wider than e^x allows is refused as such.
+TEST_F(CliTest, SolveFarFromTheOrigin) {
+  write("far.json", R"({"dim": 2, "spacing": 0.05, "shape": {"type": "box", "min": [800, 0], "max": [801, 1]}})");
+  write("near.json", R"({"dim": 2, "spacing": 0.05, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  const Result far = run({"solve", "far.json", "--json"});
+  const Result near = run({"solve", "near.json", "--json"});
+  ASSERT_EQ(far.status, 0) << far.err;
+  ASSERT_EQ(near.status, 0) << near.err;
+  const auto f = nlohmann::json::parse(far.out), n = nlohmann::json::parse(near.out);
+  const double far_error = f["max_error"]["median"], near_error = n["max_error"]["median"];
+  EXPECT_TRUE(std::isfinite(far_error));
+  EXPECT_NEAR(far_error, near_error, 0.5 * near_error);  // the same problem, on nodes of the same kind
+  write("wide.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "box", "min": [0, 0], "max": [1000, 1]}})");
+  expect_input_error({"solve", "wide.json"}, {"wide.json", "solve", "overflows", "scale the domain down"});
+}
+
 TEST_F(CliTest, MalformedJson) {
   write("broken.json", "{\"dim\": 2, \"spacing\": 0.01,\n");
   expect_input_error({"run", "broken.json"}, {"broken.json", "line 2"});
@@ -398,6 +416,16 @@ TEST_F(CliTest, XdmfSidecarCopesWithTheFileName) {
   expect_input_error({"run", kSquare, "-o", "a\x1b[31mb.h5"}, {"output", "control character 0x1b", "XDMF sidecar"});
   expect_input_error({"run", kSquare, "-o", "a\xff" "b.h5"}, {"output", "not valid UTF-8 (at byte 1, 0xff)"});
   expect_input_error({"run", kSquare, "-o", "a\xc0\xaf" "b.h5"}, {"output", "not valid UTF-8"});  // an overlong '/'
+}
+
+// Names up to the file system's 255 bytes whose sidecar fits too: the hidden temporaries' names, 13
+// bytes longer, went past it for names of 242 bytes and more.
+TEST_F(CliTest, LongOutputNamesWork) {
+  const std::string name = std::string(247, 'n') + ".h5";  // 250 bytes; the sidecar's 252
+  const Result r = run({"run", kSquare, "-o", name, "--quiet"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / name));
+  EXPECT_TRUE(fs::exists(dir_ / (std::string(247, 'n') + ".xdmf")));
 }
 
 TEST_F(CliTest, WritesBeyondTheFileSizeLimitFailCleanly) {

@@ -86,6 +86,14 @@ TEST(Shapes, PolygonFromPointFile) {
                  dir / "inline.json");
   expect_matches<2>(*domain_of<2>(f), [](const Vec<2>& p) { return std::max({-p[0], -p[1], p[0] + p[1] - 1}); },
                     {-0.2, -0.2}, {1.2, 1.2});
+  // As editors write them: a UTF-8 byte order mark, CRLF lines, CR-only lines (classic Mac OS).
+  std::ofstream(dir / "bom.txt") << "\xEF\xBB\xBF" << "0 0\r\n1 0\r\n0 1\r\n";
+  std::ofstream(dir / "cr.txt") << "0 0\r1 0\r0 1\r";
+  for (const char* file : {"bom.txt", "cr.txt"}) {
+    auto g = parse(R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":")" + std::string(file) + R"("}})",
+                   dir / "inline.json");
+    EXPECT_NEAR(domain_of<2>(g)->measure(), 0.5, 0.01) << file;
+  }
 }
 
 TEST(Shapes, UnionIntersectionDifference2D) {
@@ -161,6 +169,11 @@ TEST(Shapes, NestedTransformsBoundTheLeafItself) {
   const auto disk = parse(R"({"dim":2,"spacing":0.1,"shape":{"type":"rotate","angle":30,"child":
       {"type":"disk","center":[0,0],"radius":1}}})");
   EXPECT_TRUE(domain_of<2>(disk)->bounding_box().hi.isApprox(Vec<2>(1, 1), 1e-12));
+  // An axis whose norm underflows is still an axis (refused as zero before).
+  const auto tiny = parse(R"({"dim":3,"spacing":0.1,"shape":{"type":"rotate","angle":90,"axis":[1e-300,0,0],"child":
+      {"type":"box","min":[0,0,0],"max":[1,2,3]}}})");
+  EXPECT_TRUE(domain_of<3>(tiny)->bounding_box().lo.isApprox(Vec<3>(0, -3, 0), 1e-12))
+      << domain_of<3>(tiny)->bounding_box().lo.transpose();
 }
 
 // Shapes that fill a sliver of their bounding box, missed by the grid over that box, are measured over

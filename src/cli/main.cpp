@@ -163,6 +163,7 @@ int run_main(int argc, char** argv) {
       "solve",
       "RBF-FD check of nodes by the solve they give: Poisson's equation with a known (manufactured) solution,\n"
       "  2D: u = sin(pi x) sin(pi y) + e^x cos(2y),  3D: u = sin(pi x) sin(pi y) sin(pi z) + e^x cos(2y) cos(z),\n"
+      "x, y, z measured from the nodes' lowest corner (the unit square's and cube's: the origin);\n"
       "PHS r^3 + monomials, the k nearest nodes as each stencil, Dirichlet on every boundary part except those\n"
       "named by --neumann (du/dn = g along the file's normals). Prints the max error (and where it lies) and\n"
       "the relative L2 error. Given a domain file, fills it in-process (one thread, so a seed gives the same\n"

@@ -98,8 +98,10 @@ void print_report(const std::filesystem::path& file, bool json, const io::NodeAr
       std::snprintf(buf, sizeof buf, "%.4f", v);
       return std::isfinite(v) ? std::string(buf) : std::string("-");
     };
-    std::printf("packing     %s   (balls of diameter h / %s %.6g; densest possible %s)\n", num(r.packing_density).c_str(),
-                nodes.dim == 2 ? "area" : "volume", r.measure, nodes.dim == 2 ? "0.907, hexagonal" : "0.740, fcc");
+    char measure[32] = "-";
+    if (std::isfinite(r.measure)) std::snprintf(measure, sizeof measure, "%.6g", r.measure);
+    std::printf("packing     %s   (balls of diameter h / %s %s; densest possible %s)\n", num(r.packing_density).c_str(),
+                nodes.dim == 2 ? "area" : "volume", measure, nodes.dim == 2 ? "0.907, hexagonal" : "0.740, fcc");
     std::printf("holes / h   mean %s  p99.9 %s  max %s   (%zu random points of the domain to the nearest node)\n",
                 num(r.holes.mean).c_str(), num(r.holes.p999).c_str(), num(r.holes.max).c_str(), r.holes.samples);
   }
@@ -136,7 +138,7 @@ int stats_command(const std::filesystem::path& file, bool json, std::size_t samp
 
   // A thin domain can fill so little of its bounding box that the bounded draws find fewer samples.
   std::string few_samples;
-  if (domain && r.holes.samples < options.samples)
+  if (domain && r.nodes > 0 && r.holes.samples < options.samples)
     few_samples = "nodegen: warning: " + file.string() + ": holes: only " + std::to_string(r.holes.samples) + " of the " +
                   std::to_string(options.samples) + " samples asked for fell inside the domain in " +
                   std::to_string(r.holes.drawn) + " random points of its bounding box; measure, packing and holes are less precise";

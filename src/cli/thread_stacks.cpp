@@ -1,6 +1,7 @@
 #include "thread_stacks.hpp"
 
 #include <pthread.h>
+#include <sys/resource.h>
 
 #include <cctype>
 #include <cerrno>
@@ -67,6 +68,18 @@ std::optional<std::size_t> parse_stack_size(const char* text) {
 
 int run_with_stacks(int (*body)(int, char**), int argc, char** argv) {
   raise_default_thread_stack();
+  // The main thread serves where its stack may grow to kCommandStack's worth of need, with the soft
+  // limit raised if the hard one allows (the kernel checks the limit as the stack grows). It stays the
+  // command's thread wherever it can: a child forked from another thread (isolated_run.hpp) holds no
+  // main thread, which LeakSanitizer's check at exit cannot handle.
+  rlimit stack{};
+  if (getrlimit(RLIMIT_STACK, &stack) == 0) {
+    if (stack.rlim_cur == RLIM_INFINITY || stack.rlim_cur >= kLeastMainStack) return body(argc, argv);
+    if (stack.rlim_max == RLIM_INFINITY || stack.rlim_max >= kLeastMainStack) {
+      stack.rlim_cur = kLeastMainStack;
+      if (setrlimit(RLIMIT_STACK, &stack) == 0) return body(argc, argv);
+    }
+  }
   Call call{body, argc, argv};
   pthread_attr_t attributes;
   pthread_t thread;

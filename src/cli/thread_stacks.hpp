@@ -12,7 +12,10 @@
 
 namespace nodegen::cli {
 
-// The command's thread: the stack it runs on (mapped, so not bounded by RLIMIT_STACK).
+// The main thread's stack limit the command runs under; below it (and the hard limit not allowing
+// it) the command runs on a thread of its own, with a kCommandStack stack (mapped, so not bounded by
+// RLIMIT_STACK).
+inline constexpr std::size_t kLeastMainStack = std::size_t{8} << 20;
 inline constexpr std::size_t kCommandStack = std::size_t{64} << 20;
 // The least default stack of threads started later (OpenMP's team, std::thread).
 inline constexpr std::size_t kLeastThreadStack = std::size_t{2} << 20;
@@ -20,9 +23,10 @@ inline constexpr std::size_t kLeastThreadStack = std::size_t{2} << 20;
 inline constexpr std::size_t kLeastOpenMPStack = std::size_t{256} << 10;
 
 // Raises the default stack of threads started from now on to kLeastThreadStack if it is below, then
-// runs body(argc, argv) on a thread with a kCommandStack stack, which exits the process with its
-// result. Where no such thread can start (no address space for it), runs body on the calling thread
-// and returns its result.
+// runs body(argc, argv) on the calling (main) thread, under a stack limit raised to kLeastMainStack
+// where it was below, and returns its result; where the hard limit does not allow that, on a thread
+// with a kCommandStack stack, which exits the process with body's result (or, where no such thread
+// can start, on the calling thread after all).
 int run_with_stacks(int (*body)(int, char**), int argc, char** argv);
 
 // The stack OpenMP's team threads get, in bytes, as libgomp reads it from OMP_STACKSIZE (else

@@ -53,6 +53,27 @@ T bisect(T a, T b, bool keep_a, KeepAt&& keep_at) {
   return keep_a ? a : b;
 }
 
+// The stretches of a curve, as intervals of its integral f, whose chords come within their own length
+// of `region` (a chord's curve bulges from it by less than that), merged where they touch.
+template <int D>
+std::vector<std::pair<double, double>> stretches_near(const Curve<D>& c, const Box<D>& region,
+                                                      const std::vector<double>& ts, const std::vector<double>& f) {
+  std::vector<std::pair<double, double>> out;
+  Vec<D> a = c.point(ts[0]);
+  for (std::size_t j = 0; j + 1 < ts.size(); ++j) {
+    const Vec<D> b = c.point(ts[j + 1]);
+    const double reach = (b - a).norm();
+    const bool near = (a.cwiseMin(b).array() - reach <= region.hi.array()).all() &&
+                      (a.cwiseMax(b).array() + reach >= region.lo.array()).all();
+    if (near) {
+      if (!out.empty() && out.back().second == f[j]) out.back().second = f[j + 1];
+      else out.emplace_back(f[j], f[j + 1]);
+    }
+    a = b;
+  }
+  return out;
+}
+
 }  // namespace
 
 template <int D>
@@ -68,21 +89,39 @@ template <int D>
 std::vector<double> place_curve(const Curve<D>& c, BoundarySink<D>& sink, PointGrid<D>* occupied) {
   std::vector<double> ts, f;
   integrate_steps(c, sink, 256, ts, f);
+  const bool clipped = D == 2 && sink.region();
+  if (clipped && stretches_near(c, *sink.region(), ts, f).empty()) {
+    // The phase below, drawn all the same: the parts placed later keep their random streams.
+    if (c.closed) std::uniform_real_distribution<double>(0.0, 1.0)(sink.rng());
+    return {};
+  }
   // Enough chords that each node step spans at least 16 of them.
   const int k = static_cast<int>(std::clamp(16.0 * f.back(), 256.0, 4e6));
   integrate_steps(c, sink, k, ts, f);
   const double total = f.back();
-  sink.check_count(total);
   const long n = c.closed ? std::max(3L, std::lround(total)) : std::max(1L, std::lround(total));
+  // The nodes i of [first, last) are at the integral (i + phase) * total / n (a closed curve's random
+  // phase, so closed curves do not all start at the same angle), or i * total / n.
+  const double phase = c.closed ? std::uniform_real_distribution<double>(0.0, 1.0)(sink.rng()) : 0.0;
+  const long first = c.closed ? 0 : 1;
+  // In 2D only the stretches that come near the region where nodes can be kept (BoundarySink::region)
+  // get theirs, at the places they have on the whole curve.
+  const std::vector<std::pair<double, double>> stretches =
+      clipped ? stretches_near(c, *sink.region(), ts, f) : std::vector{std::pair{0.0, total}};
+  std::vector<std::pair<long, long>> ranges;  // node index ranges [from, to)
+  double count = 0.0;
+  for (const auto& [s0, s1] : stretches) {
+    const long from = std::max(first, static_cast<long>(std::ceil(s0 * n / total - phase)));
+    const long to = std::min(n, static_cast<long>(std::floor(s1 * n / total - phase)) + 1);
+    if (from >= to) continue;
+    ranges.emplace_back(from, to);
+    count += static_cast<double>(to - from);
+  }
+  sink.check_count(count);
 
   std::vector<double> placed;
-  if (c.closed) {
-    // A random phase, so closed curves do not all start at the same angle.
-    const double phase = std::uniform_real_distribution<double>(0.0, 1.0)(sink.rng());
-    for (long i = 0; i < n; ++i) placed.push_back(invert(ts, f, (i + phase) * total / n));
-  } else {
-    for (long i = 1; i < n; ++i) placed.push_back(invert(ts, f, i * total / n));
-  }
+  for (const auto& [from, to] : ranges)
+    for (long i = from; i < to; ++i) placed.push_back(invert(ts, f, (i + phase) * total / n));
 
   auto keep_at = [&](double t) { return sink.keep(c.point(t), c.normal(t)); };
   auto emit_at = [&](double t) {  // a kept node; a sharp edge's gets the combined solid's normal and id

@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <utility>
 #include <vector>
 
+#include <nodegen/geometry/box.hpp>
 #include <nodegen/geometry/spacing.hpp>
 #include <nodegen/geometry/spacing_fault.hpp>
 #include <nodegen/spatial/point.hpp>
@@ -96,8 +98,17 @@ class BoundarySink {
   // spacing evaluator and random stream (seeded by the caller, so results do not depend on which thread
   // runs the part). absorb() moves its nodes into this sink afterwards.
   BoundarySink fork(std::uint64_t seed) const {
-    return BoundarySink(spacing_, keep_, inside_, cell_, resolution_, least_h_, seed, 1, max_nodes_);
+    BoundarySink part(spacing_, keep_, inside_, cell_, resolution_, least_h_, seed, 1, max_nodes_);
+    part.region_ = region_;
+    return part;
   }
+
+  // Where a node can lie on the combined boundary: the domain's bounding box, a little widened. A 2D
+  // part's curves place no nodes beyond it (place_curve): an edge of a child far larger than the
+  // result (a box of 8e5 intersected with a unit disk) placed and tested millions of nodes no keep()
+  // accepts, gigabytes of them.
+  void set_region(const Box<D>& region) { region_ = region; }
+  const std::optional<Box<D>>& region() const { return region_; }
 
   // Appends the nodes of a forked sink, dropping its junction nodes within 0.9 h of a junction node
   // this sink already has (as emit_junction would have, had the part been placed here).
@@ -193,6 +204,7 @@ class BoundarySink {
     return n.dot(fallback) > -0.5 ? n : fallback;  // guard against a misread of a thin sliver
   }
 
+  std::optional<Box<D>> region_;
   Spacing spacing_;
   int threads_;
   std::size_t max_nodes_;

@@ -274,8 +274,11 @@ class Loader {
         if (j.contains("axis")) fail(at + ".axis", "a 2D rotation has no axis (it turns about the origin)");
         t.A << std::cos(a), -std::sin(a), std::sin(a), std::cos(a);
       } else {
-        const Vec<3> axis = vec<3>(require(j, at, "axis"), at + ".axis");
-        if (!(axis.norm() > 0)) fail(at + ".axis", "must be non-zero");
+        // Scaled by its largest component first: the norm of [1e-300, 0, 0] underflows to 0.
+        Vec<3> axis = vec<3>(require(j, at, "axis"), at + ".axis");
+        const double largest = axis.cwiseAbs().maxCoeff();
+        if (!(largest > 0)) fail(at + ".axis", "must be non-zero");
+        axis /= largest;
         t.A = Eigen::AngleAxisd(a, axis.normalized()).toRotationMatrix();
       }
     }
@@ -300,12 +303,16 @@ class Loader {
     };
     if (j.is_string()) {
       const std::string file = resolve(j.get<std::string>());
-      std::istringstream in;
+      std::string text;
       try {
-        in.str(read_input_file(file, InputFileLimits::kPointFileBytes, "point files"));
+        text = read_input_file(file, InputFileLimits::kPointFileBytes, "point files");
       } catch (const InputFileError& e) {
         fail(at, describe_input_file_error("point file", file, e));
       }
+      // As editors write them: a UTF-8 byte order mark first, lines ended by CR alone (classic Mac OS).
+      if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+      if (text.find('\n') == std::string::npos) std::replace(text.begin(), text.end(), '\r', '\n');
+      std::istringstream in(std::move(text));
       std::string line;
       for (long line_no = 1; std::getline(in, line); ++line_no) {
         const auto hash = line.find('#');

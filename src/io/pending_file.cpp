@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -45,9 +46,13 @@ PendingFile::PendingFile(fs::path final_path, std::string field)
     detail::throw_io_error(final_, field_, "is not a regular file (a device, FIFO or socket), which the finished file "
                                            "would replace; give a file path");
 
-  // A hidden name beside the final file (built piecewise: GCC 12 flags "." + string with -Wrestrict).
+  // A hidden name beside the final file (built piecewise: GCC 12 flags "." + string with -Wrestrict),
+  // the final name cut to fit: a name of 242-255 bytes, which the file system takes, and the 13 bytes
+  // added went past its 255.
+  constexpr std::size_t kMaxName = 255, kAdded = 1 + 11;  // "." and ".tmp-XXXXXX"
+  const std::string stem = final_.filename().string();
   std::string hidden(1, '.');
-  hidden.append(final_.filename().string()).append(".tmp-XXXXXX");
+  hidden.append(stem, 0, std::min(stem.size(), kMaxName - kAdded)).append(".tmp-XXXXXX");
   const std::string pattern = (dir / hidden).string();
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');

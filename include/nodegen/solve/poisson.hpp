@@ -61,6 +61,7 @@ struct PoissonSystem {
   std::vector<double> h;                // per node: the file's h, else the nearest-neighbour distance
   std::vector<std::size_t> ghost_owner; // per ghost (unknown node_count + g): its boundary node
   std::size_t node_count = 0;
+  Eigen::Vector3d origin = Eigen::Vector3d::Zero();  // the manufactured solution's (manufactured.hpp)
 };
 
 // Builds the system solve_poisson solves (for the solve and for studies of its matrix). Throws as below.
