@@ -861,6 +861,19 @@ TEST_F(HostileHdf5, DimensionsThatClaimMoreThanTheFileHolds) {
   expect_stats_error("late.h5", {"/domain/pos", "claims 2 x 100000000 values"});
 }
 
+// Found by fuzz_hdf5_reader: an array of no columns claiming 1e15 rows. The transposing loop ran once
+// per row (for minutes; an optimised build may drop the empty loop, the asan preset's does not).
+TEST_F(HostileHdf5, RowsOfNoColumns) {
+  const hsize_t rows = 1'000'000'000'000'000ull;
+  auto sets = nodes({0, 1, 0, 1});
+  sets[3].dims = {rows, 0};  // normals
+  make("normals.h5", sets);
+  const Result r = run({"stats", "normals.h5"}, kBounded);
+  EXPECT_EQ(r.status, 0) << r.err;
+  make("pos.h5", {{"/domain/pos", {rows, 0}, H5T_IEEE_F64LE, {}}});
+  expect_stats_error("pos.h5", {"/domain/pos", "expected 2 or 3 coordinate rows"});
+}
+
 TEST_F(HostileHdf5, RanksAndTypesThatDoNotFit) {
   make("rank.h5", {{"/domain/pos", {2, 2, 2}, H5T_IEEE_F64LE, std::vector<double>(8, 0.0)}});
   expect_stats_error("rank.h5", {"/domain/pos", "expected a 2D array"});

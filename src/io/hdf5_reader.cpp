@@ -148,7 +148,14 @@ class Reader {
   std::vector<double> read_transposed(const char* name, int& dim, std::size_t& n) const {
     std::vector<hsize_t> dims;
     std::vector<double> rows = read<double>(name, H5T_NATIVE_DOUBLE, 2, dims);
-    if (dims[0] > 3 && dims[1] > 0) fail(name, "expected 2 or 3 coordinate rows, got " + std::to_string(dims[0]));
+    if (dims[0] > 3) {
+      if (dims[1] > 0) fail(name, "expected 2 or 3 coordinate rows, got " + std::to_string(dims[0]));
+      // No columns: no coordinates, whatever the rows claim (the loop below ran once per row claimed,
+      // 1e18 of them in a fuzzed file).
+      dim = 0;
+      n = 0;
+      return {};
+    }
     dim = static_cast<int>(dims[0]);
     n = dims[1];
     std::vector<double> interleaved(rows.size());
