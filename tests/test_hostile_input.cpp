@@ -696,10 +696,11 @@ TEST_F(HostileInput, ShapesMuchSmallerThanTheirBoxRun) {
   }
 }
 
-// 2D CSG children far larger than the result: their edges were placed and tested along their whole
-// length, though keep() accepts no node beyond the domain's box (a box of 8e5 intersected with a unit
-// disk: 3.1 GB and 18 s; 700 boxes of 600 intersected with it: 89 s). The curves now place only the
-// stretches near that box, at the places they had (the nodes are the same). Not under the asan preset,
+// CSG children far larger than the result: their boundaries were placed and tested whole, though
+// keep() accepts no node beyond the domain's box (a box of 8e5 intersected with a unit disk: 3.1 GB
+// and 18 s; 700 boxes of 600 intersected with it: 89 s). 2D curves now place only the stretches near
+// that box, at the places they had (the nodes are the same), and meshes sample only their triangles'
+// parts within it. Not under the asan preset,
 // whose shadow memory needs no such limit.
 TEST_F(HostileInput, ChildrenFarLargerThanTheResult) {
   if (kSanitized) GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space";
@@ -712,7 +713,15 @@ TEST_F(HostileInput, ChildrenFarLargerThanTheResult) {
       {"difference.json", R"({"dim": 2, "spacing": 0.05, "shape": {"type": "difference", "children": [)" + disk +
                               R"(, {"type": "box", "min": [0.5, -4e5], "max": [8e5, 4e5]}]}})"},
       {"boxes.json", R"({"dim": 2, "spacing": 0.05, "shape": {"type": "intersection", "children": [)" + boxes + disk + "]}}"}};
-  for (const auto& [name, text] : domains) {
+  // 3D: a mesh cube 170 times the unit ball it is intersected with (81 s and 2 GB): its triangles are
+  // sampled only within the domain's box.
+  write("cube.off", "OFF\n8 12 0\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n0 0 1\n1 0 1\n1 1 1\n0 1 1\n"
+                    "3 0 2 1\n3 0 3 2\n3 4 5 6\n3 4 6 7\n3 0 1 5\n3 0 5 4\n3 2 3 7\n3 2 7 6\n3 1 2 6\n3 1 6 5\n3 0 4 7\n3 0 7 3\n");
+  std::vector<std::pair<std::string, std::string>> all = domains;
+  all.emplace_back("mesh.json", R"({"dim": 3, "spacing": 0.1, "shape": {"type": "intersection", "children": [
+      {"type": "scale", "factor": 170, "child": {"type": "translate", "offset": [-0.5, -0.5, -0.5],
+        "child": {"type": "mesh", "file": "cube.off"}}}, {"type": "ball", "center": [0, 0, 0], "radius": 1}]}})");
+  for (const auto& [name, text] : all) {
     write(name, text);
     const Result r = run({"run", name, "-o", "out.h5", "--quiet"}, kBounded + "prlimit --as=1500000000 ");
     EXPECT_EQ(r.status, 0) << name << ": " << r.err;

@@ -169,6 +169,12 @@ TEST(Shapes, NestedTransformsBoundTheLeafItself) {
   const auto disk = parse(R"({"dim":2,"spacing":0.1,"shape":{"type":"rotate","angle":30,"child":
       {"type":"disk","center":[0,0],"radius":1}}})");
   EXPECT_TRUE(domain_of<2>(disk)->bounding_box().hi.isApprox(Vec<2>(1, 1), 1e-12));
+  // A scale of 1e200 of a scale of 1e-200 is the unit box: Eigen's cofactor inverse of the outer
+  // matrix overflowed (its determinant, 1e400) and mapped every point to the origin.
+  const auto scales = parse(R"({"dim":2,"spacing":0.1,"shape":{"type":"scale","factor":[1e200,1e200],"child":
+      {"type":"scale","factor":[1e-200,1e-200],"child":{"type":"box","min":[0,0],"max":[1,1]}}}})");
+  EXPECT_NEAR(domain_of<2>(scales)->measure(), 1.0, 1e-9);
+  EXPECT_TRUE(domain_of<2>(scales)->contains(Vec<2>(0.5, 0.5)));
   // An axis whose norm underflows is still an axis (refused as zero before).
   const auto tiny = parse(R"({"dim":3,"spacing":0.1,"shape":{"type":"rotate","angle":90,"axis":[1e-300,0,0],"child":
       {"type":"box","min":[0,0,0],"max":[1,2,3]}}})");

@@ -98,7 +98,7 @@ class TransformShape final : public Shape<D> {
  public:
   TransformShape(const Affine<D>& to_parent, ShapePtr<D> child)
       : to_parent_(to_parent), child_(std::move(child)) {
-    from_parent_.A = to_parent_.A.inverse();
+    from_parent_.A = inverse_of(to_parent_.A);
     from_parent_.b = -(from_parent_.A * to_parent_.b);
     box_ = child_->bounds_under(to_parent_);
   }

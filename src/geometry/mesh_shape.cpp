@@ -178,7 +178,7 @@ class MeshSurface {
     // part (overlapping shells) or between two parts (touching ones), where it bounds nothing. A node is
     // kept where just behind it is inside and just in front outside (its normal then points out of the
     // solid), turned where it is the other way round, dropped where both sides agree.
-    const Affine<3>::Mat to_local = where.to_world.A.inverse();
+    const Affine<3>::Mat to_local = inverse_of(where.to_world.A);
     const double step = 1e-6 * box_.size().norm();
     sample_triangles(world, id, sink, [&](const Vec<3>& pos, const Vec<3>& normal) {
       const Vec<3> p = to_local * (pos - where.to_world.b);

@@ -2,6 +2,7 @@
 // The internal shape tree behind Domain<D>: leaves (box, ball, polygon, triangle mesh), CSG nodes and
 // transforms. Virtual calls are fine here: contains() costs one call per tree node, and the expensive
 // leaf (the mesh) answers most queries from a voxel cache.
+#include <cmath>
 #include <limits>
 #include <map>
 #include <memory>
@@ -17,6 +18,17 @@
 
 namespace nodegen::geometry_detail {
 
+// The inverse of a transform's matrix. Eigen inverts a small matrix by its cofactors over the
+// determinant, which overflows for a scale of 1e155 in 2D (its square) and left the inverse 0: every
+// point mapped to the origin, and a scale of 1e200 of a scale of 1e-200 was an empty shape. Where the
+// determinant is not a finite normal number, an LU factorisation inverts it instead.
+template <class Mat>
+Mat inverse_of(const Mat& A) {
+  const double det = A.determinant();
+  if (std::isfinite(det) && std::abs(det) >= std::numeric_limits<double>::min()) return A.inverse();
+  return A.partialPivLu().inverse();
+}
+
 // x_world = A x_local + b. Normals map with the inverse transpose of A.
 template <int D>
 struct Affine {
@@ -25,7 +37,7 @@ struct Affine {
   Vec<D> b = Vec<D>::Zero();
 
   Vec<D> point(const Vec<D>& x) const { return A * x + b; }
-  Vec<D> normal(const Vec<D>& n) const { return (A.inverse().transpose() * n).normalized(); }
+  Vec<D> normal(const Vec<D>& n) const { return (inverse_of(A).transpose() * n).normalized(); }
   Affine then(const Affine& outer) const { return {outer.A * A, outer.A * b + outer.b}; }
 };
 
