@@ -97,8 +97,12 @@ TEST_F(HostileInput, TreesAtTheDepthLimitRun) {
 TEST_F(HostileInput, SmallStackLimitsRun) {
   write("deep.json", nested_domain(255, kUnion, "]}"));
   const std::string torus = (kSource / "domains" / "torus_mesh.json").string();
-  // 32 KiB soft and hard (a thread of its own), 256 KiB soft only (the soft limit raised).
-  for (const char* limit : {"prlimit --stack=32768 ", "prlimit --stack=262144:unlimited "})
+  // 32 KiB soft and hard (a thread of its own), 256 KiB soft only (the soft limit raised). Not the
+  // first under the asan preset: LLVM's OpenMP runtime, which its clang build links, sizes its threads'
+  // stacks by the hard limit and refuses to start (libgomp's, in the release build, does not).
+  std::vector<const char*> limits = {"prlimit --stack=262144:unlimited "};
+  if (!kSanitized) limits.push_back("prlimit --stack=32768 ");
+  for (const char* limit : limits)
     for (const std::string& domain : {std::string("deep.json"), torus})
       for (const char* threads : {"1", "2"}) {
         const Result r = run({"run", domain, "-o", "small.h5", "--quiet", "--threads", threads}, kBounded + limit);
