@@ -1,7 +1,7 @@
 #include "solve_command.hpp"
 
-#include <charconv>
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>

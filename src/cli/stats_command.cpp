@@ -93,15 +93,14 @@ void print_report(const std::filesystem::path& file, bool json, const io::NodeAr
     std::printf("nn / h      -   (fewer than 2 nodes: no nearest other node)\n");
   if (with_domain) {
     // "-" where there is nothing to measure (no nodes, or no sample inside), as for nn / h above.
-    auto num = [](double v) {
+    auto num = [](double v, const char* format = "%.4f") {
       char buf[32];
-      std::snprintf(buf, sizeof buf, "%.4f", v);
+      std::snprintf(buf, sizeof buf, format, v);
       return std::isfinite(v) ? std::string(buf) : std::string("-");
     };
-    char measure[32] = "-";
-    if (std::isfinite(r.measure)) std::snprintf(measure, sizeof measure, "%.6g", r.measure);
     std::printf("packing     %s   (balls of diameter h / %s %s; densest possible %s)\n", num(r.packing_density).c_str(),
-                nodes.dim == 2 ? "area" : "volume", measure, nodes.dim == 2 ? "0.907, hexagonal" : "0.740, fcc");
+                nodes.dim == 2 ? "area" : "volume", num(r.measure, "%.6g").c_str(),
+                nodes.dim == 2 ? "0.907, hexagonal" : "0.740, fcc");
     std::printf("holes / h   mean %s  p99.9 %s  max %s   (%zu random points of the domain to the nearest node)\n",
                 num(r.holes.mean).c_str(), num(r.holes.p999).c_str(), num(r.holes.max).c_str(), r.holes.samples);
   }

@@ -68,8 +68,8 @@ std::optional<std::size_t> parse_stack_size(const char* text) {
 
 int run_with_stacks(int (*body)(int, char**), int argc, char** argv) {
   raise_default_thread_stack();
-  // The main thread serves where its stack may grow to kCommandStack's worth of need, with the soft
-  // limit raised if the hard one allows (the kernel checks the limit as the stack grows). It stays the
+  // The main thread serves where its stack may grow to kLeastMainStack, with the soft limit raised if
+  // the hard one allows (the kernel checks the limit as the stack grows). It stays the
   // command's thread wherever it can: a child forked from another thread (isolated_run.hpp) holds no
   // main thread, which LeakSanitizer's check at exit cannot handle.
   rlimit stack{};

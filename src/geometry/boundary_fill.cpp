@@ -5,6 +5,7 @@
 #include <cmath>
 #include <deque>
 #include <numbers>
+#include <optional>
 
 #include <Eigen/Geometry>
 
@@ -14,11 +15,31 @@
 namespace nodegen::geometry_detail {
 namespace {
 
-// Cumulative integral of ds/h along the curve on `k` chords (h at the chord midpoint).
+// The stretches of a curve, as intervals of its integral f, whose chords come within their own length
+// of `region` (a chord's curve bulges from it by less than that), merged where they touch.
 template <int D>
-void integrate_steps(const Curve<D>& c, BoundarySink<D>& sink, int k, std::vector<double>& ts, std::vector<double>& f) {
+struct StretchesNear {
+  Box<D> region;
+  std::vector<std::pair<double, double>> stretches;
+
+  void chord(const Vec<D>& a, const Vec<D>& b, double f0, double f1) {
+    const double reach = (b - a).norm();
+    if (!(a.cwiseMin(b).array() - reach <= region.hi.array()).all() ||
+        !(a.cwiseMax(b).array() + reach >= region.lo.array()).all())
+      return;
+    if (!stretches.empty() && stretches.back().second == f0) stretches.back().second = f1;
+    else stretches.emplace_back(f0, f1);
+  }
+};
+
+// Cumulative integral of ds/h along the curve on `k` chords (h at the chord midpoint); where `near` is
+// given, its stretches too (from scratch).
+template <int D>
+void integrate_steps(const Curve<D>& c, BoundarySink<D>& sink, int k, std::vector<double>& ts, std::vector<double>& f,
+                     StretchesNear<D>* near = nullptr) {
   ts.resize(static_cast<std::size_t>(k) + 1);
   f.resize(static_cast<std::size_t>(k) + 1);
+  if (near) near->stretches.clear();
   Vec<D> prev = c.point(c.t0);
   ts[0] = c.t0;
   f[0] = 0.0;
@@ -27,6 +48,7 @@ void integrate_steps(const Curve<D>& c, BoundarySink<D>& sink, int k, std::vecto
     const Vec<D> p = c.point(t);
     ts[i] = t;
     f[i] = f[i - 1] + (p - prev).norm() / sink.h(0.5 * (p + prev));
+    if (near) near->chord(prev, p, f[i - 1], f[i]);
     prev = p;
   }
 }
@@ -51,27 +73,6 @@ T bisect(T a, T b, bool keep_a, KeepAt&& keep_at) {
     else b = mid;
   }
   return keep_a ? a : b;
-}
-
-// The stretches of a curve, as intervals of its integral f, whose chords come within their own length
-// of `region` (a chord's curve bulges from it by less than that), merged where they touch.
-template <int D>
-std::vector<std::pair<double, double>> stretches_near(const Curve<D>& c, const Box<D>& region,
-                                                      const std::vector<double>& ts, const std::vector<double>& f) {
-  std::vector<std::pair<double, double>> out;
-  Vec<D> a = c.point(ts[0]);
-  for (std::size_t j = 0; j + 1 < ts.size(); ++j) {
-    const Vec<D> b = c.point(ts[j + 1]);
-    const double reach = (b - a).norm();
-    const bool near = (a.cwiseMin(b).array() - reach <= region.hi.array()).all() &&
-                      (a.cwiseMax(b).array() + reach >= region.lo.array()).all();
-    if (near) {
-      if (!out.empty() && out.back().second == f[j]) out.back().second = f[j + 1];
-      else out.emplace_back(f[j], f[j + 1]);
-    }
-    a = b;
-  }
-  return out;
 }
 
 // The parts of the triangles within the box: a triangle inside it as it is, one the box cuts as the fan
@@ -123,26 +124,26 @@ void place_corner(const Vec<D>& p, const Vec<D>& n, int id, BoundarySink<D>& sin
 template <int D>
 std::vector<double> place_curve(const Curve<D>& c, BoundarySink<D>& sink, PointGrid<D>* occupied) {
   std::vector<double> ts, f;
-  integrate_steps(c, sink, 256, ts, f);
-  const bool clipped = D == 2 && sink.region();
-  if (clipped && stretches_near(c, *sink.region(), ts, f).empty()) {
+  // In 2D only the stretches that come near the region where nodes can be kept (BoundarySink::region)
+  // get theirs, at the places they have on the whole curve.
+  std::optional<StretchesNear<D>> near;
+  if (D == 2 && sink.region()) near = StretchesNear<D>{*sink.region(), {}};
+  integrate_steps(c, sink, 256, ts, f, near ? &*near : nullptr);
+  if (near && near->stretches.empty()) {
     // The phase below, drawn all the same: the parts placed later keep their random streams.
     if (c.closed) std::uniform_real_distribution<double>(0.0, 1.0)(sink.rng());
     return {};
   }
   // Enough chords that each node step spans at least 16 of them.
   const int k = static_cast<int>(std::clamp(16.0 * f.back(), 256.0, 4e6));
-  integrate_steps(c, sink, k, ts, f);
+  integrate_steps(c, sink, k, ts, f, near ? &*near : nullptr);
   const double total = f.back();
   const long n = c.closed ? std::max(3L, std::lround(total)) : std::max(1L, std::lround(total));
-  // The nodes i of [first, last) are at the integral (i + phase) * total / n (a closed curve's random
+  // The nodes i of [first, n) are at the integral (i + phase) * total / n (a closed curve's random
   // phase, so closed curves do not all start at the same angle), or i * total / n.
   const double phase = c.closed ? std::uniform_real_distribution<double>(0.0, 1.0)(sink.rng()) : 0.0;
   const long first = c.closed ? 0 : 1;
-  // In 2D only the stretches that come near the region where nodes can be kept (BoundarySink::region)
-  // get theirs, at the places they have on the whole curve.
-  const std::vector<std::pair<double, double>> stretches =
-      clipped ? stretches_near(c, *sink.region(), ts, f) : std::vector{std::pair{0.0, total}};
+  const std::vector<std::pair<double, double>> stretches = near ? near->stretches : std::vector{std::pair{0.0, total}};
   std::vector<std::pair<long, long>> ranges;  // node index ranges [from, to)
   double count = 0.0;
   for (const auto& [s0, s1] : stretches) {

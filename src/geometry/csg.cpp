@@ -12,17 +12,7 @@ template <int D>
 class CsgShape final : public Shape<D> {
  public:
   CsgShape(CsgOp op, std::vector<ShapePtr<D>> children) : op_(op), children_(std::move(children)) {
-    box_ = children_.front()->bounds();
-    for (std::size_t i = 1; i < children_.size(); ++i) {
-      const Box<D> b = children_[i]->bounds();
-      if (op_ == CsgOp::union_) {
-        box_.lo = box_.lo.cwiseMin(b.lo);
-        box_.hi = box_.hi.cwiseMax(b.hi);
-      } else if (op_ == CsgOp::intersection) {
-        box_.lo = box_.lo.cwiseMax(b.lo);
-        box_.hi = box_.hi.cwiseMin(b.hi);
-      }  // a difference lies within its first child
-    }
+    box_ = combined([](const Shape<D>& c) { return c.bounds(); });
     // Unions and differences of many children find the few whose box holds a point through a box
     // hierarchy; a handful are faster asked in turn. An intersection must ask every child anyway.
     const std::size_t first = op_ == CsgOp::difference ? 1 : 0;
@@ -53,19 +43,7 @@ class CsgShape final : public Shape<D> {
   }
   Box<D> bounds() const override { return box_; }
   Box<D> bounds_under(const Affine<D>& to_world) const override {
-    Box<D> box = children_.front()->bounds_under(to_world);
-    if (op_ == CsgOp::difference) return box;  // within its first child
-    for (std::size_t i = 1; i < children_.size(); ++i) {
-      const Box<D> b = children_[i]->bounds_under(to_world);
-      if (op_ == CsgOp::union_) {
-        box.lo = box.lo.cwiseMin(b.lo);
-        box.hi = box.hi.cwiseMax(b.hi);
-      } else {
-        box.lo = box.lo.cwiseMax(b.lo);
-        box.hi = box.hi.cwiseMin(b.hi);
-      }
-    }
-    return box;
+    return combined([&to_world](const Shape<D>& c) { return c.bounds_under(to_world); });
   }
   void leaf_boxes(const Affine<D>& to_world, std::vector<Box<D>>& out) const override {
     if (op_ != CsgOp::union_) return children_.front()->leaf_boxes(to_world, out);
@@ -86,6 +64,25 @@ class CsgShape final : public Shape<D> {
 
  private:
   static constexpr std::size_t kDirectChildren = 16;
+
+  // The box of the combined shape from its children's boxes (box_of(child)): their union's, their
+  // intersection's, or a difference's first child's, within which it lies.
+  template <class BoxOf>
+  Box<D> combined(BoxOf&& box_of) const {
+    Box<D> box = box_of(*children_.front());
+    if (op_ == CsgOp::difference) return box;
+    for (std::size_t i = 1; i < children_.size(); ++i) {
+      const Box<D> b = box_of(*children_[i]);
+      if (op_ == CsgOp::union_) {
+        box.lo = box.lo.cwiseMin(b.lo);
+        box.hi = box.hi.cwiseMax(b.hi);
+      } else {
+        box.lo = box.lo.cwiseMax(b.lo);
+        box.hi = box.hi.cwiseMin(b.hi);
+      }
+    }
+    return box;
+  }
 
   CsgOp op_;
   std::vector<ShapePtr<D>> children_;

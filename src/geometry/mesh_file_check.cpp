@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -124,6 +125,18 @@ void check_no_nul(std::string_view text) {
   const std::size_t at = text.find('\0');
   if (at != std::string_view::npos)
     refuse("has a NUL byte at offset " + std::to_string(at) + " (a text mesh file holds none)");
+}
+
+// Where the keyword "solid" of an ASCII STL file starts (after leading blanks), given the file's first
+// bytes (at least 84, or all of it) and its size; std::string_view::npos for a binary STL. ASCII STL
+// starts with "solid"; a file that starts so but whose size is exactly the binary layout's for its
+// count is binary (some binary writers put "solid" in the header too).
+std::size_t ascii_stl_keyword(std::string_view head, std::uintmax_t file_size) {
+  std::size_t at = 0;
+  while (at < head.size() && std::isspace(static_cast<unsigned char>(head[at]))) ++at;
+  if (head.compare(at, 5, "solid") != 0) return std::string_view::npos;
+  if (file_size >= 84 && file_size == 84 + 50ull * stl_count(head)) return std::string_view::npos;
+  return at;
 }
 
 void check_stl(const std::string& text) {
@@ -561,14 +574,6 @@ void check_ply(const std::string& text) {
 
 }  // namespace
 
-std::size_t ascii_stl_keyword(std::string_view head, std::uintmax_t file_size) {
-  std::size_t at = 0;
-  while (at < head.size() && std::isspace(static_cast<unsigned char>(head[at]))) ++at;
-  if (head.compare(at, 5, "solid") != 0) return std::string_view::npos;
-  if (file_size >= 84 && file_size == 84 + 50ull * stl_count(head)) return std::string_view::npos;
-  return at;
-}
-
 void check_mesh_file(const std::string& file) {
   const std::string ext = lower(std::filesystem::path(file).extension().string());
   if (ext != ".stl" && ext != ".obj" && ext != ".off" && ext != ".ply")
@@ -582,6 +587,20 @@ void check_mesh_file(const std::string& file) {
   else if (ext == ".ply") check_ply(text);
   else check_obj(text);
   if (text_format) check_finite_text(text);
+}
+
+std::size_t stl_blank_cgal_misreads(const std::string& file) {
+  if (lower(std::filesystem::path(file).extension().string()) != ".stl") return std::string::npos;
+  std::string head(4096, '\0');
+  std::ifstream in(file, std::ios::binary);
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(file, ec);
+  const std::size_t keyword = ec ? std::string_view::npos : ascii_stl_keyword(head, size);
+  if (keyword == std::string_view::npos || keyword + 5 >= head.size()) return std::string::npos;
+  const auto after = static_cast<unsigned char>(head[keyword + 5]);
+  return std::isspace(after) && after != ' ' && after != '\n' && after != '\r' ? keyword + 5 : std::string::npos;
 }
 
 }  // namespace nodegen::geometry_detail

@@ -21,10 +21,7 @@
 #include <CGAL/boost/graph/helpers.h>
 
 #include <array>
-#include <cctype>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -76,30 +73,15 @@ Border describe_border(const SurfaceMesh& mesh, Halfedge start) {
   return b;
 }
 
-// CGAL reads an STL file as ASCII first only when "solid" is followed by a space or a line break; after
-// a tab (or another blank) it read the text as binary triangles wherever the bytes where a binary
-// header keeps its count made a small one: garbage that the checks then refused as an open sheet. An
-// ASCII file (by the check's rule) is handed to CGAL with that blank made a space.
+// An ASCII STL file whose "solid" a tab follows is handed to CGAL with that blank made a space
+// (stl_blank_cgal_misreads): CGAL read it as binary garbage, which the checks refused as an open sheet.
 bool read_soup(const std::string& file, std::vector<MeshPoint>& points, std::vector<Polygon>& polygons) {
-  std::string ext = std::filesystem::path(file).extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (ext == ".stl") {
-    std::string head(4096, '\0');
-    std::ifstream in(file, std::ios::binary);
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
-    std::error_code ec;
-    const std::uintmax_t size = std::filesystem::file_size(file, ec);
-    const std::size_t keyword = ec ? std::string_view::npos : ascii_stl_keyword(head, size);
-    const auto after = keyword + 5 < head.size() ? static_cast<unsigned char>(head[keyword + 5]) : ' ';
-    if (keyword != std::string_view::npos && std::isspace(after) && after != ' ' && after != '\n' && after != '\r') {
-      std::string text = read_input_file(file, InputFileLimits::kMeshFileBytes, "mesh files");
-      text[keyword + 5] = ' ';
-      std::istringstream patched(std::move(text));
-      return CGAL::IO::read_STL(patched, points, polygons);
-    }
-  }
-  return CGAL::IO::read_polygon_soup(file, points, polygons);
+  const std::size_t blank = stl_blank_cgal_misreads(file);
+  if (blank == std::string::npos) return CGAL::IO::read_polygon_soup(file, points, polygons);
+  std::string text = read_input_file(file, InputFileLimits::kMeshFileBytes, "mesh files");
+  text[blank] = ' ';
+  std::istringstream patched(std::move(text));
+  return CGAL::IO::read_STL(patched, points, polygons);
 }
 
 }  // namespace
