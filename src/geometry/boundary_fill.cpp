@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <numbers>
 #include <optional>
 
@@ -124,10 +125,11 @@ void place_corner(const Vec<D>& p, const Vec<D>& n, int id, BoundarySink<D>& sin
 template <int D>
 std::vector<double> place_curve(const Curve<D>& c, BoundarySink<D>& sink, PointGrid<D>* occupied) {
   std::vector<double> ts, f;
-  // In 2D only the stretches that come near the region where nodes can be kept (BoundarySink::region)
-  // get theirs, at the places they have on the whole curve.
+  // Only the stretches that come near the region where nodes can be kept (BoundarySink::region) get
+  // theirs, at the places they have on the whole curve (in 3D the faces are seeded from them, and
+  // fill_patch keeps to the region too).
   std::optional<StretchesNear<D>> near;
-  if (D == 2 && sink.region()) near = StretchesNear<D>{*sink.region(), {}};
+  if (sink.region()) near = StretchesNear<D>{*sink.region(), {}};
   integrate_steps(c, sink, 256, ts, f, near ? &*near : nullptr);
   if (near && near->stretches.empty()) {
     // The phase below, drawn all the same: the parts placed later keep their random streams.
@@ -253,6 +255,44 @@ std::vector<double> place_curve(const Curve<D>& c, BoundarySink<D>& sink, PointG
   return placed;
 }
 
+// Parameters of points of the patch inside `region`, for a patch that crosses the region away from
+// its border: for each of 27 probes (a 3 x 3 x 3 grid over the region), the parameter of the patch's
+// point nearest to it (the best of a 9 x 9 grid of parameters, then Gauss-Newton steps kept in the
+// parameter rectangle), where that point lies in the region. A flat face that crosses a box has a
+// point in it nearest to one of the probes: to its centre when it crosses the box whole, to a corner
+// or an edge's midpoint when it cuts one off.
+std::vector<Vec<2>> parameters_in_region(const Patch& patch, const Box<3>& region) {
+  const Vec<2> span = patch.hi - patch.lo;
+  auto clamp = [&](Vec<2> u) { return Vec<2>(u.cwiseMax(patch.lo).cwiseMin(patch.hi)); };
+  const double du = 1e-6 * span.maxCoeff();
+  std::vector<Vec<2>> out;
+  for (int k = 0; k < 27; ++k) {
+    Vec<3> probe;
+    for (int a = 0, m = k; a < 3; ++a, m /= 3) probe[a] = region.lo[a] + 0.5 * (m % 3) * (region.hi[a] - region.lo[a]);
+    Vec<2> u = patch.lo;
+    double best = std::numeric_limits<double>::infinity();
+    for (int i = 0; i <= 8; ++i)
+      for (int j = 0; j <= 8; ++j) {
+        const Vec<2> v = patch.lo + Vec<2>(span[0] * i / 8.0, span[1] * j / 8.0);
+        const double d = (patch.point(v) - probe).squaredNorm();
+        if (d < best) best = d, u = v;
+      }
+    for (int it = 0; it < 30; ++it) {
+      const Vec<3> p = patch.point(u);
+      Eigen::Matrix<double, 3, 2> J;
+      J.col(0) = (patch.point(clamp(u + Vec<2>(du, 0))) - patch.point(clamp(u - Vec<2>(du, 0)))) / (2 * du);
+      J.col(1) = (patch.point(clamp(u + Vec<2>(0, du))) - patch.point(clamp(u - Vec<2>(0, du)))) / (2 * du);
+      const Eigen::Matrix2d normal = J.transpose() * J;
+      if (!(std::abs(normal.determinant()) > 0)) break;
+      const Vec<2> next = clamp(u - normal.inverse() * (J.transpose() * (p - probe)));
+      if (!((patch.point(next) - probe).squaredNorm() < (p - probe).squaredNorm())) break;
+      u = next;
+    }
+    if (region.contains(patch.point(u))) out.push_back(u);
+  }
+  return out;
+}
+
 void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<3>& occupied, BoundarySink<3>& sink) {
   constexpr int candidates = 15;
   // Parameter step of the metric's central differences: 1e-7 of the parameter range, but large enough
@@ -267,8 +307,27 @@ void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<
   auto keep_at = [&](const Vec<2>& u) { return sink.keep(patch.point(u), patch.normal(u)); };
   std::uniform_real_distribution<double> angle(0.0, 2.0 * std::numbers::pi);
 
+  // With a region (BoundarySink::region) the front stays in it: elsewhere no node is kept, and a face
+  // of a child far larger than the result (a box of 800 intersected with a unit ball) was covered
+  // whole, 2.6e8 nodes a face. A face that crosses the region with no seed in it (its edges lie
+  // outside) gets seeds there (parameters_in_region), placed as nodes of the face.
+  const std::optional<Box<3>>& region = sink.region();
+  auto in_region = [&](const Vec<3>& q) { return !region || region->contains(q); };
   std::deque<std::pair<Vec<2>, bool>> front;
-  for (const auto& s : seeds) front.emplace_back(s, keep_at(s));
+  bool seeded = false;
+  for (const auto& s : seeds) {
+    front.emplace_back(s, keep_at(s));
+    seeded = seeded || in_region(patch.point(s));
+  }
+  if (region && !seeded)
+    for (const Vec<2>& u : parameters_in_region(patch, *region)) {
+      const Vec<3> q = patch.point(u);
+      if (occupied.any_within(q, 0.99 * sink.h(q))) continue;
+      occupied.insert(q);
+      const bool keep_u = keep_at(u);
+      if (keep_u) sink.emit(q, patch.normal(u), patch.id, surface_priority);
+      front.emplace_back(u, keep_u);
+    }
   while (!front.empty()) {
     const auto [u, keep_u] = front.front();
     front.pop_front();
@@ -301,6 +360,7 @@ void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<
         const Vec<2> w = bisect(u, v, keep_u, keep_at);
         sink.emit_junction(patch.point(w), patch.normal(w), patch.id);
       }
+      if (!in_region(q)) continue;
       if (occupied.any_within(q, 0.99 * h)) continue;
       occupied.insert(q);
       if (keep_v) sink.emit(q, nq, patch.id, surface_priority);

@@ -103,10 +103,10 @@ class BoundarySink {
     return part;
   }
 
-  // Where a node can lie on the combined boundary: the domain's bounding box, a little widened. A 2D
-  // part's curves place no nodes beyond it (place_curve): an edge of a child far larger than the
-  // result (a box of 8e5 intersected with a unit disk) placed and tested millions of nodes no keep()
-  // accepts, gigabytes of them.
+  // Where a node can lie on the combined boundary: the domain's bounding box, a little widened. Curves
+  // (place_curve), faces (fill_patch) and meshes (sample_triangles) place no nodes beyond it: an edge
+  // of a child far larger than the result (a box of 8e5 intersected with a unit disk) placed and
+  // tested millions of nodes no keep() accepts, gigabytes of them.
   void set_region(const Box<D>& region) { region_ = region; }
   const std::optional<Box<D>>& region() const { return region_; }
 
