@@ -20,8 +20,10 @@
 #include <CGAL/boost/graph/Euler_operations.h>
 #include <CGAL/boost/graph/helpers.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 
@@ -93,6 +95,21 @@ std::string point_text(const Vec<3>& p) {
   return out.str();
 }
 
+void check_faces_at_vertices(const std::string& file, const std::vector<MeshPoint>& points,
+                             const std::vector<Polygon>& polygons) {
+  std::vector<std::uint32_t> faces(points.size(), 0);
+  for (const Polygon& p : polygons)
+    for (std::size_t v : p)
+      if (v < faces.size()) ++faces[v];
+  const auto most = std::max_element(faces.begin(), faces.end());
+  if (most == faces.end() || *most <= kMaxFacesAtVertex) return;
+  throw std::runtime_error("mesh " + file + " has a vertex shared by " + std::to_string(*most) + " faces at " +
+                           point_text(vec(points[static_cast<std::size_t>(most - faces.begin())])) + " (at most " +
+                           std::to_string(kMaxFacesAtVertex) +
+                           ": the surface is built in time that grows with the square of that number); "
+                           "divide the fan of faces around it, or use fewer of them");
+}
+
 RepairedMesh repair_mesh(const std::string& file, const MeshRepairOptions& options) {
   std::vector<MeshPoint> points;
   std::vector<Polygon> polygons;
@@ -118,6 +135,7 @@ RepairedMesh repair_mesh(const std::string& file, const MeshRepairOptions& optio
 
   const std::size_t faces_read = polygons.size(), points_read = points.size();
   PMP::repair_polygon_soup(points, polygons);
+  check_faces_at_vertices(file, points, polygons);
   const std::size_t dropped = faces_read - polygons.size(), merged = points_read - points.size();
   if (polygons.empty())
     throw std::runtime_error("mesh " + file + ": all " + std::to_string(faces_read) +

@@ -8,13 +8,14 @@
 #include <CGAL/AABB_traits.h>
 #include <CGAL/AABB_tree.h>
 #include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
-#include <CGAL/Polygon_mesh_processing/IO/polygon_mesh_io.h>
+#include <CGAL/IO/polygon_soup_io.h>
 #include <CGAL/Polygon_mesh_processing/connected_components.h>
 #include <CGAL/Polygon_mesh_processing/orientation.h>
 #include <CGAL/Polygon_mesh_processing/self_intersections.h>
 #include <CGAL/Polygon_mesh_processing/triangulate_faces.h>
 #include <CGAL/Side_of_triangle_mesh.h>
 #include <CGAL/Surface_mesh.h>
+#include <CGAL/boost/graph/Euler_operations.h>
 #include <CGAL/boost/graph/helpers.h>
 
 #include <algorithm>
@@ -44,15 +45,39 @@ using Primitive = CGAL::AABB_face_graph_triangle_primitive<Mesh>;
 using Tree = CGAL::AABB_tree<CGAL::AABB_traits<Kernel, Primitive>>;
 using Side = CGAL::Side_of_triangle_mesh<Mesh, Kernel>;
 
-// The exact test's checks on a mesh read as it is (CGAL's own soup repair aside): "" when it is
+// The exact test's checks on a mesh read as it is: "" when it is
 // closed, free of self-intersections and bounds a volume (then oriented so), else what is wrong.
 std::string strict_problem(const std::string& file, Mesh& mesh) {
+  // What CGAL::IO::read_polygon_mesh does (the soup as read, every point a vertex, every face added by
+  // Euler::add_face, then a validity check), with the check of the faces around each vertex before the
+  // build, whose time grows with their square.
+  std::vector<MeshPoint> points;
+  std::vector<std::vector<std::size_t>> polygons;
   bool read = false;
   try {
     const QuietLibraryOutput quiet;
-    read = CGAL::IO::read_polygon_mesh(file, mesh);
+    read = CGAL::IO::read_polygon_soup(file, points, polygons);
   } catch (const std::exception& e) {
     return "cannot read mesh " + file + ": " + e.what();
+  }
+  if (read) {
+    check_faces_at_vertices(file, points, polygons);
+    std::vector<Mesh::Vertex_index> vertices;
+    vertices.reserve(points.size());
+    for (const MeshPoint& p : points) vertices.push_back(mesh.add_vertex(p));
+    std::vector<Mesh::Vertex_index> corners;
+    for (const auto& polygon : polygons) {
+      corners.clear();
+      for (std::size_t v : polygon) {
+        if (v >= vertices.size()) return "cannot read mesh " + file + ": a face refers to a vertex it does not have";
+        corners.push_back(vertices[v]);
+      }
+      if (CGAL::Euler::add_face(corners, mesh) == Mesh::null_face()) {
+        read = false;
+        break;
+      }
+    }
+    read = read && mesh.is_valid(false);
   }
   if (!read || mesh.number_of_faces() == 0)
     return "cannot read mesh " + file +
