@@ -115,6 +115,18 @@ TEST(Quality, DrawsInTheBoxAreBoundedInAll) {
   EXPECT_GT(r.holes.samples, 100u);  // about 250
 }
 
+// An inside test that costs many shapes' tests (a sliver cut by 100 of them took 73 s of `stats` for
+// kMaxDraws draws) gets that many times fewer.
+TEST(Quality, DrawsAreBoundedByTheCostOfATest) {
+  const auto nodes = lattice<2>(10);
+  QualityDomain<2> sliver = unit_box<2>();
+  sliver.contains = [](const Vec<2>& p) { return p[0] < 1e-3; };
+  sliver.test_cost = 100;
+  const auto r = quality_report<2>(nodes, &sliver, QualityOptions{100'000, 3, 2});
+  EXPECT_EQ(r.holes.drawn, QualityOptions::kMaxDraws / 100);
+  EXPECT_NEAR(static_cast<double>(r.holes.samples), 2500.0, 250.0);
+}
+
 TEST(Quality, CubicLattice) {
   const auto nodes = lattice<3>(20);  // a = h = 0.05
   const auto domain = unit_box<3>();

@@ -55,7 +55,8 @@ io::QualityReport measure(const io::NodeArrays& nodes, const std::optional<Domai
   if (domain_file) {
     if (const auto* domain = std::get_if<std::shared_ptr<const Domain<D>>>(&domain_file->domain)) {
       const Domain<D>& d = **domain;
-      io::QualityDomain<D> q{[&d](const Vec<D>& p) { return d.contains(p); }, d.bounding_box()};
+      io::QualityDomain<D> q{[&d](const Vec<D>& p) { return d.contains(p); }, d.bounding_box(),
+                             static_cast<double>(d.leaf_count())};
       return io::quality_report<D>(nodes, &q, options);
     }
   }

@@ -49,6 +49,11 @@ class CsgShape final : public Shape<D> {
     if (op_ != CsgOp::union_) return children_.front()->leaf_boxes(to_world, out);
     for (const auto& c : children_) c->leaf_boxes(to_world, out);
   }
+  std::size_t leaf_count() const override {
+    std::size_t n = 0;
+    for (const auto& c : children_) n += c->leaf_count();
+    return n;
+  }
   void register_parts(std::vector<std::string>& names) override {
     for (auto& c : children_) c->register_parts(names);
   }
@@ -108,6 +113,7 @@ class TransformShape final : public Shape<D> {
   void leaf_boxes(const Affine<D>& to_world, std::vector<Box<D>>& out) const override {
     child_->leaf_boxes(to_parent_.then(to_world), out);
   }
+  std::size_t leaf_count() const override { return child_->leaf_count(); }
   void register_parts(std::vector<std::string>& names) override { child_->register_parts(names); }
   void emit_boundary(const Placement<D>& where, BoundarySink<D>& sink) const override {
     Placement<D> inner = where;

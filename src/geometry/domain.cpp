@@ -48,6 +48,7 @@ double coordinate_resolution(const Box<D>& box) {
 template <int D>
 Domain<D>::Domain(std::shared_ptr<const geometry_detail::Shape<D>> root, std::vector<std::string> boundary_names)
     : root_(std::move(root)), box_(root_->bounds()), names_(std::move(boundary_names)) {
+  leaves_ = root_->leaf_count();
   const int n = D == 2 ? 256 : 64;
   long inside = 0, total = 0;
   for_each_grid_point<D>(box_, n, [&](const Vec<D>& p) {

@@ -83,6 +83,8 @@ class Shape {
   virtual void leaf_boxes(const Affine<D>& to_world, std::vector<Box<D>>& out) const {
     out.push_back(bounds_under(to_world));
   }
+  // Leaves (boxes, balls, polygons, meshes) in this subtree: an inside test evaluates at most this many.
+  virtual std::size_t leaf_count() const { return 1; }
   // Appends this subtree's boundary part names; leaves remember the id of their first part.
   virtual void register_parts(std::vector<std::string>& names) = 0;
   // Emits this subtree's boundary nodes in world coordinates through the sink.

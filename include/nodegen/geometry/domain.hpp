@@ -58,6 +58,10 @@ class Domain {
   std::vector<BoundaryNode<D>> boundary_nodes(const Spacing& spacing, std::uint64_t seed, int threads = 1,
                                               std::size_t max_nodes = std::numeric_limits<std::size_t>::max()) const;
 
+  // Leaves of the shape tree (boxes, balls, polygons, meshes): an inside test evaluates at most this
+  // many, and callers that run many tests bound their work by it.
+  std::size_t leaf_count() const { return leaves_; }
+
   // Names of the boundary parts; index = boundary id - 1 (e.g. "outer:x-", "shape.children[1]:surface").
   const std::vector<std::string>& boundary_names() const { return names_; }
 
@@ -68,6 +72,7 @@ class Domain {
   std::shared_ptr<const geometry_detail::Shape<D>> root_;
   Box<D> box_;
   double measure_ = 0.0;
+  std::size_t leaves_ = 0;
   std::vector<std::string> names_;
 };
 

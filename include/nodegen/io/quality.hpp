@@ -66,14 +66,16 @@ template <int D>
 struct QualityDomain {
   std::function<bool(const Vec<D>&)> contains;  // thread-safe inside test
   Box<D> box;                                   // contains the domain; samples are drawn from it
+  double test_cost = 1.0;  // what an inside test costs at most, in tests of one shape (its leaves)
 };
 
 struct QualityOptions {
   std::size_t samples = 100'000;  // random points of the domain for holes and the measure
   // Draws in the box at most: kMaxDrawsPerSample per sample, and kMaxDraws in all (about 7 s of inside
-  // tests through a transform on one core), so a thin or rotated domain that fills a sliver of its box
-  // gets fewer samples (and a warning) instead of an hour of draws. A domain filling 1/2500 of its box
-  // still gets 1e5 samples.
+  // tests through a transform on one core) over the domain's test_cost, so a thin or rotated domain that
+  // fills a sliver of its box gets fewer samples (and a warning) instead of an hour of draws. A domain
+  // of one shape filling 1/2500 of its box still gets 1e5 samples. (A sliver cut by 100 shapes took 73 s
+  // for its kMaxDraws; over its cost, 0.4 s.)
   static constexpr std::size_t kMaxDrawsPerSample = 10'000;
   static constexpr std::size_t kMaxDraws = 250'000'000;
   std::uint64_t seed = 1;
@@ -145,8 +147,9 @@ QualityReport quality_report(const NodeArrays& nodes, const QualityDomain<D>* do
   // Random points in the box, a batch of `want` at a time until `want` of them lie inside: the inside
   // ones probe for holes, and their share of all drawn measures the domain.
   const std::size_t want = options.samples;
-  const std::size_t max_draws =
-      std::min(want * QualityOptions::kMaxDrawsPerSample, std::max(want, QualityOptions::kMaxDraws));
+  const auto affordable = static_cast<std::size_t>(static_cast<double>(QualityOptions::kMaxDraws) /
+                                                   std::max(1.0, domain->test_cost));
+  const std::size_t max_draws = std::min(want * QualityOptions::kMaxDrawsPerSample, std::max(want, affordable));
   const std::size_t max_batch = std::max<std::size_t>(want, std::size_t{1} << 20);  // 8 MB of scratch
   std::vector<double> hole, batch;
   std::size_t drawn = 0;
