@@ -323,10 +323,17 @@ TEST_F(MeshRepair, AVertexOfTooManyFacesIsRefusedBeforeTheBuild) {
   constexpr int kSides = 20000;
   static_assert(kSides > static_cast<int>(geometry_detail::kMaxFacesAtVertex));
   const Soup cone = fan_cone(kSides);
-  for (const std::string extra : {"", R"(,"repair":"none")"}) {
+  for (const std::string& extra : {std::string(), std::string(R"(,"repair":"none")")}) {
     const std::string error = error_of(cone, extra.empty() ? "fan" : "fan_strict", extra);
     EXPECT_NE(error.find("has a vertex shared by 20000 faces at (0, 0, 1) (at most 16384"), std::string::npos) << error;
   }
+  // Faces of fewer than three distinct corners count at none (the repair drops them): a cube with
+  // 20 000 faces (0, 7, 7) loads.
+  Soup cube_with_slivers = cube(Vec<3>::Zero(), Vec<3>::Ones());
+  for (int i = 0; i < 20000; ++i) cube_with_slivers.f.push_back({0, 7, 7});
+  const DomainFile f = load(cube_with_slivers, "slivers");
+  ASSERT_EQ(f.repairs.size(), 1u);
+  EXPECT_NE(f.repairs[0].find("faces dropped: 20000"), std::string::npos) << f.repairs[0];
 }
 
 // 768 tetrahedra fanned round one shared edge: 3072 large triangles on each other. Cells of the

@@ -97,10 +97,18 @@ std::string point_text(const Vec<3>& p) {
 
 void check_faces_at_vertices(const std::string& file, const std::vector<MeshPoint>& points,
                              const std::vector<Polygon>& polygons) {
+  // Each face counts once at each of its distinct corners, and a face of fewer than three distinct
+  // corners not at all: repair_polygon_soup drops it, and the strict build fails on it before any cost.
   std::vector<std::uint32_t> faces(points.size(), 0);
-  for (const Polygon& p : polygons)
-    for (std::size_t v : p)
+  std::vector<std::size_t> corners;
+  for (const Polygon& p : polygons) {
+    corners.assign(p.begin(), p.end());
+    std::sort(corners.begin(), corners.end());
+    corners.erase(std::unique(corners.begin(), corners.end()), corners.end());
+    if (corners.size() < 3) continue;
+    for (std::size_t v : corners)
       if (v < faces.size()) ++faces[v];
+  }
   const auto most = std::max_element(faces.begin(), faces.end());
   if (most == faces.end() || *most <= kMaxFacesAtVertex) return;
   throw std::runtime_error("mesh " + file + " has a vertex shared by " + std::to_string(*most) + " faces at " +

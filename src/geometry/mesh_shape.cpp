@@ -81,8 +81,8 @@ std::string strict_problem(const std::string& file, Mesh& mesh) {
   }
   if (!read || mesh.number_of_faces() == 0)
     return "cannot read mesh " + file +
-           " (unsupported format, malformed data, or a non-manifold surface; supported: .stl ascii/binary, .obj, "
-           ".off, .ply)";
+           " (unsupported format, malformed data, or a surface that is not manifold or not consistently oriented; "
+           "supported: .stl ascii/binary, .obj, .off, .ply)";
   // Points of the file no face uses bound nothing, and CGAL's does_bound_a_volume reads a face of their
   // null halfedge, past its array (found by fuzz_mesh_obj: a closed tetrahedron and one spare vertex).
   for (auto v : mesh.vertices())
