@@ -487,14 +487,34 @@ TEST_F(CliTest, TerminatedRunLeavesNoTemporaries) {
     script.append(quote(dir_.string()))
         .append(" && { ")
         .append(quote(kCli.string()))
-        .append(" run big.json -o out.h5 --quiet & pid=$!; ")
+        .append(" run big.json -o out.h5 --quiet 2> err.txt & pid=$!; ")
         .append("seen=0; for i in $(seq 400); do if ls -a | grep -q '^[.]out[.]h5[.]tmp-'; then seen=1; break; fi; sleep 0.025; done; ")
         .append("kill -").append(name).append(" $pid; wait $pid; status=$?; [ $seen = 1 ] || exit 99; exit $status; }");
     const int raw = std::system(("sh -c " + quote(script)).c_str());
     ASSERT_TRUE(WIFEXITED(raw));
     EXPECT_EQ(WEXITSTATUS(raw), 128 + number) << name;
-    EXPECT_EQ(outputs(), std::vector<std::string>{}) << name;
+    // One line says why the run ended (it had ended silently).
+    EXPECT_EQ(slurp(dir_ / "err.txt"), "nodegen: error: SIG" + std::string(name) +
+                                           ": interrupted; the unfinished output is removed and older files are left as they were\n");
+    EXPECT_EQ(outputs({"err.txt"}), std::vector<std::string>{}) << name;
   }
+}
+
+// A closed pipe on stdout is a write error like a full disk's: one line and exit 2, where SIGPIPE
+// ended the run without a line (and `stats`, whose reading child it ended, blamed a signal "from
+// outside" for it).
+TEST_F(CliTest, AClosedPipeOnStdoutIsTheWritesError) {
+  ASSERT_EQ(run({"run", kSquare, "-o", "sq.h5", "--quiet"}).status, 0);
+  for (const std::string& command : {"run " + quote(kSquare) + " -o pipe.h5", std::string("stats sq.h5")}) {
+    const std::string script = "cd " + quote(dir_.string()) + " && { " + quote(kCli.string()) + " " + command +
+                               " 2> err.txt; echo $? > status.txt; } | true";
+    ASSERT_EQ(std::system(("sh -c " + quote(script)).c_str()), 0);
+    EXPECT_EQ(slurp(dir_ / "status.txt"), "2\n") << command;
+    const std::string err = slurp(dir_ / "err.txt");
+    EXPECT_EQ(err.rfind("nodegen: error: stdout: output: cannot write the printed report: Broken pipe", 0), 0u) << command << ": " << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "pipe.h5"));
 }
 
 TEST_F(CliTest, BadOptionsAndFiles) {

@@ -97,6 +97,10 @@ int run_main(int argc, char** argv) {
   // A write past the file-size limit (ulimit -f) then fails with EFBIG and is reported as one error
   // line with the temporaries removed, instead of SIGXFSZ killing the run and leaving them behind.
   std::signal(SIGXFSZ, SIG_IGN);
+  // A closed pipe on stdout (`nodegen stats f.h5 | head -1`) is then the write's error, reported as one
+  // line (stdout_check.hpp), instead of SIGPIPE ending the process without one (and `stats`, whose
+  // reading child it ended, blaming a signal from outside).
+  std::signal(SIGPIPE, SIG_IGN);
   nodegen::io::skip_hdf5_shutdown_at_exit();
 #ifdef NODEGEN_WITH_MPI
   // The MPI runtime starts only under an MPI launcher: a plain run starts none.

@@ -16,10 +16,13 @@ namespace {
 constexpr int kMaxFiles = 4;
 constexpr std::size_t kMaxPath = 4096;
 // The signals that end a process by default and that a user, a scheduler (SIGUSR1/2, SIGXCPU on
-// HPC batch systems), a timer, a profiler or a closed pipe may send. SIGXFSZ is ignored by main()
-// instead. Not the real-time signals, which libraries may use for themselves.
+// HPC batch systems), a timer or a profiler may send. SIGXFSZ and SIGPIPE are ignored by main()
+// instead (a write then fails with its error). Not the real-time signals, which libraries may use for
+// themselves.
 constexpr std::array<int, 14> kSignals = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGUSR1,   SIGUSR2, SIGALRM,
                                           SIGXCPU, SIGPIPE, SIGVTALRM, SIGPROF, SIGSTKFLT, SIGPWR,  SIGIO};
+constexpr std::array<const char*, 14> kNames = {"SIGINT",  "SIGTERM", "SIGHUP",    "SIGQUIT", "SIGUSR1",   "SIGUSR2", "SIGALRM",
+                                                "SIGXCPU", "SIGPIPE", "SIGVTALRM", "SIGPROF", "SIGSTKFLT", "SIGPWR",  "SIGIO"};
 
 // Fixed storage: the handler may not allocate or touch std::filesystem objects.
 char g_paths[kMaxFiles][kMaxPath];
@@ -32,8 +35,25 @@ void unlink_registered() {
   for (int i = 0; i < n; ++i) ::unlink(g_paths[i]);
 }
 
+// Async-signal-safe: write only. The line the user sees before the process ends by the signal (its
+// exit status stays the signal's, as shells and schedulers expect).
+void say_interrupted(int sig) {
+  const char* name = "a signal";
+  for (std::size_t i = 0; i < kSignals.size(); ++i)
+    if (kSignals[i] == sig) name = kNames[i];
+  auto put = [](const char* text) {
+    const std::size_t n = std::strlen(text);
+    ssize_t ignored = ::write(STDERR_FILENO, text, n);
+    (void)ignored;
+  };
+  put("nodegen: error: ");
+  put(name);
+  put(": interrupted; the unfinished output is removed and older files are left as they were\n");
+}
+
 extern "C" void remove_and_reraise(int sig) {
   unlink_registered();
+  say_interrupted(sig);
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
