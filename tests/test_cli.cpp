@@ -468,6 +468,25 @@ TEST_F(CliTest, UnwritableStdoutIsAnError) {
   EXPECT_EQ(lost.err_lines().size(), 1u) << lost.err;
 }
 
+// An HDF5 file with a user block (h5py's userblock_size, h5jam) starts with its signature at offset
+// 512: `solve` read it as a domain file ("invalid JSON"), where `stats` read it as HDF5.
+TEST_F(CliTest, SolveReadsAnHdf5FileWithAUserBlock) {
+  write("small.json", R"({"dim": 2, "spacing": 0.05, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  ASSERT_EQ(run({"run", "small.json", "-o", "sq.h5", "--quiet"}).status, 0);
+  const hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+  ASSERT_GE(H5Pset_userblock(fcpl, 512), 0);
+  const hid_t to = H5Fcreate((dir_ / "ub.h5").c_str(), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+  const hid_t from = H5Fopen((dir_ / "sq.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(H5Ocopy(from, "/domain", to, "/domain", H5P_DEFAULT, H5P_DEFAULT), 0);
+  H5Fclose(from);
+  H5Fclose(to);
+  H5Pclose(fcpl);
+  const Result plain = run({"solve", "sq.h5"}), blocked = run({"solve", "ub.h5"});
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  EXPECT_EQ(blocked.status, 0) << blocked.err;
+  EXPECT_EQ(blocked.out.substr(blocked.out.find('(')), plain.out.substr(plain.out.find('(')));
+}
+
 TEST_F(CliTest, FailedRunKeepsTheOlderOutput) {
   ASSERT_EQ(run({"run", kSquare, "-o", "keep.h5", "--quiet", "--seed", "3"}).status, 0);
   const std::string before = slurp(dir_ / "keep.h5");

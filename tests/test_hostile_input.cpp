@@ -1063,6 +1063,14 @@ TEST_F(HostileHdf5, ChunksAndFiltersThatAllocateBeyondTheData) {
   // N-bit sizes its output by the element count stored with the filter's parameters.
   make_chunked("nbit.h5", 10, 10, [](hid_t dcpl) { H5Pset_nbit(dcpl); }, "");
   expect_stats_error("nbit.h5", {"/domain/pos", "HDF5 filter 5", "only deflate, shuffle and fletcher32"});
+  // Chunks of one node (16 bytes): HDF5 keeps about 2 KB for each (a valid 83 MB file took 2.7 GB).
+  make_chunked("tiny.h5", 5000, 1, [](hid_t) {}, "");
+  expect_stats_error("tiny.h5", {"/domain/pos", "stored in 5000 chunks of 2 x 1 values (16 bytes)", "h5repack -l CONTI"});
+  make_chunked("few.h5", 4000, 1, [](hid_t) {}, "");
+  EXPECT_EQ(run({"stats", "few.h5"}, kBounded).status, 0);
+  // A chunk that fails its checksum is a damaged file, not a wrong type.
+  make_chunked("sum.h5", 4096, 4096, [](hid_t dcpl) { H5Pset_fletcher32(dcpl); }, std::string(4096 * 16 + 4, '\x5a'));
+  expect_stats_error("sum.h5", {"/domain/pos", "a chunk fails its checksum or does not inflate (the file is damaged)"});
 }
 
 // Found by fuzz_hdf5_reader: the local heap of /'s symbol table claims a data segment of 1 TB, and

@@ -29,10 +29,19 @@ bool is_hdf5(const fs::path& file) {
   } catch (const InputFileError& e) {
     throw InputError(file.string(), "(file)", e.missing() ? "file not found" : e.what());
   }
+  // HDF5's signature is at offset 0, or at 512, 1024, 2048, ... after a user block (h5py's userblock_size,
+  // h5jam): such a file was read as JSON.
   std::ifstream in(file, std::ios::binary);
-  char signature[8] = {};
-  in.read(signature, sizeof signature);
-  return in && std::string(signature, sizeof signature) == std::string("\x89HDF\r\n\x1a\n", 8);
+  const std::string hdf5("\x89HDF\r\n\x1a\n", 8);
+  const std::uintmax_t size = fs::file_size(file);
+  for (std::uintmax_t at = 0; at + hdf5.size() <= size; at = at == 0 ? 512 : 2 * at) {
+    char signature[8] = {};
+    in.seekg(static_cast<std::streamoff>(at));
+    in.read(signature, sizeof signature);
+    if (!in) return false;
+    if (std::string(signature, sizeof signature) == hdf5) return true;
+  }
+  return false;
 }
 
 namespace {

@@ -100,10 +100,14 @@ class Reader {
                      std::to_string(static_cast<std::uint64_t>(stored)) + " bytes for it (file size " +
                      std::to_string(file_bytes_) + ")");
     }
-    if (layout == H5D_CHUNKED) check_chunks(name, plist.get(), rank, total * static_cast<double>(value_bytes), value_bytes, stored);
+    if (layout == H5D_CHUNKED) check_chunks(name, plist.get(), dims, total * static_cast<double>(value_bytes), value_bytes, stored);
     std::vector<T> values(static_cast<std::size_t>(total));
+    // The type's class and size are checked above and HDF5 converts between numbers, so a read that fails
+    // has met data it cannot decode.
     if (total > 0 && H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
-      fail(name, "cannot read it (wrong type?)");
+      fail(name, layout == H5D_CHUNKED && H5Pget_nfilters(plist.get()) > 0
+                     ? "cannot read it: a chunk fails its checksum or does not inflate (the file is damaged)"
+                     : "cannot read it: its data cannot be decoded (the file is damaged)");
     return values;
   }
 
@@ -113,20 +117,30 @@ class Reader {
   // inflates a chunk until its stream ends, whatever the chunk's size (a 1 MB file whose chunk of
   // 64 KiB held a stream of a gigabyte of zeros took 1.1 GB to read), up to 1032 times the stream's
   // bytes (zlib's largest ratio): so deflated data is read up to kMaxDeflatedBytes stored.
-  void check_chunks(const char* name, hid_t plist, int rank, double data_bytes, std::size_t value_bytes,
-                    double stored) const {
-    std::vector<hsize_t> chunk(static_cast<std::size_t>(rank), 0);
+  void check_chunks(const char* name, hid_t plist, const std::vector<hsize_t>& dims, double data_bytes,
+                    std::size_t value_bytes, double stored) const {
+    const int rank = static_cast<int>(dims.size());
+    std::vector<hsize_t> chunk(dims.size(), 0);
     if (H5Pget_chunk(plist, rank, chunk.data()) != rank) fail(name, "its chunks have another rank than the dataset");
-    double bytes = static_cast<double>(value_bytes);
+    double bytes = static_cast<double>(value_bytes), count = 1;
     std::string shape;
-    for (hsize_t d : chunk) {
-      bytes *= static_cast<double>(d);
-      shape += (shape.empty() ? "" : " x ") + std::to_string(d);
+    for (std::size_t k = 0; k < chunk.size(); ++k) {
+      if (chunk[k] == 0) fail(name, "its chunks have a side of 0 values");
+      bytes *= static_cast<double>(chunk[k]);
+      count *= std::ceil(static_cast<double>(dims[k]) / static_cast<double>(chunk[k]));
+      shape += (shape.empty() ? "" : " x ") + std::to_string(chunk[k]);
     }
     if (bytes > std::max(data_bytes, kMaxSmallChunk))
       fail(name, "its chunks of " + shape + " values (" + std::to_string(static_cast<std::uint64_t>(bytes)) +
                      " bytes) are larger than the dataset (" + std::to_string(static_cast<std::uint64_t>(data_bytes)) +
                      " bytes) and 1 MiB");
+    // HDF5 keeps about 2 KB for each chunk it reads: chunks of one value made a valid 83 MB file take
+    // 2.7 GB to read. So many chunks (above kMaxTinyChunks) must hold at least kMinChunk bytes each.
+    if (count > kMaxTinyChunks && bytes < kMinChunk)
+      fail(name, "its data is stored in " + std::to_string(static_cast<std::uint64_t>(count)) + " chunks of " + shape +
+                     " values (" + std::to_string(static_cast<std::uint64_t>(bytes)) +
+                     " bytes): more than 4096 chunks must hold 4 KiB or more each (HDF5 takes about 2 KB of memory "
+                     "for each chunk it reads; store it contiguously, e.g. h5repack -l CONTI)");
     const int filters = H5Pget_nfilters(plist);
     for (int i = 0; i < filters; ++i) {
       unsigned flags = 0, config = 0;
@@ -245,6 +259,8 @@ class Reader {
   // How many times its stored bytes a dataset may hold: compressed data expands, but a nodegen or
   // Medusa file stores its arrays uncompressed (ratio 1), and node data compresses far less than this.
   static constexpr double kMaxExpansion = 64;
+  // Chunks: more than kMaxTinyChunks of them must each hold kMinChunk bytes (check_chunks).
+  static constexpr double kMaxTinyChunks = 4096, kMinChunk = 4096;
   // Attributes of /domain read at most: a name is found by a walk over an object header's attributes,
   // so reading n of them takes time in n^2 (8000 took 0.7 s, 20 000 took 4 s).
   static constexpr hsize_t kMaxAttributes = 1024;
