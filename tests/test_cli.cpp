@@ -247,6 +247,12 @@ TEST_F(CliTest, SolveChecksAWrittenFileAndADomainOverSeeds) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("2 seeds"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("above 5x median"), std::string::npos) << r.out;
+  // A part whose name holds a comma (the option splits at commas): named whole, alone or in a list.
+  write("comma.json", R"({"dim": 2, "spacing": 0.04, "shape": {"type": "box", "name": "a,b", "min": [0, 0], "max": [1, 1]}})");
+  for (const char* parts : {"a,b:x+", "a,b:y-,a,b:x+"}) {
+    r = run({"solve", "comma.json", "--neumann", parts, "--json"});
+    EXPECT_EQ(r.status, 0) << parts << ": " << r.err;
+  }
 }
 
 TEST_F(CliTest, SolveBadInput) {

@@ -65,8 +65,17 @@ std::vector<std::string> stored_boundary_names(const io::StoredDiscretization& s
 
 std::vector<int> neumann_ids(const std::vector<std::string>& wanted, const std::vector<std::string>& names) {
   std::vector<int> ids;
-  for (const std::string& name : wanted) {
-    const auto it = std::find(names.begin(), names.end(), name);
+  for (std::size_t i = 0; i < wanted.size(); ++i) {
+    // The option splits its value at commas, and a part's name may hold some (a shape named "a,b"): a
+    // piece that names no part is joined with the pieces after it until the whole names one.
+    const std::string& name = wanted[i];
+    auto it = std::find(names.begin(), names.end(), name);
+    std::string joined = name;
+    for (std::size_t j = i + 1; it == names.end() && j < wanted.size(); ++j) {
+      joined += "," + wanted[j];
+      it = std::find(names.begin(), names.end(), joined);
+      if (it != names.end()) i = j;
+    }
     if (it == names.end()) {
       std::string known;
       for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
