@@ -33,7 +33,9 @@ std::optional<DomainFile> stored_domain(const std::filesystem::path& file, const
   const std::string* text = io::find_string(metadata, "domain_file_text");
   const std::string* path = io::find_string(metadata, "domain_file");
   if (text == nullptr || path == nullptr) {
-    warning = "nodegen: warning: " + file.string() + " has no domain file text: packing density and holes not measured";
+    warning = "nodegen: warning: " + file.string() +
+              " has no domain file text (the fixed-length string attributes domain_file_text and domain_file of "
+              "/domain, as nodegen writes them): packing density and holes not measured";
     return std::nullopt;
   }
   try {
