@@ -157,6 +157,26 @@ TEST_F(CliTest, ARankBoundToOneCoreDefaultsToOneThreadAndWarnsAboutMore) {
   EXPECT_NE(more.err.find("--bind-to none"), std::string::npos) << more.err;
 }
 
+// SIGTERM to one rank mid-run: mpirun ends the others with it, and the line saying so is printed once
+// (each rank printed its own), with no file left behind.
+TEST_F(CliTest, ASignalToOneRankIsOneLine) {
+#ifndef NODEGEN_WITH_MPI
+  GTEST_SKIP() << "built without MPI";
+#endif
+  write("big.json", R"({"dim": 2, "spacing": 0.0003, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  const std::string script = "cd " + quote(dir_.string()) + " && { " + mpirun(3) + quote(kCli.string()) +
+                             " run big.json -o out.h5 --quiet --threads 1 2> err.txt & "
+                             "seen=0; for i in $(seq 400); do if ls -a | grep -q '^[.]out[.]h5[.]tmp-'; then seen=1; break; fi; "
+                             "sleep 0.025; done; kill -TERM $(pgrep -n -f " + quote(kCli.string() + " run big.json") +
+                             "); wait; [ $seen = 1 ] || exit 99; exit 0; }";
+  ASSERT_EQ(std::system(("sh -c " + quote(script)).c_str()), 0);
+  const std::string err = slurp(dir_ / "err.txt");
+  std::size_t lines = 0;
+  for (std::size_t at = err.find("interrupted"); at != std::string::npos; at = err.find("interrupted", at + 1)) ++lines;
+  EXPECT_EQ(lines, 1u) << err;
+  EXPECT_EQ(outputs({"err.txt"}), std::vector<std::string>{});
+}
+
 TEST_F(CliTest, BadOutputPathUnderMpirunIsOneErrorLine) {
 #ifndef NODEGEN_WITH_MPI
   GTEST_SKIP() << "built without MPI";

@@ -18,6 +18,7 @@
 #include "nodegen/io/hdf5_writer.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "isolated_run.hpp"
+#include "remove_on_signal.hpp"
 #include "cpu_affinity.hpp"
 #include "run_command.hpp"
 #include "stdout_check.hpp"
@@ -108,6 +109,7 @@ int run_main(int argc, char** argv) {
   if (nodegen::mpi::launched_by_mpi()) {
     session.emplace(argc, argv);
     prints_errors = session->rank() == 0;
+    nodegen::cli::say_when_interrupted(prints_errors);
   }
 #endif
   CLI::App app(kDescription, "nodegen");

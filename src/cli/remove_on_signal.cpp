@@ -27,6 +27,7 @@ constexpr std::array<const char*, 14> kNames = {"SIGINT",  "SIGTERM", "SIGHUP", 
 // Fixed storage: the handler may not allocate or touch std::filesystem objects.
 char g_paths[kMaxFiles][kMaxPath];
 std::atomic<int> g_count{0};
+std::atomic<bool> g_speak{true};
 struct sigaction g_previous[kSignals.size()];
 
 // Async-signal-safe: unlink only.
@@ -38,6 +39,7 @@ void unlink_registered() {
 // Async-signal-safe: write only. The line the user sees before the process ends by the signal (its
 // exit status stays the signal's, as shells and schedulers expect).
 void say_interrupted(int sig) {
+  if (!g_speak.load(std::memory_order_relaxed)) return;
   const char* name = "a signal";
   for (std::size_t i = 0; i < kSignals.size(); ++i)
     if (kSignals[i] == sig) name = kNames[i];
@@ -84,6 +86,8 @@ RemoveOnSignal::RemoveOnSignal(const std::vector<std::filesystem::path>& files) 
     if (g_previous[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &action, nullptr);
   }
 }
+
+void say_when_interrupted(bool yes) { g_speak.store(yes, std::memory_order_relaxed); }
 
 HoldSignals::HoldSignals() {
   sigset_t held;

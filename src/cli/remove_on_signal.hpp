@@ -20,6 +20,10 @@ class RemoveOnSignal {
   ~RemoveOnSignal();  // restores the previous handlers
 };
 
+// Whether the handler says in one line which signal ended the run (default yes): under MPI only the
+// rank that prints errors does, so a signal that ends every rank prints one line, not one per rank.
+void say_when_interrupted(bool yes);
+
 // Holds back those signals in the calling thread while it lives; one that arrives meanwhile
 // is delivered when it ends. The run creates its temporaries and then registers them: a signal in
 // between would otherwise kill the process before the handler exists and leave them behind. (The run
