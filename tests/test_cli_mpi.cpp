@@ -165,10 +165,10 @@ TEST_F(CliTest, ASignalToOneRankIsOneLine) {
 #endif
   write("big.json", R"({"dim": 2, "spacing": 0.0003, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
   const std::string script = "cd " + quote(dir_.string()) + " && { " + mpirun(3) + quote(kCli.string()) +
-                             " run big.json -o out.h5 --quiet --threads 1 2> err.txt & "
+                             " run big.json -o out.h5 --quiet --threads 1 2> err.txt & launcher=$!; "
                              "seen=0; for i in $(seq 400); do if ls -a | grep -q '^[.]out[.]h5[.]tmp-'; then seen=1; break; fi; "
-                             "sleep 0.025; done; kill -TERM $(pgrep -n -f " + quote(kCli.string() + " run big.json") +
-                             "); wait; [ $seen = 1 ] || exit 99; exit 0; }";
+                             // A rank of this launcher (its child), not a process of a test running beside this one.
+                             "sleep 0.025; done; kill -TERM $(pgrep -n -P $launcher); wait; [ $seen = 1 ] || exit 99; exit 0; }";
   ASSERT_EQ(std::system(("sh -c " + quote(script)).c_str()), 0);
   const std::string err = slurp(dir_ / "err.txt");
   std::size_t lines = 0;
