@@ -16,13 +16,26 @@ namespace {
 constexpr int kMaxFiles = 4;
 constexpr std::size_t kMaxPath = 4096;
 // The signals that end a process by default and that a user, a scheduler (SIGUSR1/2, SIGXCPU on
-// HPC batch systems), a timer or a profiler may send. SIGXFSZ and SIGPIPE are ignored by main()
-// instead (a write then fails with its error). Not the real-time signals, which libraries may use for
-// themselves.
-constexpr std::array<int, 14> kSignals = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGUSR1,   SIGUSR2, SIGALRM,
-                                          SIGXCPU, SIGPIPE, SIGVTALRM, SIGPROF, SIGSTKFLT, SIGPWR,  SIGIO};
-constexpr std::array<const char*, 14> kNames = {"SIGINT",  "SIGTERM", "SIGHUP",    "SIGQUIT", "SIGUSR1",   "SIGUSR2", "SIGALRM",
-                                                "SIGXCPU", "SIGPIPE", "SIGVTALRM", "SIGPROF", "SIGSTKFLT", "SIGPWR",  "SIGIO"};
+// HPC batch systems), a timer or a profiler may send, with the names the handler's line gives them.
+// SIGXFSZ and SIGPIPE are ignored by main() instead (a write then fails with its error). Not the
+// real-time signals, which libraries may use for themselves.
+struct NamedSignal {
+  int number;
+  const char* name;
+};
+constexpr std::array<NamedSignal, 13> kSignals = {{{SIGINT, "SIGINT"},
+                                                   {SIGTERM, "SIGTERM"},
+                                                   {SIGHUP, "SIGHUP"},
+                                                   {SIGQUIT, "SIGQUIT"},
+                                                   {SIGUSR1, "SIGUSR1"},
+                                                   {SIGUSR2, "SIGUSR2"},
+                                                   {SIGALRM, "SIGALRM"},
+                                                   {SIGXCPU, "SIGXCPU"},
+                                                   {SIGVTALRM, "SIGVTALRM"},
+                                                   {SIGPROF, "SIGPROF"},
+                                                   {SIGSTKFLT, "SIGSTKFLT"},
+                                                   {SIGPWR, "SIGPWR"},
+                                                   {SIGIO, "SIGIO"}}};
 
 // Fixed storage: the handler may not allocate or touch std::filesystem objects.
 char g_paths[kMaxFiles][kMaxPath];
@@ -41,8 +54,8 @@ void unlink_registered() {
 void say_interrupted(int sig) {
   if (!g_speak.load(std::memory_order_relaxed)) return;
   const char* name = "a signal";
-  for (std::size_t i = 0; i < kSignals.size(); ++i)
-    if (kSignals[i] == sig) name = kNames[i];
+  for (const NamedSignal& s : kSignals)
+    if (s.number == sig) name = s.name;
   auto put = [](const char* text) {
     const std::size_t n = std::strlen(text);
     ssize_t ignored = ::write(STDERR_FILENO, text, n);
@@ -82,8 +95,8 @@ RemoveOnSignal::RemoveOnSignal(const std::vector<std::filesystem::path>& files) 
   sigemptyset(&action.sa_mask);
   for (std::size_t i = 0; i < kSignals.size(); ++i) {
     // An ignored signal stays ignored (nohup, background jobs of a non-interactive shell).
-    sigaction(kSignals[i], nullptr, &g_previous[i]);
-    if (g_previous[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &action, nullptr);
+    sigaction(kSignals[i].number, nullptr, &g_previous[i]);
+    if (g_previous[i].sa_handler != SIG_IGN) sigaction(kSignals[i].number, &action, nullptr);
   }
 }
 
@@ -92,14 +105,14 @@ void say_when_interrupted(bool yes) { g_speak.store(yes, std::memory_order_relax
 HoldSignals::HoldSignals() {
   sigset_t held;
   sigemptyset(&held);
-  for (int sig : kSignals) sigaddset(&held, sig);
+  for (const NamedSignal& s : kSignals) sigaddset(&held, s.number);
   pthread_sigmask(SIG_BLOCK, &held, &previous_);
 }
 
 HoldSignals::~HoldSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
 
 RemoveOnSignal::~RemoveOnSignal() {
-  for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &g_previous[i], nullptr);
+  for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i].number, &g_previous[i], nullptr);
   g_count.store(0, std::memory_order_release);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Ctrl-C (SIGINT), SIGTERM, SIGHUP or another terminating signal (SIGQUIT, SIGUSR1/2, SIGALRM,
-// SIGXCPU, SIGPIPE: the list is in remove_on_signal.cpp) during a run would skip the destructors that delete the output
+// SIGXCPU: the list is in remove_on_signal.cpp) during a run would skip the destructors that delete the output
 // temporaries and leave hidden ".FILE.h5.tmp-XXXXXX" files behind. While a RemoveOnSignal is alive, those
 // signals first unlink the registered files (unlink is async-signal-safe), then terminate the process
 // the way the signal would have (default action re-raised), so the exit status still says "killed by
