@@ -21,11 +21,15 @@ namespace nodegen::geometry_detail {
 // The inverse of a transform's matrix. Eigen inverts a small matrix by its cofactors over the
 // determinant, which overflows for a scale of 1e155 in 2D (its square) and left the inverse 0: every
 // point mapped to the origin, and a scale of 1e200 of a scale of 1e-200 was an empty shape. Where the
-// determinant is not a finite normal number, an LU factorisation inverts it instead.
+// determinant is not a finite normal number, an LU factorisation inverts it instead. (The cofactors
+// give the determinant and the inverse in one pass, as inverse() computes them.)
 template <class Mat>
 Mat inverse_of(const Mat& A) {
-  const double det = A.determinant();
-  if (std::isfinite(det) && std::abs(det) >= std::numeric_limits<double>::min()) return A.inverse();
+  Mat inverse;
+  double det = 0;
+  bool nonzero = false;
+  A.computeInverseAndDetWithCheck(inverse, det, nonzero, 0.0);
+  if (nonzero && std::isfinite(det) && std::abs(det) >= std::numeric_limits<double>::min()) return inverse;
   return A.partialPivLu().inverse();
 }
 
