@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <tuple>
@@ -175,6 +176,86 @@ TEST_F(CliTest, ASignalToOneRankIsOneLine) {
   for (std::size_t at = err.find("interrupted"); at != std::string::npos; at = err.find("interrupted", at + 1)) ++lines;
   EXPECT_EQ(lines, 1u) << err;
   EXPECT_EQ(outputs({"err.txt"}), std::vector<std::string>{});
+}
+
+// A full disk under mpirun. Parallel HDF5 cannot fail a write cleanly: a rank whose write fails leaves
+// the others waiting in a collective, so the run hung, or failed on close and crashed in MPI_Finalize
+// with its temporaries left. The writer reserves the file's space before any rank writes, and a disk
+// without it is refused then. A small tmpfs in a mount namespace of the run's own stands in for the
+// disk (200 KiB: refused at once; 2 MiB held most of the 2.3 MB file and hung); without the right to
+// mount one, the test skips.
+TEST_F(CliTest, AFullDiskUnderMpirunIsOneErrorLineAndNoFile) {
+#ifndef NODEGEN_WITH_MPI
+  GTEST_SKIP() << "built without MPI";
+#endif
+  fs::create_directory(dir_ / "full");
+  write("on_small_disk.sh",
+        "size=$1; shift\n"
+        "mount -t tmpfs -o size=$size tmpfs full || exit 77\n"
+        "timeout -s KILL 300 \"$@\"; status=$?\n"
+        "ls -A full > left.txt\n"
+        "exit $status\n");
+  if (std::system(("cd " + quote(dir_.string()) + " && unshare -m sh on_small_disk.sh 1m true").c_str()) != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs in a mount namespace here (not root?)";
+  auto on_disk_of = [](const char* size) {
+    return std::string("unshare -m sh on_small_disk.sh ") + size + " env " + mpirun(2);
+  };
+  const std::vector<std::string> scaffolding{"full", "on_small_disk.sh", "left.txt"};
+  const std::string domain = (kSource / "domains" / "square.json").string();
+  for (const char* size : {"200k", "2m"}) {
+    SCOPED_TRACE(size);
+    expect_input_error({"run", domain, "-o", "full/out.h5", "--quiet"}, {"out.h5: output: no room for the file"},
+                       on_disk_of(size), scaffolding);
+    EXPECT_EQ(slurp(dir_ / "left.txt"), "");
+  }
+  // A disk the file fits: the nodes of a plain run.
+  const Result fits = run({"run", domain, "-o", "full/out.h5"}, on_disk_of("4m"));
+  ASSERT_EQ(fits.status, 0) << fits.err;
+  EXPECT_EQ(slurp(dir_ / "left.txt"), "out.h5\nout.xdmf\n");
+  const Result plain = run({"run", domain, "-o", "plain.h5"});
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  const std::size_t at = plain.out.find("nodes_sha256 ");
+  ASSERT_NE(at, std::string::npos) << plain.out;
+  EXPECT_NE(fits.out.find(plain.out.substr(at, 77)), std::string::npos) << fits.out;
+}
+
+// mpirun's MPMD form starts ranks in working folders of their own, where relative paths name other
+// files: ranks that read different domain files filled different domains and hung in a collective (or,
+// 2D beside 3D, aborted), and ranks that resolved the output in their own folders hung. The ranks
+// compare what fixes the nodes before the fill, and write the file rank 0 names, as an absolute path.
+TEST_F(CliTest, RanksInOtherFoldersWriteRankZerosFileOrRefuseOtherInputs) {
+#ifndef NODEGEN_WITH_MPI
+  GTEST_SKIP() << "built without MPI";
+#endif
+  auto in_folders = [&](const std::string& a, const std::string& b) {
+    fs::create_directories(dir_ / "a");
+    fs::create_directories(dir_ / "b");
+    std::ofstream(dir_ / "a" / "d.json") << a;
+    std::ofstream(dir_ / "b" / "d.json") << b;
+    // Built with append: GCC 12 reports a false -Wrestrict on chains of "literal" + std::string.
+    std::string rank(" ");
+    rank.append(quote(kCli.string())).append(" run d.json -o o.h5 --quiet --threads 1");
+    std::string cmd("cd ");
+    cmd.append(quote(dir_.string())).append(" && ").append(mpirun(1)).append("--wdir a").append(rank);
+    cmd.append(" : -np 1 --wdir b").append(rank).append(" > out.txt 2> err.txt");
+    const int raw = std::system(std::string("timeout -s KILL 120 sh -c ").append(quote(cmd)).c_str());
+    return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  };
+  const std::string square = R"({"dim": 2, "spacing": 0.01, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})";
+  EXPECT_EQ(in_folders(square, square), 0) << slurp(dir_ / "err.txt");
+  EXPECT_TRUE(fs::exists(dir_ / "a" / "o.h5"));
+  EXPECT_FALSE(fs::exists(dir_ / "b" / "o.h5"));
+  for (const std::string& other :
+       {std::string(R"({"dim": 2, "spacing": 0.0101, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})"),
+        std::string(R"({"dim": 3, "spacing": 0.05, "shape": {"type": "box", "min": [0, 0, 0], "max": [1, 1, 1]}})")}) {
+    fs::remove_all(dir_ / "a");
+    fs::remove_all(dir_ / "b");
+    EXPECT_EQ(in_folders(square, other), 2);
+    const std::string err = slurp(dir_ / "err.txt");
+    EXPECT_EQ(err.rfind("nodegen: error: d.json: ranks: the ranks read different domain files", 0), 0u) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_FALSE(fs::exists(dir_ / "a" / "o.h5"));
+  }
 }
 
 TEST_F(CliTest, BadOutputPathUnderMpirunIsOneErrorLine) {

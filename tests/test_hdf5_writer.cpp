@@ -15,6 +15,7 @@
 #include "nodegen/io/hdf5_reader.hpp"
 #include "nodegen/io/output.hpp"
 #include "nodegen/io/xdmf_writer.hpp"
+#include "../src/io/node_writer.hpp"
 #include "io_test_support.hpp"
 #include "temp_dir.hpp"
 
@@ -89,6 +90,14 @@ TEST_P(RoundTrip, EveryArrayAndAttributeComesBackExactly) {
   EXPECT_NE(nodegen::io::nodes_sha256(changed), fingerprint);
   EXPECT_EQ(*nodegen::io::find_integer(back.metadata, "seed"), 42);
   EXPECT_EQ(nodegen::io::find_integer(back.metadata, "missing"), nullptr);
+  // The space the parallel writer reserves before any rank writes holds the file (without room to
+  // spare, a full disk could still fail a rank's write, which parallel HDF5 cannot survive).
+  nodegen::io::RunMetadata stored = meta;
+  stored.emplace_back("nodes_sha256", fingerprint);
+  const auto bound = nodegen::io::detail::NodeWriter::file_bytes_bound(
+      nodegen::io::FileSlabs::whole(nodes.node_count(), nodes.boundary_count()), dim, stored);
+  EXPECT_LE(fs::file_size(file), bound);
+  EXPECT_GE(fs::file_size(file) + 128 * 1024 + 4 * nodes.node_count(), bound) << "a bound far above the file";
   // Only the two final files remain: no temporaries.
   EXPECT_EQ(dir.entries(), 2u);
   EXPECT_TRUE(fs::exists(dir.path() / "nodes.xdmf"));

@@ -186,6 +186,26 @@ fs::path default_output_for(const fs::path& domain) {
 // The run's outputs (the HDF5 file, its XDMF sidecar, the report) must not replace the domain file, a
 // file it reads (a mesh, a polygon's point file) or each other: `-o square.json` would otherwise write
 // HDF5 over the domain file it has just read.
+// Ranks that read different domain files, meshes or options would fill different domains and meet
+// in collectives of different sizes (a hang, or a crash: launched with mpirun's MPMD form in other
+// working folders, say). Every rank compares what fixes its nodes with rank 0's: the domain file's
+// text, the seed and the node cap, and the size of each file the domain refers to.
+void refuse_ranks_reading_different_inputs([[maybe_unused]] const RunArgs& args, [[maybe_unused]] const DomainFile& domain) {
+#ifdef NODEGEN_WITH_MPI
+  if (!args.mpi || args.mpi->size() == 1) return;
+  std::string inputs = domain.text;
+  inputs += '\0' + std::to_string(domain.fill.seed) + ' ' + std::to_string(domain.fill.max_nodes);
+  for (const fs::path& in : domain.inputs) {
+    std::error_code ec;
+    inputs += ' ' + std::to_string(fs::file_size(in, ec));
+  }
+  if (!mpi::same_on_every_rank(args.mpi->comm(), inputs))
+    throw InputError(args.domain.string(), "ranks",
+                     "the ranks read different domain files, meshes or options: every rank must run the same ones "
+                     "(relative paths are resolved in each rank's working folder)");
+#endif
+}
+
 void refuse_overwriting_inputs(const RunArgs& args, const DomainFile& domain, const fs::path& output) {
   // Each path resolved once (symbolic links, "..", the current folder); one that cannot be resolved
   // matches nothing. Made absolute first: weakly_canonical leaves a relative path none of whose parts
@@ -244,6 +264,7 @@ int run_command(const RunArgs& args) {
   });
   DomainFile& domain = *loaded;
   if (args.seed) domain.fill.seed = *args.seed;
+  refuse_ranks_reading_different_inputs(args, domain);
 
   // Reserve the output files before filling, so a bad output path fails now and not after the fill.
   CreatedDirectory made_here;

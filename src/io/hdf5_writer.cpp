@@ -13,7 +13,10 @@
 
 namespace nodegen::io {
 
-void skip_hdf5_shutdown_at_exit() { H5dont_atexit(); }
+void skip_hdf5_shutdown_at_exit() {
+  H5dont_atexit();
+  H5open();
+}
 
 std::string write_hdf5(const std::filesystem::path& file, const NodeArraysView& nodes, const RunMetadata& metadata,
                        const std::filesystem::path& shown_name) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "nodegen/io/layout.hpp"
@@ -38,6 +39,19 @@ NodeWriter::NodeWriter(H5Handle file, const FileSlabs& slabs, const WriterTeam& 
       fingerprint_(fingerprint),
       node_rounds_(team.max(blocks(slabs.nodes.local_count()))),
       normal_rounds_(team.max(blocks(slabs.normals.local_count()))) {}
+
+std::uint64_t NodeWriter::file_bytes_bound(const FileSlabs& slabs, int dim, const RunMetadata& metadata) {
+  const auto d = static_cast<std::uint64_t>(dim);
+  // /domain: pos, h (8 B), types, bmap and one int32 array such as partition (4 B); /paraview: points
+  // and normals as three float32, connectivity as int32.
+  const std::uint64_t per_node = 8 * d + 8 + 3 * 4 + 2 * 12 + 4;
+  std::uint64_t bytes = per_node * slabs.node_total + 8 * d * slabs.normal_total;
+  for (const auto& [name, value] : metadata) {
+    const auto* text = std::get_if<std::string>(&value);
+    bytes += name.size() + (text ? text->size() : 8) + 256;  // value, name, and an attribute's header
+  }
+  return bytes + (std::uint64_t{64} << 10);  // superblock, groups, dataset headers, heaps: about 10 KiB
+}
 
 void NodeWriter::check_consistent(const NodeArraysView& nodes, const FileSlabs& slabs, const WriterTeam& team,
                                   const std::filesystem::path& shown) {

@@ -53,6 +53,11 @@ class NodeWriter {
   NodeWriter(H5Handle file, const FileSlabs& slabs, const WriterTeam& team, const std::filesystem::path& shown,
              NodesFingerprint* fingerprint);
 
+  // An upper bound of the bytes of the file these writes make: the arrays of write_domain,
+  // write_node_int32 (one) and write_display_arrays for `slabs`, the metadata, and HDF5's own headers.
+  // Keep it in step with the writes below (a test compares it with written files).
+  static std::uint64_t file_bytes_bound(const FileSlabs& slabs, int dim, const RunMetadata& metadata);
+
   // Checks the local arrays against the slabs (sizes, types/bmap/normals consistent); agreed.
   static void check_consistent(const NodeArraysView& nodes, const FileSlabs& slabs, const WriterTeam& team,
                                const std::filesystem::path& shown);

@@ -71,4 +71,14 @@ void agree(MPI_Comm comm, std::exception_ptr failure) {
   }
 }
 
+bool same_on_every_rank(MPI_Comm comm, const std::string& mine) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string first = rank == 0 ? mine : std::string();
+  broadcast(comm, 0, first);
+  int same = first == mine ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, comm);
+  return same != 0;
+}
+
 }  // namespace nodegen::mpi

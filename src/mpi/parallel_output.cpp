@@ -2,7 +2,12 @@
 
 #include <hdf5.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -51,6 +56,27 @@ void broadcast_path(MPI_Comm comm, fs::path& path) {
   path = s;
 }
 
+// Rank 0 gives the file its blocks before any rank writes: up to `bytes`, which the writes stay
+// within. Parallel HDF5 (1.10) cannot fail a write for want of space cleanly: a rank whose metadata
+// write fails leaves the collectives that the others enter, and the close hangs, or fails and leaves
+// the library to crash at MPI_Finalize. With the space held, a full disk (or a quota or file-size
+// limit) is refused here, before the first write, on every rank alike. The file's length grows to
+// `bytes`; rank 0's own close after the fingerprint cuts it back to HDF5's end of data. A file system
+// that cannot reserve (EOPNOTSUPP: NFS before v4.2, some parallel ones) writes without the reservation.
+void reserve_space(const fs::path& file, std::uint64_t bytes, const fs::path& shown) {
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) io::detail::throw_io_error(shown, "output", std::string("cannot reopen the file: ") + std::strerror(errno));
+  int error = 0;
+  while (::fallocate(fd, 0, 0, static_cast<off_t>(bytes)) != 0 && (error = errno) == EINTR) error = 0;
+  ::close(fd);
+  if (error == 0 || error == EOPNOTSUPP || error == ENOSYS) return;
+  const std::string size = std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
+  if (error == ENOSPC || error == EDQUOT || error == EFBIG)
+    io::detail::throw_io_error(shown, "output", "no room for the file: it needs up to " + size + " (" +
+                                                    std::strerror(error) + ")");
+  io::detail::throw_io_error(shown, "output", "cannot reserve " + size + " for the file: " + std::strerror(error));
+}
+
 }  // namespace
 
 ParallelOutputFiles::ParallelOutputFiles(MPI_Comm comm, const fs::path& h5_path) : comm_(comm), shown_(h5_path) {
@@ -59,12 +85,20 @@ ParallelOutputFiles::ParallelOutputFiles(MPI_Comm comm, const fs::path& h5_path)
   agreed(comm_, [&] {
     if (rank_ == 0) {
       files_.emplace(h5_path);
-      temp_ = files_->h5_temp_path();
+      // Absolute: ranks started in other working folders open rank 0's file, not one of their own.
+      temp_ = fs::absolute(files_->h5_temp_path());
       shown_ = files_->h5_path();
     }
   });
   broadcast_path(comm_, temp_);
   broadcast_path(comm_, shown_);
+  agreed(comm_, [&] {
+    std::error_code ec;
+    if (!fs::exists(temp_, ec))
+      io::detail::throw_io_error(shown_, "output", "rank " + std::to_string(rank_) + " does not see the file rank 0 made in " +
+                                                       temp_.parent_path().string() +
+                                                       ": the output folder must be on a file system every rank sees");
+  });
 }
 
 std::optional<fs::path> ParallelOutputFiles::h5_temp_path() const {
@@ -86,9 +120,13 @@ std::string ParallelOutputFiles::write(const io::NodeArraysView& local, const io
     H5Handle file(H5Fcreate(temp_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose);
     team.agree(shown_, file.valid() ? "" : "cannot create an HDF5 file there through MPI-IO (is the folder on a "
                                            "file system every rank sees?)");
-    io::detail::NodeWriter w(std::move(file), slabs, team, shown_, nullptr);
     io::RunMetadata with_ranks = metadata;
     with_ranks.emplace_back(io::layout::ranks_attribute, std::int64_t{size_});
+    // The fingerprint attribute rank 0 adds below is 64 characters: within the bound's slack.
+    agreed(comm_, [&] {
+      if (rank_ == 0) reserve_space(temp_, io::detail::NodeWriter::file_bytes_bound(slabs, local.dim, with_ranks), shown_);
+    });
+    io::detail::NodeWriter w(std::move(file), slabs, team, shown_, nullptr);
     w.write_domain(local, with_ranks);
     const std::vector<std::int32_t> partition(local.node_count(), rank_);
     w.write_node_int32(io::layout::partition, partition);

@@ -13,11 +13,14 @@ namespace nodegen::io {
 std::string write_hdf5(const std::filesystem::path& file, const NodeArraysView& nodes, const RunMetadata& metadata,
                 const std::filesystem::path& shown_name);
 
-// For a program's main(), before any other HDF5 call: tells the HDF5 library not to shut itself down
-// at exit. When a write fails for want of space (a full disk, a file-size limit), the file's closing
-// flush fails too and HDF5 keeps the file half-closed in its tables; its exit handler then crashed on
-// it (SIGSEGV after the error line, HDF5 1.10). Every file nodegen writes is closed explicitly and
-// checked (a failed close fails the write), so the shutdown has nothing left to do but free memory.
+// For a program's main(), before any other HDF5 call and before MPI_Init: tells the HDF5 library not
+// to shut itself down at exit, and starts it. When a write fails for want of space (a full disk, a
+// file-size limit), the file's closing flush fails too and HDF5 keeps the file half-closed in its
+// tables; its shutdown then crashed on it (SIGSEGV after the error line, HDF5 1.10). The shutdown runs
+// from the exit handler, and, when the library starts after MPI_Init, also from MPI_Finalize (a hook
+// on MPI_COMM_SELF that H5dont_atexit does not remove): started here, before MPI, it sets no hook.
+// Every file nodegen writes is closed explicitly and checked (a failed close fails the write), so the
+// shutdown has nothing left to do but free memory.
 void skip_hdf5_shutdown_at_exit();
 
 }  // namespace nodegen::io

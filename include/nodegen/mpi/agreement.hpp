@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <exception>
+#include <string>
 
 namespace nodegen::mpi {
 
@@ -13,6 +14,9 @@ namespace nodegen::mpi {
 // error of the lowest failing rank: an InputError, a SpacingFault, a StoreFull or a bad_alloc as the
 // same kind of error, with the same text; any other exception as std::runtime_error with its message.
 void agree(MPI_Comm comm, std::exception_ptr failure);
+
+// Collective over `comm`: whether `mine` is, byte for byte, rank 0's (the same answer on every rank).
+bool same_on_every_rank(MPI_Comm comm, const std::string& mine);
 
 // Runs f() and agrees on its outcome (f's exception, if any, is what this rank reports).
 template <class F>
