@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "fill_test_support.hpp"
@@ -57,6 +58,35 @@ TEST(FillDeterminismConcurrent, EveryBackendSameNodesSeedsDiffer) {
   EXPECT_NE(0, std::memcmp(vm.positions.data() + vm.boundary_count, other.positions.data() + other.boundary_count,
                            std::min(vm.positions.size(), other.positions.size()) - vm.boundary_count))
       << "seeds 3 and 4 gave the same interior nodes";
+}
+
+// The candidates of a node with a crowd within reach ask the tree one by one (FillOptions::crowd, and
+// gather_neighbours in pnp_fill.hpp says why): the nodes are those that checking them against the
+// gathered neighbours gives, at every thread count. Crowd 0 takes that path at every node; the spacing
+// that jumps 100x has real crowds (the fine nodes just across the jump get the coarse h, and 23 000
+// fine nodes lie within their reach) next to nodes that gather.
+TEST(FillDeterminismConcurrent, CandidatesAskingTheTreeOneByOneKeepTheNodes) {
+  auto with_crowd = [](int t, std::size_t crowd) {
+    FillOptions o = threads(t);
+    o.crowd = crowd;
+    return o;
+  };
+  constexpr std::size_t kNever = std::numeric_limits<std::size_t>::max();
+  const auto square = testing::unit_box<2>();
+  for (const char* h : {"0.01 + 0.1 * x * y", "x < 0.5 ? 0.005 : 0.5"}) {
+    const Spacing spacing = Spacing::expression(h);
+    const auto boundary = box_boundary<2>(square.box, 0.005);
+    const auto gathered = pnp_fill<2, VmStore>(square, spacing, boundary, fill_params(2, 5), with_crowd(1, kNever));
+    for (std::size_t crowd : {std::size_t{0}, std::size_t{4096}})
+      for (int t : {1, 3})
+        expect_same_nodes(gathered, pnp_fill<2, VmStore>(square, spacing, boundary, fill_params(2, 5), with_crowd(t, crowd)),
+                          std::string(h) + ", crowd " + std::to_string(crowd) + ", " + std::to_string(t) + " threads");
+  }
+  const auto cube = testing::unit_box<3>();
+  const Spacing graded = Spacing::expression("0.06 + 0.3 * x * x");
+  const auto boundary = box_boundary<3>(cube.box, 0.06);
+  expect_same_nodes(pnp_fill<3, VmStore>(cube, graded, boundary, fill_params(3, 5), with_crowd(1, kNever)),
+                    pnp_fill<3, VmStore>(cube, graded, boundary, fill_params(3, 5), with_crowd(3, 0)), "cube, crowd 0");
 }
 
 }  // namespace

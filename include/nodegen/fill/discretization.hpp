@@ -37,6 +37,11 @@ struct FillOptions {
   // Several processes filling one domain together (MPI ranks): each fills the tiles it owns and
   // returns its own rows (Discretization::share). Null: this process fills everything.
   PhaseExchange* exchange = nullptr;
+  // Nodes within reach of an expanded node beyond which its candidates ask the tree one by one instead
+  // of being checked against the gathered nodes (pnp_fill.hpp, gather_neighbours): far more than a
+  // smooth spacing puts there (tens), few enough that gathering them costs little beside the queries.
+  // The nodes are the same at any value; tests set 0 to take the one-by-one path everywhere.
+  std::size_t crowd = 4096;
 };
 
 // How one of several processes' rows fit in the whole (FillOptions::exchange); one process holds

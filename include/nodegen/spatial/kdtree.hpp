@@ -160,6 +160,15 @@ class KdTree {
 
   // Is there a point p with |p - q| < r? Stops at the first one found.
   bool exists_within(const Vec<D>& q, double r) const {
+    // NaN coordinates equal none: no point is left out.
+    return exists_within(q, r, Vec<D>::Constant(std::numeric_limits<double>::quiet_NaN()));
+  }
+
+  // The same for points other than `except` (a point at exactly the coordinates of `except` is left
+  // out: the caller's own node, which rounding may put within r of q). The squared distance is the
+  // sum over the axes of (p - q)^2 in axis order, compared with r * r: a caller that computes it so
+  // gets the same answer as from the points themselves.
+  bool exists_within(const Vec<D>& q, double r, const Vec<D>& except) const {
     if (!(r > 0)) return false;
     double qa[D];
     for (int d = 0; d < D; ++d) qa[d] = q[d];
@@ -167,7 +176,10 @@ class KdTree {
     return range_search(qa, r2, [&](auto& bucket, std::uint32_t n, bool& found) {
       found = false;
       for (std::uint32_t i = 0; i < n; ++i) {
-        if (distance2(bucket, i, qa) < r2) {
+        if (!(distance2(bucket, i, qa) < r2)) continue;
+        bool same = true;
+        for (int d = 0; d < D; ++d) same = same && spatial_detail::load_acquire(bucket.coord(d, i)) == except[d];
+        if (!same) {
           found = true;
           return;
         }
@@ -179,19 +191,23 @@ class KdTree {
   // id is kNoId in a tree that keeps none.
   template <class F>
   void for_each_within(const Vec<D>& q, double r, F&& f) const {
-    for_each_within_from(q, r, f, spatial_detail::kRootSlot);
+    for_each_within_from(q, r, f, spatial_detail::kRootSlot, kNoLimit);
   }
   // The same, searching below the deepest cell of `finger` that holds the whole ball instead of from
-  // the root (the same points: no point of the ball lies outside that cell).
+  // the root (the same points: no point of the ball lies outside that cell). With a `limit`, the search
+  // stops once more than `limit` points were found, having shown f some of them (up to a leaf's worth
+  // more than the limit): false then, true when f saw every point of the ball.
   template <class F>
-  void for_each_within(const Vec<D>& q, double r, F&& f, const Finger& finger) const {
-    for_each_within_from(q, r, f, finger.slot_holding(q, r));
+  bool for_each_within(const Vec<D>& q, double r, F&& f, const Finger& finger, std::size_t limit = kNoLimit) const {
+    return for_each_within_from(q, r, f, finger.slot_holding(q, r), limit);
   }
 
  private:
+  static constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
+
   template <class F>
-  void for_each_within_from(const Vec<D>& q, double r, F&& f, Slot start) const {
-    if (!(r > 0)) return;
+  bool for_each_within_from(const Vec<D>& q, double r, F&& f, Slot start, std::size_t limit) const {
+    if (!(r > 0)) return true;
     double qa[D];
     for (int d = 0; d < D; ++d) qa[d] = q[d];
     const double r2 = r * r;
@@ -200,7 +216,8 @@ class KdTree {
     std::uint32_t hit_id[LeafSize];
     double hit_pos[LeafSize][D];
     int hits = 0;
-    range_search(qa, r2, [&](auto& bucket, std::uint32_t n, bool& stop) {
+    std::size_t shown = 0;
+    return !range_search(qa, r2, [&](auto& bucket, std::uint32_t n, bool& stop) {
       stop = false;
       hits = 0;
       for (std::uint32_t i = 0; i < n; ++i) {
@@ -224,6 +241,8 @@ class KdTree {
         for (int d = 0; d < D; ++d) v[d] = hit_pos[h][d];
         f(hit_id[h], static_cast<const Vec<D>&>(v));
       }
+      shown += static_cast<std::size_t>(hits);
+      return shown > limit;  // checked once a leaf, out of the scan's loop
     }, start);
   }
 
@@ -776,7 +795,8 @@ class KdTree {
   }
 
   // Visits every leaf that may hold a point within sqrt(r2) of q, near side first. scan(bucket, n,
-  // stop) examines one leaf; after a validated scan, on_leaf() runs; the search ends when stop is set.
+  // stop) examines one leaf; after a validated scan, on_leaf() runs; the search ends when stop is set
+  // (or when on_leaf, if it returns a bool, returns true).
   // start: the slot to search below (kRootSlot, or a finger's entry whose cell holds the ball).
   template <class Scan, class OnLeaf>
   bool range_search(const double* q, double r2, Scan&& scan, OnLeaf&& on_leaf,
@@ -826,7 +846,11 @@ class KdTree {
           link = load_slot(slot);
           continue;
         }
-        on_leaf();
+        if constexpr (std::is_same_v<decltype(on_leaf()), bool>) {
+          if (on_leaf()) return true;
+        } else {
+          on_leaf();
+        }
         if (stop) return true;
         break;
       }
