@@ -2,7 +2,7 @@
 # Builds nodegen and runs every test: the release suites; the concurrency suites under ThreadSanitizer
 # (tsan preset); under AddressSanitizer + UBSan (asan preset: clang, optimised, one build for both) the
 # suites of the input readers and hostile input (ctest label "input") and each libFuzzer target for
-# 15 seconds from its seed corpus (scripts/fuzz.sh; NODEGEN_FUZZ_SECONDS=N for N, 0 to replay the corpus
+# 10 seconds from its seed corpus (scripts/fuzz.sh; NODEGEN_FUZZ_SECONDS=N for N, 0 to replay the corpus
 # only); then the quick modes of the backend comparison and of bench/headline, so they cannot rot.
 # NODEGEN_ASAN=1 runs the whole suite under ASan + UBSan instead of the input suites: it passes, but on
 # 2 cores its tests alone take 12 minutes (742 s for 394, two at a time) and its build twice the input
@@ -46,8 +46,8 @@ else
   ctest --preset asan -j "$jobs" -L input
 fi
 stage "asan suites"
-# 7 targets, 15 s each: under 2 minutes of CI's 30 (scripts/fuzz.sh's default, 30 s, is for a longer run).
-bash scripts/fuzz.sh "${NODEGEN_FUZZ_SECONDS:-15}"
+# 7 targets, 10 s each: 80 s of CI's 30 minutes (scripts/fuzz.sh's default, 30 s, is for a longer run).
+bash scripts/fuzz.sh "${NODEGEN_FUZZ_SECONDS:-10}"
 stage "fuzzing"
 
 if [[ -x bench/end-to-end/compare ]]; then
