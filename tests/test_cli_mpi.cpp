@@ -26,6 +26,20 @@ std::string mpirun(int ranks, const std::string& binding = "--bind-to none") {
          std::to_string(ranks) + " --oversubscribe " + binding + " ";
 }
 
+// Starts a run of 3 ranks long enough to be signalled (big.json in `dir`, -o out.h5, `options`, stderr
+// to err.txt), waits until its temporary appears, runs `signal` (the launcher's pid in $launcher), and
+// waits for the run to end: 0, or 99 when no temporary appeared.
+int signal_a_long_run(const fs::path& dir, const std::string& options, const std::string& signal) {
+  std::ofstream(dir / "big.json") << R"({"dim": 2, "spacing": 0.0003, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})";
+  std::string script("cd ");
+  script.append(quote(dir.string())).append(" && { ").append(mpirun(3)).append(quote(kCli.string()));
+  script.append(" run big.json -o out.h5 --quiet --threads 1 ").append(options).append(" 2> err.txt & launcher=$!; ");
+  script.append("seen=0; for i in $(seq 400); do if ls -a | grep -q '^[.]out[.]h5[.]tmp-'; then seen=1; break; fi; ");
+  script.append("sleep 0.025; done; ").append(signal).append("; wait; [ $seen = 1 ] || exit 99; exit 0; }");
+  const int raw = std::system(std::string("sh -c ").append(quote(script)).c_str());
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
+
 // The int32 values of a dataset; empty when the file has no such dataset.
 std::vector<std::int32_t> int32_dataset(const fs::path& file, const char* name) {
   std::vector<std::int32_t> values;
@@ -164,13 +178,8 @@ TEST_F(CliTest, ASignalToOneRankIsOneLine) {
 #ifndef NODEGEN_WITH_MPI
   GTEST_SKIP() << "built without MPI";
 #endif
-  write("big.json", R"({"dim": 2, "spacing": 0.0003, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
-  const std::string script = "cd " + quote(dir_.string()) + " && { " + mpirun(3) + quote(kCli.string()) +
-                             " run big.json -o out.h5 --quiet --threads 1 2> err.txt & launcher=$!; "
-                             "seen=0; for i in $(seq 400); do if ls -a | grep -q '^[.]out[.]h5[.]tmp-'; then seen=1; break; fi; "
-                             // A rank of this launcher (its child), not a process of a test running beside this one.
-                             "sleep 0.025; done; kill -TERM $(pgrep -n -P $launcher); wait; [ $seen = 1 ] || exit 99; exit 0; }";
-  ASSERT_EQ(std::system(("sh -c " + quote(script)).c_str()), 0);
+  // A rank of this launcher (its child), not a process of a test running beside this one.
+  ASSERT_EQ(signal_a_long_run(dir_, "", "kill -TERM $(pgrep -n -P $launcher)"), 0);
   const std::string err = slurp(dir_ / "err.txt");
   std::size_t lines = 0;
   for (std::size_t at = err.find("interrupted"); at != std::string::npos; at = err.find("interrupted", at + 1)) ++lines;
@@ -256,6 +265,21 @@ TEST_F(CliTest, RanksInOtherFoldersWriteRankZerosFileOrRefuseOtherInputs) {
     EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
     EXPECT_FALSE(fs::exists(dir_ / "a" / "o.h5"));
   }
+}
+
+// Rank 0 killed outright (SIGKILL, as the out-of-memory killer does) cannot remove its temporaries;
+// mpirun then ends the other ranks with SIGTERM, and their handlers remove them.
+TEST_F(CliTest, RankZeroKilledOutrightLeavesNoTemporaries) {
+#ifndef NODEGEN_WITH_MPI
+  GTEST_SKIP() << "built without MPI";
+#endif
+  // Rank 0 of this launcher, by the rank Open MPI puts in its environment, once every rank has had
+  // time to register the temporaries.
+  ASSERT_EQ(signal_a_long_run(dir_, "--report r.json",
+                              "sleep 0.5; for p in $(pgrep -P $launcher); do if tr '\\0' '\\n' < /proc/$p/environ | "
+                              "grep -qx OMPI_COMM_WORLD_RANK=0; then kill -KILL $p; fi; done"),
+            0);
+  EXPECT_EQ(outputs({"err.txt"}), std::vector<std::string>{}) << slurp(dir_ / "err.txt");
 }
 
 TEST_F(CliTest, BadOutputPathUnderMpirunIsOneErrorLine) {

@@ -206,6 +206,26 @@ void refuse_ranks_reading_different_inputs([[maybe_unused]] const RunArgs& args,
 #endif
 }
 
+// Rank 0 creates the temporaries; every rank removes them on a signal. When one rank dies, mpirun ends
+// the others with SIGTERM, so a rank 0 killed outright (SIGKILL, the out-of-memory killer) leaves
+// nothing behind: another rank's handler removes its files. Absolute paths, for ranks started in other
+// working folders; a rank that does not see them removes nothing.
+void share_rank_zeros_temporaries([[maybe_unused]] const RunArgs& args, [[maybe_unused]] std::vector<fs::path>& temporaries) {
+#ifdef NODEGEN_WITH_MPI
+  if (!args.mpi || args.mpi->size() == 1) return;
+  std::string joined;  // NUL-separated: no path holds one
+  for (const fs::path& p : temporaries) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(p, ec);
+    joined.append((ec ? p : absolute).string()).push_back('\0');
+  }
+  mpi::broadcast(args.mpi->comm(), 0, joined);
+  temporaries.clear();
+  for (std::size_t at = 0, end; (end = joined.find('\0', at)) != std::string::npos; at = end + 1)
+    temporaries.emplace_back(joined.substr(at, end - at));
+#endif
+}
+
 void refuse_overwriting_inputs(const RunArgs& args, const DomainFile& domain, const fs::path& output) {
   // Each path resolved once (symbolic links, "..", the current folder); one that cannot be resolved
   // matches nothing. Made absolute first: weakly_canonical leaves a relative path none of whose parts
@@ -277,6 +297,7 @@ int run_command(const RunArgs& args) {
   });
   std::vector<fs::path> temporaries = files.temporaries();
   if (report_file) temporaries.push_back(report_file->temp_path());
+  share_rank_zeros_temporaries(args, temporaries);
   const RemoveOnSignal interrupted(temporaries);
   hold.reset();
 

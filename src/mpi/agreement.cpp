@@ -40,14 +40,14 @@ Failure describe(std::exception_ptr e) {
   }
 }
 
+}  // namespace
+
 void broadcast(MPI_Comm comm, int root, std::string& s) {
   std::uint64_t size = s.size();
   MPI_Bcast(&size, 1, MPI_UINT64_T, root, comm);
   s.resize(size);
   if (size) MPI_Bcast(s.data(), static_cast<int>(size), MPI_CHAR, root, comm);
 }
-
-}  // namespace
 
 void agree(MPI_Comm comm, std::exception_ptr failure) {
   int rank = 0, size = 1;

@@ -49,10 +49,7 @@ class RankTeam : public io::detail::WriterTeam {
 
 void broadcast_path(MPI_Comm comm, fs::path& path) {
   std::string s = path.string();
-  std::uint64_t size = s.size();
-  MPI_Bcast(&size, 1, MPI_UINT64_T, 0, comm);
-  s.resize(size);
-  if (size) MPI_Bcast(s.data(), static_cast<int>(size), MPI_CHAR, 0, comm);
+  broadcast(comm, 0, s);
   path = s;
 }
 

@@ -15,6 +15,9 @@ namespace nodegen::mpi {
 // same kind of error, with the same text; any other exception as std::runtime_error with its message.
 void agree(MPI_Comm comm, std::exception_ptr failure);
 
+// Collective over `comm`: `s` becomes rank `root`'s on every rank.
+void broadcast(MPI_Comm comm, int root, std::string& s);
+
 // Collective over `comm`: whether `mine` is, byte for byte, rank 0's (the same answer on every rank).
 bool same_on_every_rank(MPI_Comm comm, const std::string& mine);
 
