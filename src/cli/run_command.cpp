@@ -183,9 +183,6 @@ fs::path default_output_for(const fs::path& domain) {
   return fs::path("output") / domain.filename().replace_extension(".h5");
 }
 
-// The run's outputs (the HDF5 file, its XDMF sidecar, the report) must not replace the domain file, a
-// file it reads (a mesh, a polygon's point file) or each other: `-o square.json` would otherwise write
-// HDF5 over the domain file it has just read.
 // Ranks that read different domain files, meshes or options would fill different domains and meet
 // in collectives of different sizes (a hang, or a crash: launched with mpirun's MPMD form in other
 // working folders, say). Every rank compares what fixes its nodes with rank 0's: the domain file's
@@ -226,6 +223,9 @@ void share_rank_zeros_temporaries([[maybe_unused]] const RunArgs& args, [[maybe_
 #endif
 }
 
+// The run's outputs (the HDF5 file, its XDMF sidecar, the report) must not replace the domain file, a
+// file it reads (a mesh, a polygon's point file) or each other: `-o square.json` would otherwise write
+// HDF5 over the domain file it has just read.
 void refuse_overwriting_inputs(const RunArgs& args, const DomainFile& domain, const fs::path& output) {
   // Each path resolved once (symbolic links, "..", the current folder); one that cannot be resolved
   // matches nothing. Made absolute first: weakly_canonical leaves a relative path none of whose parts

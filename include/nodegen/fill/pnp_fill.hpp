@@ -579,9 +579,9 @@ class PnpFill {
   }
 
   // Each candidate's squared distance to its nearest node, as nearest_squared gives it, where that
-  // decides anything: 0 when some node other than p lies within sqrt(rz2), infinity when none does.
-  // The tree's test sums the same squares in the same order and compares with the same rz2 (kZeta r,
-  // squared), so every candidate is kept or refused as the gathered neighbours would decide.
+  // decides anything: 0 when some node other than p lies within rz (= kZeta r), infinity when none
+  // does. The tree's test sums the same squares in the same order and compares with the same rz * rz
+  // as select_candidates, so every candidate is kept or refused as the gathered neighbours would decide.
   void nearest_squared_by_queries(const Vec<D>& p, double rz, Scratch& s) const {
     s.nearest2.resize(s.candidates.size());
     for (std::size_t i = 0; i < s.candidates.size(); ++i)
