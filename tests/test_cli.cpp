@@ -260,7 +260,8 @@ TEST_F(CliTest, SolveBadInput) {
   expect_input_error({"solve", "sq.json", "--neumann", "shape:z+"}, {"--neumann", "shape:z+", "shape:x-, shape:x+"});
   expect_input_error({"solve", "sq.json", "--seeds", "5-2"}, {"--seeds", "5-2"});
   expect_input_error({"solve", "sq.json", "--seeds", "x"}, {"--seeds"});
-  expect_input_error({"solve", "sq.json", "--seeds", "0-99999"}, {"--seeds", "at most 1000 seeds", "that is 100000 seeds"});
+  expect_input_error({"solve", "sq.json", "--seeds", "0-99999"}, {"--seeds", "at most 100 seeds", "that is 100000 seeds"});
+  expect_input_error({"solve", "sq.json", "--seeds", "1-1000"}, {"--seeds", "at most 100 seeds", "that is 1000 seeds"});
   expect_input_error({"solve", "sq.json", "--seeds", "9223372036854775808"},
                      {"--seeds", "9223372036854775808 is beyond the largest seed"});
   expect_input_error({"solve", "sq.json", "--order", "4"}, {"--order"});

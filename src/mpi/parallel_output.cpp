@@ -58,13 +58,17 @@ void broadcast_path(MPI_Comm comm, fs::path& path) {
 // write fails leaves the collectives that the others enter, and the close hangs, or fails and leaves
 // the library to crash at MPI_Finalize. With the space held, a full disk (or a quota or file-size
 // limit) is refused here, before the first write, on every rank alike. The file's length grows to
-// `bytes`; rank 0's own close after the fingerprint cuts it back to HDF5's end of data. A file system
-// that cannot reserve (EOPNOTSUPP: NFS before v4.2, some parallel ones) writes without the reservation.
+// `bytes`; rank 0's own close after the fingerprint cuts it back to HDF5's end of data. On a file system
+// without fallocate (NFS before v4.2, ext2/3 files, some parallel ones) glibc's posix_fallocate reserves
+// by writing a zero byte into each block the file does not have yet, which a full disk refuses alike;
+// no other rank writes before this returns, so those writes race with nothing. Only where even that is
+// unsupported (EOPNOTSUPP, ENOSYS) does the write go ahead without the reservation.
 void reserve_space(const fs::path& file, std::uint64_t bytes, const fs::path& shown) {
   const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) io::detail::throw_io_error(shown, "output", std::string("cannot reopen the file: ") + std::strerror(errno));
   int error = 0;
-  while (::fallocate(fd, 0, 0, static_cast<off_t>(bytes)) != 0 && (error = errno) == EINTR) error = 0;
+  while ((error = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes))) == EINTR) {
+  }
   ::close(fd);
   if (error == 0 || error == EOPNOTSUPP || error == ENOSYS) return;
   const std::string size = std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
