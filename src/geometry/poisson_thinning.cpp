@@ -59,7 +59,6 @@ class BlockedThinning {
                   std::int64_t block_cells, int threads)
       : source_(source),
         radius_factor_(radius_factor),
-        cell_(cell),
         inv_cell_(1.0 / cell),
         block_cells_(block_cells),
         block_edge_(cell * static_cast<double>(block_cells)),
@@ -310,7 +309,7 @@ class BlockedThinning {
   static int colour(const Coords& c) { return static_cast<int>((c[0] & 1) | ((c[1] & 1) << 1) | ((c[2] & 1) << 2)); }
 
   SampleSource& source_;
-  double radius_factor_, cell_, inv_cell_;
+  double radius_factor_, inv_cell_;
   std::int64_t block_cells_;
   double block_edge_;
   int threads_;

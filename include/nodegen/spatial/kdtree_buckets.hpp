@@ -241,7 +241,7 @@ class BucketArenas<D, Store, LeafSize, Ids, std::integer_sequence<int, K...>>
   std::byte* bases_[sizeof...(K)] = {};
   std::size_t claim_fresh(int k) {
     std::size_t slot = 0;
-    ((k == K ? (slot = base<K>().claims.claim(1), true) : false) || ...);
+    (void)((k == K ? (slot = base<K>().claims.claim(1), true) : false) || ...);  // the class k's arena
     return slot;
   }
 
