@@ -446,6 +446,20 @@ TEST_F(HostileInput, AVertexNoFaceUsesIsDropped) {
   EXPECT_TRUE(fs::exists(dir_ / "spare.h5"));
 }
 
+// Found by fuzz_mesh_repair: a face of five corners, two of them one point ((0, 0, 0) and (0, -0, 0)).
+// CGAL's triangulation of the face (a constrained Delaunay triangulation of its corners) read through a
+// null handle, and the run died of SIGSEGV, with or without repair. The strict reading refuses such a
+// face; the repairing one merges the points first and fills.
+TEST_F(HostileInput, AFaceWithTwoCornersAtOnePoint) {
+  write("dup.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv -1 0 0\nv 0 -0 0\nv 0 0 -1\nf 1 3 2 5 6\nf 5 7 6\n");
+  write("strict.json", R"({"dim": 3, "spacing": 0.1, "shape": {"type": "mesh", "file": "dup.obj", "repair": "none"}})");
+  expect_error({"run", "strict.json", "-o", "strict.h5"}, {"strict.json: shape.file: mesh dup.obj has face 0", "two corners at one point"}, {"dup.obj"});
+  write("auto.json", R"({"dim": 3, "spacing": 0.1, "shape": {"type": "mesh", "file": "dup.obj", "repair": "auto"}})");
+  const Result r = run({"run", "auto.json", "-o", "auto.h5", "--quiet"}, kBounded);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "auto.h5"));
+}
+
 // A tetrahedron with one non-finite vertex coordinate, in every format: CGAL's exact predicates
 // convert coordinates to GMP rationals, and GMP killed the run with SIGFPE on NaN or inf.
 TEST_F(HostileInput, NonFiniteMeshCoordinates) {

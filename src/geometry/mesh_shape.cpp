@@ -66,11 +66,24 @@ std::string strict_problem(const std::string& file, Mesh& mesh) {
     vertices.reserve(points.size());
     for (const MeshPoint& p : points) vertices.push_back(mesh.add_vertex(p));
     std::vector<Mesh::Vertex_index> corners;
-    for (const auto& polygon : polygons) {
+    std::vector<MeshPoint> at;
+    for (std::size_t f = 0; f < polygons.size(); ++f) {
+      const auto& polygon = polygons[f];
       corners.clear();
       for (std::size_t v : polygon) {
         if (v >= vertices.size()) return "cannot read mesh " + file + ": a face refers to a vertex it does not have";
         corners.push_back(vertices[v]);
+      }
+      // A face of more than three corners is cut into triangles below (triangulate_faces, a constrained
+      // triangulation of its corners), which reads past its own structures when two corners are one
+      // point (found by fuzz_mesh_repair: a hexagon with (0, 0, 0) and (0, -0, 0) among its corners).
+      if (polygon.size() > 3) {
+        at.clear();
+        for (std::size_t v : polygon) at.push_back(points[v]);
+        std::sort(at.begin(), at.end());
+        if (std::adjacent_find(at.begin(), at.end()) != at.end())
+          return "mesh " + file + " has face " + std::to_string(f) + " (of " + std::to_string(polygon.size()) +
+                 " corners) with two corners at one point";
       }
       if (CGAL::Euler::add_face(corners, mesh) == Mesh::null_face()) {
         read = false;

@@ -130,17 +130,18 @@ class Reader {
       count *= std::ceil(static_cast<double>(dims[k]) / static_cast<double>(chunk[k]));
       shape += (shape.empty() ? "" : " x ") + std::to_string(chunk[k]);
     }
-    if (bytes > std::max(data_bytes, kMaxSmallChunk))
+    if (bytes > std::max(data_bytes, static_cast<double>(kMaxSmallChunkMiB << 20)))
       fail(name, "its chunks of " + shape + " values (" + std::to_string(static_cast<std::uint64_t>(bytes)) +
                      " bytes) are larger than the dataset (" + std::to_string(static_cast<std::uint64_t>(data_bytes)) +
-                     " bytes) and 1 MiB");
+                     " bytes) and " + std::to_string(kMaxSmallChunkMiB) + " MiB");
     // HDF5 keeps about 2 KB for each chunk it reads: chunks of one value made a valid 83 MB file take
-    // 2.7 GB to read. So many chunks (above kMaxTinyChunks) must hold at least kMinChunk bytes each.
-    if (count > kMaxTinyChunks && bytes < kMinChunk)
+    // 2.7 GB to read. So many chunks (above kMaxTinyChunks) must hold at least kMinChunkKiB KiB each.
+    if (count > static_cast<double>(kMaxTinyChunks) && bytes < static_cast<double>(kMinChunkKiB << 10))
       fail(name, "its data is stored in " + std::to_string(static_cast<std::uint64_t>(count)) + " chunks of " + shape +
-                     " values (" + std::to_string(static_cast<std::uint64_t>(bytes)) +
-                     " bytes): more than 4096 chunks must hold 4 KiB or more each (HDF5 takes about 2 KB of memory "
-                     "for each chunk it reads; store it contiguously, e.g. h5repack -l CONTI)");
+                     " values (" + std::to_string(static_cast<std::uint64_t>(bytes)) + " bytes): more than " +
+                     std::to_string(kMaxTinyChunks) + " chunks must hold " + std::to_string(kMinChunkKiB) +
+                     " KiB or more each (HDF5 takes about 2 KB of memory for each chunk it reads; store it "
+                     "contiguously, e.g. h5repack -l CONTI)");
     const int filters = H5Pget_nfilters(plist);
     for (int i = 0; i < filters; ++i) {
       unsigned flags = 0, config = 0;
@@ -259,14 +260,14 @@ class Reader {
   // How many times its stored bytes a dataset may hold: compressed data expands, but a nodegen or
   // Medusa file stores its arrays uncompressed (ratio 1), and node data compresses far less than this.
   static constexpr double kMaxExpansion = 64;
-  // Chunks: more than kMaxTinyChunks of them must each hold kMinChunk bytes (check_chunks).
-  static constexpr double kMaxTinyChunks = 4096, kMinChunk = 4096;
+  // Chunks: more than kMaxTinyChunks of them must each hold kMinChunkKiB KiB (check_chunks).
+  static constexpr std::uint64_t kMaxTinyChunks = 4096, kMinChunkKiB = 4;
   // Attributes of /domain read at most: a name is found by a walk over an object header's attributes,
   // so reading n of them takes time in n^2 (8000 took 0.7 s, 20 000 took 4 s).
   static constexpr hsize_t kMaxAttributes = 1024;
   // The largest chunk of a dataset smaller than it that is read (a writer's default chunk may exceed a
   // small dataset).
-  static constexpr double kMaxSmallChunk = 1024.0 * 1024.0;
+  static constexpr std::uint64_t kMaxSmallChunkMiB = 1;
   // Deflated data read at most (stored bytes): a chunk's stream inflates to 1032 times its bytes at
   // most (516 MiB), in a buffer HDF5 doubles as it fills: below 1.5 GiB at its peak, once per chunk.
   static constexpr double kMaxDeflatedBytes = 512.0 * 1024.0;
