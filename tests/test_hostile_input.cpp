@@ -447,9 +447,9 @@ TEST_F(HostileInput, AVertexNoFaceUsesIsDropped) {
 }
 
 // Found by fuzz_mesh_repair: a face of five corners, two of them one point ((0, 0, 0) and (0, -0, 0)).
-// CGAL's triangulation of the face (a constrained Delaunay triangulation of its corners) read through a
-// null handle, and the run died of SIGSEGV, with or without repair. The strict reading refuses such a
-// face; the repairing one merges the points first and fills.
+// CGAL's triangulation of the face (a constrained Delaunay triangulation of its corners) reads through a
+// null handle there, a SIGSEGV with or without repair unless the face is caught first. The strict
+// reading refuses such a face; the repairing one merges the points first and fills.
 TEST_F(HostileInput, AFaceWithTwoCornersAtOnePoint) {
   write("dup.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv -1 0 0\nv 0 -0 0\nv 0 0 -1\nf 1 3 2 5 6\nf 5 7 6\n");
   write("strict.json", R"({"dim": 3, "spacing": 0.1, "shape": {"type": "mesh", "file": "dup.obj", "repair": "none"}})");

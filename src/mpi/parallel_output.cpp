@@ -64,7 +64,7 @@ void broadcast_path(MPI_Comm comm, fs::path& path) {
 // no other rank writes before this returns, so those writes race with nothing. Only where even that is
 // unsupported (EOPNOTSUPP, ENOSYS) does the write go ahead without the reservation.
 void reserve_space(const fs::path& file, std::uint64_t bytes, const fs::path& shown) {
-  const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  const int fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC);  // read too: glibc's fallback reads each block first
   if (fd < 0) io::detail::throw_io_error(shown, "output", std::string("cannot reopen the file: ") + std::strerror(errno));
   int error = 0;
   while ((error = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes))) == EINTR) {
