@@ -74,9 +74,10 @@ std::string strict_problem(const std::string& file, Mesh& mesh) {
         if (v >= vertices.size()) return "cannot read mesh " + file + ": a face refers to a vertex it does not have";
         corners.push_back(vertices[v]);
       }
-      // A face of more than four corners is cut into triangles below by a constrained triangulation of
-      // its corners (triangulate_faces), which reads through a null handle when two corners are one
-      // point (found by fuzz_mesh_repair: a face of five corners, (0, 0, 0) and (0, -0, 0) among them).
+      // A face of more than three corners is cut into triangles below (triangulate_faces): a quad along a
+      // diagonal, where two corners at one point leave a triangle of no area, and a larger face by a
+      // constrained triangulation of its corners, which reads through a null handle there (found by
+      // fuzz_mesh_repair: a face of five corners, (0, 0, 0) and (0, -0, 0) among them).
       if (polygon.size() > 3) {
         at.clear();
         for (std::size_t v : polygon) at.push_back(points[v]);
@@ -102,8 +103,8 @@ std::string strict_problem(const std::string& file, Mesh& mesh) {
     if (mesh.is_isolated(v)) mesh.remove_vertex(v);
   if (mesh.has_garbage()) mesh.collect_garbage();
   // A face it cannot cut (its corners on one line, no normal) would stay a polygon among the triangles
-  // that every later step assumes.
-  if (!CGAL::is_triangle_mesh(mesh) && (!PMP::triangulate_faces(mesh) || !CGAL::is_triangle_mesh(mesh)))
+  // that every later step assumes; triangulate_faces says so by returning false.
+  if (!CGAL::is_triangle_mesh(mesh) && !PMP::triangulate_faces(mesh))
     return "mesh " + file + " has a face of more than three corners that cannot be cut into triangles (its corners "
            "on one line, or folded onto each other)";
   if (!CGAL::is_closed(mesh)) {
