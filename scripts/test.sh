@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
 # Builds nodegen and runs every test: the release suites; the concurrency suites under ThreadSanitizer
-# (tsan preset); under AddressSanitizer + UBSan (asan preset: clang, optimised, one build for both) the
-# suites of the input readers and hostile input (ctest label "input") and each libFuzzer target for
-# 10 seconds from its seed corpus (scripts/fuzz.sh; NODEGEN_FUZZ_SECONDS=N for N, 0 to replay the corpus
-# only); then the quick modes of the backend comparison and of bench/headline, so they cannot rot.
-# NODEGEN_ASAN=1 runs the whole suite under ASan + UBSan instead of the input suites: it passes (423
-# tests), but on 2 cores its tests alone take 8 minutes (479 s, two at a time; the input suites 4.5) and
-# its build 100 s more than the input targets', which take CI past its 30 minutes beside the rest.
+# (tsan preset); the whole suite again under AddressSanitizer + UBSan (asan preset: clang, optimised, one
+# build for both; cases whose point is their size run smaller there, tests/sanitized_build.hpp) and each
+# libFuzzer target for 10 seconds from its seed corpus (scripts/fuzz.sh; NODEGEN_FUZZ_SECONDS=N for N, 0
+# to replay the corpus only); then the quick modes of the backend comparison and of bench/headline, so
+# they cannot rot.
 # Each stage prints its wall time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,15 +35,9 @@ ctest --preset tsan -j "$jobs"
 stage "tsan suites"
 
 cmake --preset asan >/dev/null
-if [[ "${NODEGEN_ASAN:-input}" == 1 ]]; then
-  cmake --build --preset asan -j "$jobs"
-  stage "asan build"
-  ctest --preset asan -j "$jobs"
-else
-  cmake --build --preset asan -j "$jobs" --target nodegen input_tests fuzz_targets
-  stage "asan build"
-  ctest --preset asan -j "$jobs" -L input
-fi
+cmake --build --preset asan -j "$jobs"
+stage "asan build"
+ctest --preset asan -j "$jobs"
 stage "asan suites"
 # 7 targets, 10 s each: 80 s of CI's 30 minutes (scripts/fuzz.sh's default, 30 s, is for a longer run).
 bash scripts/fuzz.sh "${NODEGEN_FUZZ_SECONDS:-10}"
