@@ -3,8 +3,10 @@
 // whose insert returned before the query began (published through a per-thread progress counter) must
 // be found, and no point may be reported twice. Afterwards the tree is checked against brute force.
 // With fingers, every thread inserts and queries through its own KdTree::Finger (half of its queries
-// around its own last point, where the finger's cells hold the ball, half anywhere).
-// Built by the tsan preset too.
+// around its own last point, where the finger's cells hold the ball, half anywhere). Every 64 inserts
+// the threads meet at a barrier whose completion makes the retired leaf buckets reusable
+// (KdTree::reuse_retired), as the fill's phases do, so later leaves are written into buckets that
+// readers scanned before. Built by the tsan preset too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 #include "nodegen/spatial/claim_batches.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
+#include "nodegen/storage/phase_barrier.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
 #include "nodegen/storage/thread_team.hpp"
 #include "nodegen/storage/vm_store.hpp"
@@ -79,6 +82,7 @@ void run_concurrent(PointOrder order, std::size_t per_thread, Walk walk = Walk::
   };
   std::atomic<int> failures{0};
   auto fail = [&] { failures.fetch_add(1, std::memory_order_relaxed); };
+  PhaseBarrier quiescent(kThreads);
 
   run_team(kThreads, [&](int tid, int) {
     std::vector<std::pair<std::uint32_t, double>> knn_out;
@@ -131,6 +135,7 @@ void run_concurrent(PointOrder order, std::size_t per_thread, Walk walk = Walk::
         }
         if (ids.size() != knn_out.size() || knn_out.size() < std::min<std::size_t>(5, must)) fail();
       }
+      if (j % 64 == 63) quiescent.arrive_and_wait([&]() noexcept { tree.reuse_retired(); });
     }
   });
   EXPECT_EQ(failures.load(), 0);

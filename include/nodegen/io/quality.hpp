@@ -108,10 +108,17 @@ QualityReport quality_report(const NodeArrays& nodes, const QualityDomain<D>* do
   r.interior_nodes = n - r.boundary_nodes;
   if (n == 0) return r;
 
+  // Inserted in rounds of 2^16 nodes: between rounds no thread is in the tree, so the buckets its
+  // leaves moved out of are reused (KdTree::reuse_retired) instead of claimed anew.
   KdTree<D> tree(n);
-  parallel_ranges(n, threads, [&](int, std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) tree.insert(qd::node_position<D>(nodes, i), static_cast<std::uint32_t>(i));
-  });
+  constexpr std::size_t kRound = std::size_t{1} << 16;
+  for (std::size_t first = 0; first < n; first += kRound) {
+    parallel_ranges(std::min(kRound, n - first), threads, [&](int, std::size_t begin, std::size_t end) {
+      for (std::size_t i = first + begin; i < first + end; ++i)
+        tree.insert(qd::node_position<D>(nodes, i), static_cast<std::uint32_t>(i));
+    });
+    tree.reuse_retired();
+  }
 
   // Nearest other node of every node: the 2 nearest include the node itself (distance 0) first.
   if (n >= 2) {

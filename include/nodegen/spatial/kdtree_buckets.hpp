@@ -21,13 +21,15 @@
 // leaves moved up: ~40-50 bytes per point for 1e6-1e7 random points, against 23 (2D) / 32 (3D) in
 // front order (the fill inserts in fronts); take() lets a class borrow from the next one up.
 //
-// Reuse: a bucket that a leaf moved out of is retired (its seq made odd, so readers still scanning
-// it retry) and put on a free list of its class; the next leaf entering that class takes it before
-// a fresh slot is claimed. The free lists are per claim stripe (claim_batches.hpp): a thread mostly
-// gets back buckets it retired itself, and the list heads sit on the stripe's own cache line. A
-// reused bucket never returns to a slot that held it before (a slot's leaf only moves to a higher
-// class, or splits and stays internal), so a reader's "the slot still holds my link" check remains a
-// proof that the bucket was not retired before it (kdtree.hpp, read_leaf).
+// Reuse: a bucket that a leaf moved out of is retired onto a pending list of its class; reuse_retired(),
+// called at a quiescent point of the tree (no insert or query in flight: the fill's phase barrier, or
+// any moment for a tree that one thread uses), moves the pending buckets to the free lists, and the
+// next leaf entering that class takes one before a fresh slot is claimed. So no reader or writer still
+// holds a bucket when it is reused: within one life a bucket's points below its count never change,
+// which is what lets readers scan them with plain loads (kdtree.hpp, read_leaf). A tree whose owner
+// never calls reuse_retired() reuses nothing (its moved-out buckets stay claimed). The lists are per
+// claim stripe (claim_batches.hpp): a thread mostly gets back buckets it retired itself, and the list
+// heads sit on the stripe's own cache line.
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -154,11 +156,9 @@ class BucketArenas<D, Store, LeafSize, Ids, std::integer_sequence<int, K...>>
   // and class k + 1 has one (at most kStep more empty slots, and a reused bucket instead of a fresh
   // one: in random insertion order, where every leaf grows at once and the classes below are left
   // full of free buckets, this took bench/spatial/kdtree's 2D 1e7 random tree from 49.7 to 43.0 bytes per
-  // point; front orders are unchanged within 0.6). Count 0, seq even, unpublished. A reused bucket
-  // may still be read by readers of its previous leaf (who will reject what they read) and its lock
-  // may be held for a moment by a writer of that leaf (who will find its slot moved on and let go),
-  // so its points must be written with release stores and its lock is left alone. `writers` starts
-  // the bucket's writers word.
+  // point; front orders are unchanged within 0.6). Count 0, unlocked, unpublished (a free bucket was
+  // retired before the last quiescent point, so no one holds it). `writers` starts the bucket's
+  // writers word.
   Link take(int k, std::uint32_t writers) {
     FreeStripe& s = free_[stripe_of_this_thread()];
     std::uint32_t b = kNone;
@@ -172,36 +172,43 @@ class BucketArenas<D, Store, LeafSize, Ids, std::integer_sequence<int, K...>>
         break;
       }
     }
-    if (b != kNone) {
-      const Link link = leaf_link(k, b);
-      with(link, [&](const auto& bucket) {
-        store_relaxed(bucket.count(), 0u);
-        bucket.writers() = writers;
-        store_release(bucket.seq(), load_relaxed(bucket.seq()) + 1);  // odd (retired) -> even
-      });
-      return link;
+    if (b == kNone) {
+      const std::size_t slot = claim_fresh(k);
+      if (slot >= kMaxBucketsPerClass) throw StoreFull("KdTree: bucket index space exhausted");
+      b = static_cast<std::uint32_t>(slot);
     }
-    const std::size_t slot = claim_fresh(k);
-    if (slot >= kMaxBucketsPerClass) throw StoreFull("KdTree: bucket index space exhausted");
-    const Link link = leaf_link(k, static_cast<std::uint32_t>(slot));
+    const Link link = leaf_link(k, b);
     with(link, [&](const auto& bucket) {
       store_relaxed(bucket.count(), 0u);
       store_relaxed(bucket.lock(), 0u);
-      store_relaxed(bucket.seq(), 0u);
       bucket.writers() = writers;
     });
     return link;
   }
 
   // Retires the bucket of a leaf that no slot links to any more (its replacement is published, or it
-  // never was): readers still scanning it see seq change and retry.
+  // never was): readers and writers that reached it before may still read it until the next quiescent
+  // point, so it waits on the pending list until then.
   void retire(Link leaf) {
-    with(leaf, [](const auto& bucket) { store_release(bucket.seq(), load_relaxed(bucket.seq()) + 1); });
     const int k = class_of(leaf);
     FreeStripe& s = free_[stripe_of_this_thread()];
     SpinGuard lock(s.lock);
-    with(leaf, [&](const auto& bucket) { bucket.next_free() = s.head[k]; });
-    s.head[k] = bucket_of(leaf);
+    with(leaf, [&](const auto& bucket) { bucket.next_free() = s.pending[k]; });
+    if (s.pending[k] == kNone) s.pending_tail[k] = bucket_of(leaf);
+    s.pending[k] = bucket_of(leaf);
+  }
+
+  // Makes the retired buckets reusable. Only at a quiescent point: no thread inserting or querying.
+  void reuse_retired() {
+    for (FreeStripe& s : free_) {
+      SpinGuard lock(s.lock);
+      for (int k = 0; k < Classes::kCount; ++k) {
+        if (s.pending[k] == kNone) continue;
+        with(leaf_link(k, s.pending_tail[k]), [&](const auto& bucket) { bucket.next_free() = s.head[k]; });
+        s.head[k] = s.pending[k];
+        s.pending[k] = kNone;
+      }
+    }
   }
 
   // Bytes of claimed slots: live leaves, retired buckets waiting for reuse, and slots held back in
@@ -213,9 +220,16 @@ class BucketArenas<D, Store, LeafSize, Ids, std::integer_sequence<int, K...>>
 
  private:
   struct alignas(64) FreeStripe {
-    FreeStripe() { std::fill(std::begin(head), std::end(head), kNone); }
+    FreeStripe() {
+      std::fill(std::begin(head), std::end(head), kNone);
+      std::fill(std::begin(pending), std::end(pending), kNone);
+    }
     std::atomic<std::uint32_t> lock{0};
-    std::uint32_t head[kMaxClasses];  // guarded by lock
+    // Guarded by lock: per class, the free list (reusable) and the pending list (retired since the
+    // last quiescent point) with its last bucket.
+    std::uint32_t head[kMaxClasses];
+    std::uint32_t pending[kMaxClasses];
+    std::uint32_t pending_tail[kMaxClasses];
   };
 
   template <int C>

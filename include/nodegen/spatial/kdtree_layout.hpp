@@ -52,21 +52,21 @@ static_assert(sizeof(Node) == 16);
 // bucket's capacity (its size class, kdtree_buckets.hpp).
 //   count: points published; the writer holding `lock` writes point `count`, then release-stores
 //          count + 1, so readers that acquire-load count see complete points below it. Within one
-//          life of the bucket (from its publication to its retirement) points are only appended.
+//          life of the bucket (from its publication until it is reused for another leaf) the points
+//          below count never change: a retired bucket is reused only after a quiescent point of the
+//          tree (KdTree::reuse_retired), so readers read them with plain loads, which vectorise.
 //   lock:  writers' spin lock (appends, moves and splits of this leaf are serialised by it).
-//   seq:   for readers: even while the bucket is a live leaf, made odd when the leaf moves out
-//          (retired) and even again when the bucket is reused for another leaf, so it never repeats;
-//          a reader accepts a scan only if seq was even before and unchanged after it.
-//   next_free: while retired, the next bucket on the free list (kdtree_buckets.hpp); while a live
-//          leaf, who writes to it (writer_tag, kdtree_buckets.hpp; written only by the lock holder or
-//          before publication).
+//   spare: unused; keeps the coordinates 8-byte aligned.
+//   next_free: while retired, the next bucket on its free or pending list (kdtree_buckets.hpp);
+//          while a live leaf, who writes to it (writer_tag, kdtree_buckets.hpp; written only by the
+//          lock holder or before publication).
 //   id:    the caller's id of each point, in trees that keep ids (Ids; 4 bytes a point otherwise saved).
 template <int D, int C, bool Ids>
 struct Bucket {
   static constexpr int kCapacity = C;
   std::uint32_t count;
   std::uint32_t lock;
-  std::uint32_t seq;
+  std::uint32_t spare;
   std::uint32_t next_free;
   double coord[D][C];
   std::uint32_t id[C];
@@ -76,7 +76,7 @@ struct Bucket<D, C, false> {
   static constexpr int kCapacity = C;
   std::uint32_t count;
   std::uint32_t lock;
-  std::uint32_t seq;
+  std::uint32_t spare;
   std::uint32_t next_free;
   double coord[D][C];
 };
@@ -92,7 +92,6 @@ struct LeafRef {
 
   std::uint32_t& count() const { return word(0); }
   std::uint32_t& lock() const { return word(1); }
-  std::uint32_t& seq() const { return word(2); }
   std::uint32_t& next_free() const { return word(3); }
   std::uint32_t& writers() const { return word(3); }  // the same word, while the bucket is a live leaf
   double& coord(int d, std::uint32_t i) const {
