@@ -91,49 +91,55 @@ void run_concurrent(PointOrder order, std::size_t per_thread, Walk walk = Walk::
     auto finger = std::make_unique<typename KdTree<D, Store>::Finger>();
     const bool fingers = walk == Walk::fingers;
     for (std::size_t j = 0; j < per_thread; ++j) {
-      const auto index = static_cast<std::uint32_t>(j * kThreads + static_cast<std::size_t>(tid));
-      const Vec<D>& p = pts[index];
-      if (fingers) tree.insert(p, index, *finger);
-      else tree.insert(p, index);
-      progress[static_cast<std::size_t>(tid)].store(j + 1, std::memory_order_release);
+      // A throw (a full arena) counts as a failure, and the thread still meets the others at the
+      // barrier, which would otherwise wait for it forever.
+      try {
+        const auto index = static_cast<std::uint32_t>(j * kThreads + static_cast<std::size_t>(tid));
+        const Vec<D>& p = pts[index];
+        if (fingers) tree.insert(p, index, *finger);
+        else tree.insert(p, index);
+        progress[static_cast<std::size_t>(tid)].store(j + 1, std::memory_order_release);
 
-      // Own insert: visible at once.
-      if (!tree.exists_within(p, 1e-12)) fail();
+        // Own insert: visible at once.
+        if (!tree.exists_within(p, 1e-12)) fail();
 
-      // Everything published before this query starts must be found, and only once.
-      std::array<std::size_t, kThreads> snapshot;
-      for (int u = 0; u < kThreads; ++u)
-        snapshot[static_cast<std::size_t>(u)] = progress[static_cast<std::size_t>(u)].load(std::memory_order_acquire);
-      const std::uint32_t probe = fingers && j % 2 == 0 ? index : static_cast<std::uint32_t>((index * 7919u) % n);
-      const Vec<D>& q = pts[probe];
-      seen.clear();
-      bool duplicate = false;
-      auto check = [&](std::uint32_t id, const Vec<D>& pos) {
-        duplicate |= !seen.insert(id).second;
-        if (id >= n || pos != pts[id] || (pos - q).norm() >= r) fail();
-      };
-      if (fingers) tree.for_each_within(q, r, check, *finger);
-      else tree.for_each_within(q, r, check);
-      if (duplicate) fail();
-      std::size_t must = 0;
-      for (std::uint32_t k : neighbours[probe]) {
-        if (!completed(snapshot, k)) continue;
-        ++must;
-        if (!seen.count(k)) fail();
-      }
-      if (must > 0 && !tree.exists_within(q, r)) fail();
-      if (completed(snapshot, probe)) {
-        const auto nn = tree.nearest(q);
-        if (!nn || nn->first != probe || nn->second != 0.0) fail();
-      }
-      if (j % 8 == 0) {
-        tree.knn(q, 5, knn_out);
-        std::set<std::uint32_t> ids;
-        for (std::size_t a = 0; a < knn_out.size(); ++a) {
-          ids.insert(knn_out[a].first);
-          if (a > 0 && knn_out[a - 1].second > knn_out[a].second) fail();
+        // Everything published before this query starts must be found, and only once.
+        std::array<std::size_t, kThreads> snapshot;
+        for (int u = 0; u < kThreads; ++u)
+          snapshot[static_cast<std::size_t>(u)] = progress[static_cast<std::size_t>(u)].load(std::memory_order_acquire);
+        const std::uint32_t probe = fingers && j % 2 == 0 ? index : static_cast<std::uint32_t>((index * 7919u) % n);
+        const Vec<D>& q = pts[probe];
+        seen.clear();
+        bool duplicate = false;
+        auto check = [&](std::uint32_t id, const Vec<D>& pos) {
+          duplicate |= !seen.insert(id).second;
+          if (id >= n || pos != pts[id] || (pos - q).norm() >= r) fail();
+        };
+        if (fingers) tree.for_each_within(q, r, check, *finger);
+        else tree.for_each_within(q, r, check);
+        if (duplicate) fail();
+        std::size_t must = 0;
+        for (std::uint32_t k : neighbours[probe]) {
+          if (!completed(snapshot, k)) continue;
+          ++must;
+          if (!seen.count(k)) fail();
         }
-        if (ids.size() != knn_out.size() || knn_out.size() < std::min<std::size_t>(5, must)) fail();
+        if (must > 0 && !tree.exists_within(q, r)) fail();
+        if (completed(snapshot, probe)) {
+          const auto nn = tree.nearest(q);
+          if (!nn || nn->first != probe || nn->second != 0.0) fail();
+        }
+        if (j % 8 == 0) {
+          tree.knn(q, 5, knn_out);
+          std::set<std::uint32_t> ids;
+          for (std::size_t a = 0; a < knn_out.size(); ++a) {
+            ids.insert(knn_out[a].first);
+            if (a > 0 && knn_out[a - 1].second > knn_out[a].second) fail();
+          }
+          if (ids.size() != knn_out.size() || knn_out.size() < std::min<std::size_t>(5, must)) fail();
+        }
+      } catch (...) {
+        fail();
       }
       if (j % 64 == 63) quiescent.arrive_and_wait([&]() noexcept { tree.reuse_retired(); });
     }

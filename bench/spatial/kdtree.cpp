@@ -35,8 +35,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <string>
@@ -177,28 +179,38 @@ Result run_ours(const Workload<D>& w, int threads) {
   constexpr std::size_t kRound = 8192;
   std::size_t round_end = std::min(n, kRound);
   bool done = false;
+  std::exception_ptr failure;  // guarded by failure_mutex until the team ends
+  std::mutex failure_mutex;
+  std::atomic<bool> failed{false};  // the others stop taking chunks
   nodegen::PhaseBarrier barrier(threads);
   nodegen::run_team(threads, [&](int, int) {
     std::size_t local_hits = 0;
     while (!done) {
-      for (;;) {
-        const std::size_t begin = next.fetch_add(w.chunk, std::memory_order_relaxed);
-        if (begin >= round_end) break;
-        const std::size_t end = std::min(round_end, begin + w.chunk);
-        for (std::size_t i = begin; i < end; ++i) {
-          tree.insert(w.points[i], static_cast<std::uint32_t>(i));
-          local_hits += tree.exists_within(w.queries[i], w.radius) ? 1 : 0;
+      try {  // a throw (a full arena) must still reach the barrier, or the others wait forever
+        for (;;) {
+          const std::size_t begin = next.fetch_add(w.chunk, std::memory_order_relaxed);
+          if (begin >= round_end || failed.load(std::memory_order_relaxed)) break;
+          const std::size_t end = std::min(round_end, begin + w.chunk);
+          for (std::size_t i = begin; i < end; ++i) {
+            tree.insert(w.points[i], static_cast<std::uint32_t>(i));
+            local_hits += tree.exists_within(w.queries[i], w.radius) ? 1 : 0;
+          }
         }
+      } catch (...) {
+        const std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        failed.store(true, std::memory_order_relaxed);
       }
       barrier.arrive_and_wait([&]() noexcept {
         tree.reuse_retired();
         next.store(round_end, std::memory_order_relaxed);
         round_end = std::min(n, round_end + kRound);
-        done = next.load(std::memory_order_relaxed) >= n;
+        done = next.load(std::memory_order_relaxed) >= n || failed.load(std::memory_order_relaxed);
       });
     }
     hits.fetch_add(local_hits, std::memory_order_relaxed);
   });
+  if (failure) std::rethrow_exception(failure);
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   Result r;
   r.steps_per_second = static_cast<double>(n) / seconds;

@@ -8,7 +8,7 @@
 // whatever N is); slots are claimed by the store's atomic fetch_add in per-thread batches
 // (claim_batches.hpp); links between them are 32-bit indices. Nothing shared is written on the insert
 // path but the leaf itself (no global counter: size() walks), except when a leaf moves to another
-// bucket (a per-thread free list).
+// bucket (the per-stripe list its old bucket is retired to).
 //
 // Balance (kdtree_split.hpp): a full leaf splits at the midpoint of its cell, so the tree does not
 // depend on insertion order and advancing-front order stays O(log n) deep. The root cell is set when
@@ -142,9 +142,12 @@ class KdTree {
   }
 
   // Makes the leaf buckets retired since the last call reusable (kdtree_buckets.hpp). Call it only
-  // when no thread is inserting or querying: at a barrier of the threads that use the tree, or at any
-  // moment in a tree that one thread uses. A tree whose owner never calls it reuses no bucket: a leaf
-  // that grows from 4 to 32 points leaves buckets of 4, 8, ..., 28 behind.
+  // when no thread is inserting or querying and every earlier insert and query happens-before the
+  // call: in the completion step of a barrier of the threads that use the tree, after joining them,
+  // or at any moment in a tree whose inserts and queries all come from the calling thread. Nothing
+  // checks this: a call while a query runs lets a bucket it scans be rewritten under it (a data race,
+  // and an answer that may miss or invent points). A tree whose owner never calls it reuses no
+  // bucket: a leaf that grows from 4 to 32 points leaves buckets of 4, 8, ..., 28 behind.
   void reuse_retired() { buckets_.reuse_retired(); }
 
  private:
@@ -332,7 +335,8 @@ class KdTree {
 
   // Points the live leaves' buckets can hold before they move (the sum of their size classes'
   // capacities): size() plus the empty slots of live leaves. Walks every leaf like size(): a
-  // diagnostic for tests and benchmarks.
+  // diagnostic for tests and benchmarks, exact while no thread inserts (a leaf that moves during the
+  // walk may be counted at its older bucket's capacity).
   std::size_t leaf_capacity() const {
     std::size_t total = 0;
     std::uint32_t cap = 0;
@@ -431,9 +435,11 @@ class KdTree {
   }
 
   // The squared distances of a leaf's first n points to q, into d2[0..n): the sum over the axes of
-  // (p - q)^2 in axis order. One pass of plain loads over each coordinate array, which the compiler
-  // vectorises (with the scan's tests in a second pass: 1.10x the 2D and 1.22x the 3D fill's rate at
-  // 1 thread against one loop of per-point atomic loads and tests).
+  // (p - q)^2 in axis order, rounded as exists_within promises because the build never contracts a
+  // multiply and an add into one fused operation (-ffp-contract=off, CMakeLists.txt). One pass of
+  // plain loads over each coordinate array, which the compiler vectorises (with the scan's tests in a
+  // second pass: 1.10x the 2D and 1.22x the 3D fill's rate at 1 thread against one loop of per-point
+  // atomic loads and tests).
   template <class Bucket>
   static void distances2(const Bucket& bucket, std::uint32_t n, const double* q, double* d2) {
     const double* x[D];
@@ -784,7 +790,7 @@ class KdTree {
   }
 
   // Visits every leaf that may hold a point within sqrt(r2) of q, near side first. scan(bucket, n,
-  // stop) examines one leaf; after a validated scan, on_leaf() runs; the search ends when stop is set
+  // stop) examines one leaf; after its scan, on_leaf() runs; the search ends when stop is set
   // (or when on_leaf, if it returns a bool, returns true).
   // start: the slot to search below (kRootSlot, or a finger's entry whose cell holds the ball).
   template <class Scan, class OnLeaf>
