@@ -22,10 +22,10 @@ namespace {
 
 using test::PointOrder;
 
-template <int Dim, template <class> class StoreT>
+template <int Dim, template <class> class StoreT, int LeafSize = 32>
 struct Config {
   static constexpr int D = Dim;
-  using Tree = KdTree<Dim, StoreT>;
+  using Tree = KdTree<Dim, StoreT, LeafSize>;
 };
 
 template <class C>
@@ -33,7 +33,8 @@ class KdTreeTyped : public ::testing::Test {};
 
 using Configs = ::testing::Types<Config<2, VmStore>, Config<3, VmStore>, Config<2, LockedVectorStore>,
                                  Config<3, LockedVectorStore>, Config<2, SuballocStore>,
-                                 Config<3, SuballocStore>>;
+                                 Config<3, SuballocStore>,
+                                 Config<2, VmStore, 64>, Config<3, VmStore, 64>>;  // the fill's leaf size
 TYPED_TEST_SUITE(KdTreeTyped, Configs);
 
 TYPED_TEST(KdTreeTyped, EveryQueryMatchesBruteForce) {

@@ -171,8 +171,11 @@ template <int D, template <class> class Store, class DomainT, class SpacingT>
 class PnpFill {
  public:
   using Point = StoredPoint<D>;
-  // The tree answers where the nodes are, never which: it keeps no ids (4 bytes a node).
-  using Tree = KdTree<D, Store, 32, PointIds::none>;
+  // The tree answers where the nodes are, never which: it keeps no ids (4 bytes a node). Leaves of up
+  // to 64 points: with the leaf scan one vectorised pass, a shallower tree pays for the larger leaves
+  // (bench/fill at 1 thread, 5 alternated rounds, against 32: 2D x1.04, 3D x1.03; 16: x0.91, 48:
+  // x0.98-0.99 and 128: x0.98 of 64), the nodes being the same.
+  using Tree = KdTree<D, Store, 64, PointIds::none>;
 
   PnpFill(const DomainT& domain, const SpacingT& spacing, const FillParams& params, const FillOptions& options)
       : domain_(domain),
