@@ -91,17 +91,18 @@ void print_seams(const Discretization<D>& d, const Box<D>& box, Contains&& conta
                  std::size_t samples = 1'000'000) {
   const fill_detail::TileGrid<D> grid(box.lo, box.size().maxCoeff());
   const std::size_t n = d.positions.size();
-  // One thread inserts: the buckets the leaves move out of may be reused at any moment.
+  // The first `count` nodes; one thread inserts, so the buckets the leaves move out of may be reused
+  // at any moment (KdTree::reuse_retired).
+  auto insert_first = [&](KdTree<D>& into, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+      into.insert(d.positions[i], static_cast<std::uint32_t>(i));
+      if (i % 1024 == 0) into.reuse_retired();
+    }
+  };
   KdTree<D> tree(std::max<std::size_t>(n, 1));
-  for (std::size_t i = 0; i < n; ++i) {
-    tree.insert(d.positions[i], static_cast<std::uint32_t>(i));
-    if (i % 1024 == 0) tree.reuse_retired();
-  }
+  insert_first(tree, n);
   KdTree<D> boundary(std::max<std::size_t>(d.boundary_count, 1));
-  for (std::size_t i = 0; i < d.boundary_count; ++i) {
-    boundary.insert(d.positions[i], static_cast<std::uint32_t>(i));
-    if (i % 1024 == 0) boundary.reuse_retired();
-  }
+  insert_first(boundary, d.boundary_count);
   auto in_band = [&](const Vec<D>& p, double h) { return d.boundary_count && boundary.exists_within(p, kBoundaryBand * h); };
   SeamSplit split[2];  // the fill's grid, the control grid
   auto side = [&](int g, const Vec<D>& p, double h) {

@@ -821,31 +821,25 @@ class KdTree {
     int top = 0;
     stack[top++] = start;
     while (top > 0) {
-      Slot slot = stack[--top];
-      Link link = load_slot(slot);
-      for (;;) {
-        if (!is_leaf(link)) {
-          const std::uint32_t n = node_of(link);
-          const int d = dim_of(link);
-          nodes_.with(n, [&](Node& node) {
-            const auto [near, visit_far] = sides(d, node.split);
-            if (visit_far) stack[top++] = child_slot(n, 1 - near);
-            slot = child_slot(n, near);
-            link = load_acquire(node.child[near]);
-          });
-          continue;
-        }
-        if (link == kEmptyLeaf) break;
-        bool stop = false;
-        read_leaf(link, stop, scan);
-        if constexpr (std::is_same_v<decltype(on_leaf()), bool>) {
-          if (on_leaf()) return true;
-        } else {
-          on_leaf();
-        }
-        if (stop) return true;
-        break;
+      Link link = load_slot(stack[--top]);
+      while (!is_leaf(link)) {
+        const std::uint32_t n = node_of(link);
+        const int d = dim_of(link);
+        nodes_.with(n, [&](Node& node) {
+          const auto [near, visit_far] = sides(d, node.split);
+          if (visit_far) stack[top++] = child_slot(n, 1 - near);
+          link = load_acquire(node.child[near]);
+        });
       }
+      if (link == kEmptyLeaf) continue;
+      bool stop = false;
+      read_leaf(link, stop, scan);
+      if constexpr (std::is_same_v<decltype(on_leaf()), bool>) {
+        if (on_leaf()) return true;
+      } else {
+        on_leaf();
+      }
+      if (stop) return true;
     }
     return false;
   }
@@ -882,29 +876,22 @@ class KdTree {
     while (top > 0) {
       const Entry e = stack[--top];
       if (e.bound > collector.bound()) continue;
-      Slot slot = e.slot;
-      Link link = load_slot(slot);
-      double bound = e.bound;
-      for (;;) {
-        if (!is_leaf(link)) {
-          const std::uint32_t n = node_of(link);
-          const int d = dim_of(link);
-          nodes_.with(n, [&](Node& node) {
-            const double diff = q[d] - node.split;
-            const int near = diff < 0 ? 0 : 1;
-            const double far_bound = std::max(bound, diff * diff);
-            if (far_bound <= collector.bound()) stack[top++] = {child_slot(n, 1 - near), far_bound};
-            slot = child_slot(n, near);
-            link = load_acquire(node.child[near]);
-          });
-          continue;
-        }
-        if (link == kEmptyLeaf) break;
-        double limit = collector.bound();
-        read_leaf(link, limit, scan);
-        for (int c = 0; c < cands; ++c) collector.offer(cand_id[c], cand_d2[c]);
-        break;
+      Link link = load_slot(e.slot);
+      while (!is_leaf(link)) {
+        const std::uint32_t n = node_of(link);
+        const int d = dim_of(link);
+        nodes_.with(n, [&](Node& node) {
+          const double diff = q[d] - node.split;
+          const int near = diff < 0 ? 0 : 1;
+          const double far_bound = std::max(e.bound, diff * diff);
+          if (far_bound <= collector.bound()) stack[top++] = {child_slot(n, 1 - near), far_bound};
+          link = load_acquire(node.child[near]);
+        });
       }
+      if (link == kEmptyLeaf) continue;
+      double limit = collector.bound();
+      read_leaf(link, limit, scan);
+      for (int c = 0; c < cands; ++c) collector.offer(cand_id[c], cand_d2[c]);
     }
   }
 

@@ -109,8 +109,9 @@ struct LeafRef {
   std::uint32_t& word(int k) const { return reinterpret_cast<std::uint32_t*>(p)[k]; }
 };
 
-// A reference to where a link lives, so a reader that finds a leaf split under it can re-read the
-// link: node * 2 + side for a child link, kRootSlot for the root.
+// A reference to where a link lives, so the link can be read again later (a query's stack of subtrees
+// still to visit, a writer checking that its leaf has not moved, a finger's path): node * 2 + side for a
+// child link, kRootSlot for the root.
 using Slot = std::uint32_t;
 inline constexpr Slot kRootSlot = 0xFFFF'FFFFu;
 constexpr Slot child_slot(std::uint32_t node, int side) {
