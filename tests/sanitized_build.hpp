@@ -2,14 +2,20 @@
 // Whether this test binary is built with AddressSanitizer (the asan preset, with libFuzzer's coverage):
 // there the geometry runs 10-50 times slower than in release, so cases whose point is their size run
 // smaller, which checks the same code for memory errors; the release run checks the size.
+// NODEGEN_TEST_SANITIZED is the same answer for the preprocessor (a typed suite's list of types).
+#if defined(__SANITIZE_ADDRESS__)
+#define NODEGEN_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NODEGEN_TEST_SANITIZED 1
+#endif
+#endif
+#ifndef NODEGEN_TEST_SANITIZED
+#define NODEGEN_TEST_SANITIZED 0
+#endif
+
 namespace nodegen::test {
 
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-inline constexpr bool kSanitized = __has_feature(address_sanitizer);
-#else
-inline constexpr bool kSanitized = false;
-#endif
+inline constexpr bool kSanitized = NODEGEN_TEST_SANITIZED == 1;
 
 }  // namespace nodegen::test

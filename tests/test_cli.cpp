@@ -591,7 +591,7 @@ TEST_P(DomainDeterminism, SameNodesAtEveryThreadCountAndBackend) {
   const std::string domain = (kSource / "domains" / (GetParam() + ".json")).string();
   // The public test models are not in the repository (domains/meshes/get_models.sh puts them there).
   const std::string text = slurp(domain);
-  const std::regex mesh_file(R"re("file"\s*:\s*"([^"]+\.obj)")re");
+  const std::regex mesh_file(R"re("file"\s*:\s*"([^"]+\.(obj|stl|off|ply))")re");
   bool reads_a_mesh = false;
   for (auto m = std::sregex_iterator(text.begin(), text.end(), mesh_file); m != std::sregex_iterator(); ++m) {
     if (!fs::exists(kSource / "domains" / (*m)[1].str())) GTEST_SKIP() << (*m)[1].str() << " is absent";
@@ -619,6 +619,9 @@ TEST_P(DomainDeterminism, SameNodesAtEveryThreadCountAndBackend) {
     ASSERT_EQ(fingerprint.size(), 64u);
     if (first.empty()) {
       first = fingerprint;
+      // Under the sanitizers `stats` of a mesh example (its quality pass: 10 s for the gear's 79 000 nodes)
+      // is left to the release run; the other examples read their output back there too.
+      if (kSanitized && reads_a_mesh) continue;
       const Result stats = run({"stats", "nodes.h5", "--json", "--samples", "1000"});
       ASSERT_EQ(stats.status, 0) << stats.err;
       EXPECT_EQ(nlohmann::json::parse(stats.out)["nodes_sha256"], fingerprint) << "stats recomputes another fingerprint";

@@ -139,7 +139,7 @@ int run_main(int argc, char** argv) {
   run_cmd->add_flag("--huge-pages", run.huge_pages, "vm backend only: ask for transparent huge pages");
   auto* seed_opt = run_cmd->add_option("--seed", seed,
                                        "Random seed, 0 to 2^63-1 (default: the domain file's, else 1); the same seed "
-                                       "gives the same boundary nodes, and with --threads 1 the same nodes");
+                                       "gives the same nodes, byte for byte, at any --threads, --backend and rank count");
   auto* cap_opt = run_cmd->add_option("--max-nodes", max_nodes,
                                       "Node cap, 1 to 2^31-1: stop with an error instead of exhausting memory when the "
                                       "spacing asks for more (default: the domain file's, else 1e8)");
