@@ -51,6 +51,7 @@
 #include "nodegen/fill/candidates.hpp"
 #include "nodegen/fill/discard_pages.hpp"
 #include "nodegen/fill/discretization.hpp"
+#include "nodegen/fill/nearest_squared.hpp"
 #include "nodegen/fill/ownership.hpp"
 #include "nodegen/fill/release_free_heap.hpp"
 #include "nodegen/fill/ring_selection.hpp"
@@ -136,24 +137,18 @@ inline bool clear_of(const Vec<D>& c, const PointList<D>& pts, double r2) {
 // For every point of `cands`, the squared distance to its nearest point of `pts` (infinity when `pts`
 // is empty), in `out`. One pass over `pts` updates every candidate at once: the inner loop runs over
 // the candidates' coordinate arrays and vectorises, where a loop per candidate over the ~10-30
-// neighbours spent its time in reductions. The sums are clear_of's, term for term, so a candidate is
-// clear of `pts` exactly when out[i] >= r2.
+// neighbours spent its time in reductions (the kernel, in one clone per instruction set:
+// nearest_squared.hpp). The sums are clear_of's, term for term, so a candidate is clear of `pts`
+// exactly when out[i] >= r2.
 template <int D>
 inline void nearest_squared(const PointList<D>& cands, const PointList<D>& pts, std::vector<double>& out) {
-  const std::size_t m = cands.size();
-  out.assign(m, std::numeric_limits<double>::infinity());
-  const double* cx = cands.x[0].data();
-  const double* cy = cands.x[1].data();
-  const double* cz = cands.x[D - 1].data();
-  double* near2 = out.data();
-  for (std::size_t j = 0; j < pts.size(); ++j) {
-    const double qx = pts.x[0][j], qy = pts.x[1][j], qz = pts.x[D - 1][j];
-    for (std::size_t i = 0; i < m; ++i) {
-      const double dx = qx - cx[i], dy = qy - cy[i], dz = D == 3 ? qz - cz[i] : 0.0;
-      const double d2 = dx * dx + dy * dy + dz * dz;
-      near2[i] = d2 < near2[i] ? d2 : near2[i];
-    }
-  }
+  out.assign(cands.size(), std::numeric_limits<double>::infinity());
+  if constexpr (D == 2)
+    nearest_squared_2d(cands.x[0].data(), cands.x[1].data(), cands.size(), pts.x[0].data(), pts.x[1].data(),
+                       pts.size(), out.data());
+  else
+    nearest_squared_3d(cands.x[0].data(), cands.x[1].data(), cands.x[2].data(), cands.size(), pts.x[0].data(),
+                       pts.x[1].data(), pts.x[2].data(), pts.size(), out.data());
 }
 
 // The store options of a backend family, from the fill options (only the VM store has any).
