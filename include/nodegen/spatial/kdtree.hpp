@@ -46,6 +46,7 @@
 // exhausting them throws StoreFull.
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -66,6 +67,10 @@
 #include "nodegen/spatial/point.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/vm_store.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace nodegen {
 
@@ -190,15 +195,11 @@ class KdTree {
     return range_search(qa, r2, [&](auto& bucket, std::uint32_t n, bool& found) {
       found = false;
       distances2(bucket, n, qa, d2);
-      for (std::uint32_t i = 0; i < n; ++i) {
-        if (!(d2[i] < r2)) continue;
+      for_each_below(d2, n, r2, [&](std::uint32_t i) {
         bool same = true;
         for (int d = 0; d < D; ++d) same = same && bucket.coord(d, i) == except[d];
-        if (!same) {
-          found = true;
-          return;
-        }
-      }
+        found = found || !same;
+      });
     });
   }
 
@@ -237,14 +238,12 @@ class KdTree {
       stop = false;
       hits = 0;
       distances2(bucket, n, qa, d2);
-      for (std::uint32_t i = 0; i < n; ++i) {
-        if (d2[i] < r2) {
-          if constexpr (kIds) hit_id[hits] = bucket.id(i);
-          else hit_id[hits] = kNoId;
-          for (int d = 0; d < D; ++d) hit_pos[hits][d] = bucket.coord(d, i);
-          ++hits;
-        }
-      }
+      for_each_below(d2, n, r2, [&](std::uint32_t i) {
+        if constexpr (kIds) hit_id[hits] = bucket.id(i);
+        else hit_id[hits] = kNoId;
+        for (int d = 0; d < D; ++d) hit_pos[hits][d] = bucket.coord(d, i);
+        ++hits;
+      });
     }, [&] {
       Vec<D> v;
       for (int h = 0; h < hits; ++h) {
@@ -451,6 +450,29 @@ class KdTree {
         sum += t * t;
       }
       d2[i] = sum;
+    }
+  }
+
+  // Calls f(i) for each i < n with d2[i] < r2 (with OrEqual: <=), in ascending i. The comparisons go
+  // into a bit mask, two at a time with SSE2 (every x86-64 has it), and f runs once per set bit: a
+  // leaf of 64 points holds a few matches, and a test and branch per point mispredicted on each of
+  // them (bench/fill at 1 thread, 5 alternated rounds: 3D x1.27, 2D x1.11).
+  template <bool OrEqual = false, class F>
+  static void for_each_below(const double* d2, std::uint32_t n, double r2, F&& f) {
+    for (std::uint32_t base = 0; base < n; base += 64) {
+      const std::uint32_t m = std::min<std::uint32_t>(64, n - base);
+      std::uint64_t mask = 0;
+      std::uint32_t i = 0;
+#if defined(__SSE2__)
+      const __m128d limit = _mm_set1_pd(r2);
+      for (; i + 2 <= m; i += 2) {
+        const __m128d v = _mm_loadu_pd(d2 + base + i);
+        const __m128d below = OrEqual ? _mm_cmple_pd(v, limit) : _mm_cmplt_pd(v, limit);
+        mask |= static_cast<std::uint64_t>(_mm_movemask_pd(below)) << i;
+      }
+#endif
+      for (; i < m; ++i) mask |= static_cast<std::uint64_t>(OrEqual ? d2[base + i] <= r2 : d2[base + i] < r2) << i;
+      for (; mask != 0; mask &= mask - 1) f(base + static_cast<std::uint32_t>(std::countr_zero(mask)));
     }
   }
 
@@ -865,13 +887,11 @@ class KdTree {
     auto scan = [&](auto& bucket, std::uint32_t n, double bound) {
       cands = 0;
       distances2(bucket, n, q, d2);
-      for (std::uint32_t i = 0; i < n; ++i) {
-        if (d2[i] <= bound) {
-          cand_id[cands] = bucket.id(i);
-          cand_d2[cands] = d2[i];
-          ++cands;
-        }
-      }
+      for_each_below<true>(d2, n, bound, [&](std::uint32_t i) {
+        cand_id[cands] = bucket.id(i);
+        cand_d2[cands] = d2[i];
+        ++cands;
+      });
     };
     while (top > 0) {
       const Entry e = stack[--top];
