@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "nodegen/io/quality.hpp"
+#include "sanitized_build.hpp"
 
 namespace {
 
@@ -105,7 +106,9 @@ TEST(Quality, ThinRotatedDomainStillGetsItsSamples) {
 
 TEST(Quality, DrawsInTheBoxAreBoundedInAll) {
   // A sliver filling 1e-6 of its box: 1e7 samples would take 1e13 draws (hours of inside tests). The
-  // draws stop at kMaxDraws in all; the samples found are reported as fewer than asked.
+  // draws stop at kMaxDraws in all; the samples found are reported as fewer than asked. Its point is
+  // the count of draws (40 s of them under AddressSanitizer): the release run checks it.
+  if (nodegen::test::kSanitized) GTEST_SKIP() << "the draws' bound is checked by the release run";
   const auto nodes = lattice<2>(10);
   QualityDomain<2> sliver = unit_box<2>();
   sliver.contains = [](const Vec<2>& p) { return p[0] < 1e-6; };

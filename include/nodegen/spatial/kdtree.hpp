@@ -176,7 +176,7 @@ class KdTree {
 
  public:
 
-  // Is there a point p with |p - q| < r? Stops at the first one found.
+  // Is there a point p with |p - q| < r? Stops after the first leaf that holds one.
   bool exists_within(const Vec<D>& q, double r) const {
     // NaN coordinates equal none: no point is left out.
     return exists_within(q, r, Vec<D>::Constant(std::numeric_limits<double>::quiet_NaN()));
