@@ -35,7 +35,9 @@ std::vector<int> select_positions(const std::vector<Vec<2>>& ring, const std::se
   };
   std::vector<unsigned char> scratch;
   std::vector<Vec<2>> kept;
-  select_on_ring(ring, kZeta * kZeta, [&](const Vec<2>& c) { return !blocked.contains(position_of(c)); }, scratch, kept);
+  select_on_ring(
+      ring, kZeta * kZeta, [&](std::size_t k) { return blocked.contains(static_cast<int>(k)); },
+      [](const Vec<2>&) { return true; }, scratch, kept);
   std::vector<int> out;
   for (const auto& c : kept) out.push_back(position_of(c));
   return out;
@@ -93,26 +95,36 @@ std::vector<Vec<2>> reference_selection(const std::vector<Vec<2>>& ring, const s
   return kept;
 }
 
-TEST(RingSelection, MatchesThePlainRuleAndTestsEachCandidateOnce) {
+TEST(RingSelection, MatchesThePlainRuleAndAsksInsideOnlyOfUnblockedCandidatesOnce) {
   std::mt19937_64 rng(5);
   std::vector<unsigned char> scratch;
   std::vector<Vec<2>> kept;
   for (int n : {1, 2, 6, 7, 15, 63, 64, 65, 100}) {
     const auto ring = unit_ring(n);
     for (int trial = 0; trial < 400; ++trial) {
-      std::vector<bool> free(static_cast<std::size_t>(n));
-      const double p_free = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-      for (int k = 0; k < n; ++k) free[static_cast<std::size_t>(k)] = std::bernoulli_distribution(p_free)(rng);
-      int calls = 0;
-      std::size_t next = 0;
-      auto is_free = [&](const Vec<2>& c) {
-        ++calls;
-        EXPECT_LT((c - ring[next]).norm(), 1e-12) << "is_free not called in ring order";
-        return static_cast<bool>(free[next++]);
+      // A candidate is free when it is not blocked and lies inside: two independent draws.
+      std::vector<bool> blocked(static_cast<std::size_t>(n)), inside(static_cast<std::size_t>(n)), free(static_cast<std::size_t>(n));
+      const double p_blocked = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+      const double p_inside = std::uniform_real_distribution<double>(0.5, 1.0)(rng);
+      std::vector<std::size_t> unblocked;
+      for (std::size_t k = 0; k < static_cast<std::size_t>(n); ++k) {
+        blocked[k] = std::bernoulli_distribution(p_blocked)(rng);
+        inside[k] = std::bernoulli_distribution(p_inside)(rng);
+        free[k] = !blocked[k] && inside[k];
+        if (!blocked[k]) unblocked.push_back(k);
+      }
+      std::size_t asked = 0;  // inside() calls so far: the next must be unblocked[asked]
+      auto is_inside = [&](const Vec<2>& c) {
+        EXPECT_LT(asked, unblocked.size()) << "inside asked of a blocked candidate";
+        if (asked >= unblocked.size()) return false;
+        const std::size_t k = unblocked[asked++];
+        EXPECT_LT((c - ring[k]).norm(), 1e-12) << "inside not asked in ring order, or of a blocked candidate";
+        return static_cast<bool>(inside[k]);
       };
       kept.clear();
-      select_on_ring(ring, kZeta * kZeta, is_free, scratch, kept);
-      ASSERT_EQ(calls, n);
+      select_on_ring(ring, kZeta * kZeta, [&](std::size_t k) { return static_cast<bool>(blocked[k]); }, is_inside,
+                     scratch, kept);
+      ASSERT_EQ(asked, unblocked.size()) << "inside not asked once of every unblocked candidate";
       const auto expected = reference_selection(ring, free, kZeta * kZeta);
       ASSERT_EQ(kept.size(), expected.size()) << "n " << n << " trial " << trial;
       for (std::size_t i = 0; i < kept.size(); ++i) EXPECT_LT((kept[i] - expected[i]).norm(), 1e-15);

@@ -115,6 +115,16 @@ struct PointList {
   void push(const Vec<D>& p) {
     for (int a = 0; a < D; ++a) x[static_cast<std::size_t>(a)].push_back(p[a]);
   }
+  // The points of `pts`, replacing these. Sized first and written by index: push's end pointers live in
+  // memory the stores might alias, so a loop of pushes reloads and stores them for every coordinate.
+  void assign(const std::vector<Vec<D>>& pts) {
+    const std::size_t n = pts.size();
+    for (auto& v : x) v.resize(n);
+    for (int a = 0; a < D; ++a) {
+      double* out = x[static_cast<std::size_t>(a)].data();
+      for (std::size_t i = 0; i < n; ++i) out[i] = pts[i][a];
+    }
+  }
 };
 
 // True when no point of `pts` lies strictly within sqrt(r2) of c. No early exit: the branch-free loop
@@ -630,15 +640,14 @@ class PnpFill {
   void select_candidates(const Vec<D>& p, double rz, Scratch& s) const {
     const double rz2 = rz * rz;
     s.accepted.clear();
-    s.cands.clear();
-    for (const Vec<D>& c : s.candidates) s.cands.push(c);
+    s.cands.assign(s.candidates);
     if (s.crowded) nearest_squared_by_queries(p, rz, s);
     else nearest_squared<D>(s.cands, s.neighbours, s.nearest2);
     const double* near2 = s.nearest2.data();
     if constexpr (D == 2) {
-      // select_on_ring hands is_free the elements of the ring itself, so their index is their offset.
-      auto is_free = [&](const Vec<2>& c) { return !(near2[&c - s.candidates.data()] < rz2) && domain_.contains(c); };
-      select_on_ring(s.candidates, rz2, is_free, s.ring_free, s.accepted);
+      auto blocked = [&](std::size_t k) { return near2[k] < rz2; };
+      auto inside = [&](const Vec<2>& c) { return domain_.contains(c); };
+      select_on_ring(s.candidates, rz2, blocked, inside, s.ring_free, s.accepted);
     } else {
       s.kept.clear();
       for (std::size_t i = 0; i < s.candidates.size(); ++i) {

@@ -49,24 +49,29 @@ class RingKeeper {
   const Vec<2>* last_ = nullptr;
 };
 
-// Appends to `kept` the ring candidates to keep, in the order tried: free ones (`is_free(c)`: inside and
-// clear of existing nodes) that keep at least zeta*h (rz2 = its square) from every candidate kept
-// before them, the scan starting at the first free position whose predecessor (clockwise neighbour) is
-// blocked, or at position 0 when none is blocked (a lone node) or none is free. `ring` holds positions
-// evenly spaced on a circle, counter-clockwise (place_candidates). `is_free` is called exactly once per
-// candidate, in ring order. `scratch` serves rings of more than 64 candidates (one byte per candidate,
-// reused so the fill does not allocate per node); up to 64, the free positions are one bit mask and the
-// scan runs over its set bits (the default 15: 1.5-2 % more nodes/s for the whole fill than a byte per
-// candidate, whose scan branches on every position).
-template <class IsFree>
-void select_on_ring(const std::vector<Vec<2>>& ring, double rz2, IsFree&& is_free, std::vector<unsigned char>& scratch,
-                    std::vector<Vec<2>>& kept) {
+// Appends to `kept` the ring candidates to keep, in the order tried: free ones (not `blocked(k)`: no
+// existing node within zeta*h of candidate k; and `inside(c)`: in the domain) that keep at least zeta*h
+// (rz2 = its square) from every candidate kept before them, the scan starting at the first free position
+// whose predecessor (clockwise neighbour) is blocked, or at position 0 when none is blocked (a lone node)
+// or none is free. `ring` holds positions evenly spaced on a circle, counter-clockwise (place_candidates).
+// `blocked` is called for every position and should be cheap; `inside` only for positions not blocked,
+// exactly once each, in ring order (it may be costly: a mesh query). `scratch` serves rings of more than
+// 64 candidates (one byte per candidate, reused so the fill does not allocate per node); up to 64, the
+// free positions are one bit mask, built without a branch per position (the blocked test of a node's
+// ring is a coin flip to a branch predictor), and the scan runs over its set bits.
+template <class Blocked, class Inside>
+void select_on_ring(const std::vector<Vec<2>>& ring, double rz2, Blocked&& blocked, Inside&& inside,
+                    std::vector<unsigned char>& scratch, std::vector<Vec<2>>& kept) {
   const std::size_t n = ring.size();
   if (n == 0) return;
   RingKeeper keeper(rz2, kept);
   if (n <= 64) {
     std::uint64_t free = 0;
-    for (std::size_t k = 0; k < n; ++k) free |= std::uint64_t{is_free(ring[k]) ? 1u : 0u} << k;
+    for (std::size_t k = 0; k < n; ++k) free |= std::uint64_t{blocked(k) ? 0u : 1u} << k;
+    for (std::uint64_t todo = free; todo != 0; todo &= todo - 1) {
+      const auto k = static_cast<std::size_t>(std::countr_zero(todo));
+      if (!inside(ring[k])) free &= ~(std::uint64_t{1} << k);
+    }
     if (free == 0) return;
     const std::uint64_t all = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
     const std::uint64_t after_blocked = free & ~(((free << 1) | (free >> (n - 1))) & all);
@@ -80,7 +85,7 @@ void select_on_ring(const std::vector<Vec<2>>& ring, double rz2, IsFree&& is_fre
     return;
   }
   scratch.resize(n);
-  for (std::size_t k = 0; k < n; ++k) scratch[k] = is_free(ring[k]) ? 1 : 0;
+  for (std::size_t k = 0; k < n; ++k) scratch[k] = !blocked(k) && inside(ring[k]) ? 1 : 0;
   std::size_t start = 0;
   for (std::size_t k = 0, before = n - 1; k < n; before = k++) {
     if (scratch[k] && !scratch[before]) {
