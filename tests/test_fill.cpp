@@ -1,4 +1,5 @@
 // Single-threaded PNP fill: spacing, coverage, placement inside, output conventions, determinism, cap.
+#include <array>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -202,6 +203,33 @@ TEST(Fill, CandidateDirectionsAreUnitAndSpread) {
       EXPECT_LT(sum.norm(), 0.1 * n);  // spread evenly, not bunched on one side
       EXPECT_GT(closest, 0.3);         // Fibonacci sphere of 65: nearest pairs ~0.43 apart
     }
+  }
+}
+
+// The 3D candidates, placed from the directions' coordinate arrays, are centre + radius * R * dir for one
+// rotation R: each lies at radius from the centre, and every pair lies radius times the pair's directions
+// apart (a rotation keeps distances; a mixed-up row or column would not). Two keys give two rotations.
+TEST(Fill, CandidatesIn3DAreTheDirectionsTurnedScaledAndMoved) {
+  const auto dirs = fill_detail::unit_candidates<3>(65);
+  std::array<std::vector<double>, 3> d, out;
+  for (int a = 0; a < 3; ++a) {
+    for (const auto& u : dirs) d[static_cast<std::size_t>(a)].push_back(u[a]);
+    out[static_cast<std::size_t>(a)].resize(dirs.size());
+  }
+  const Vec<3> centre(0.3, -2.0, 5.0);
+  const double radius = 0.01;
+  std::vector<Vec<3>> first;
+  for (std::uint64_t key : {1u, 2u}) {
+    fill_detail::place_candidates_3d(d[0].data(), d[1].data(), d[2].data(), dirs.size(), centre, radius, key,
+                                     out[0].data(), out[1].data(), out[2].data());
+    std::vector<Vec<3>> c;
+    for (std::size_t k = 0; k < dirs.size(); ++k) c.emplace_back(out[0][k], out[1][k], out[2][k]);
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      EXPECT_NEAR((c[i] - centre).norm(), radius, 1e-15);
+      for (std::size_t j = 0; j < i; ++j) EXPECT_NEAR((c[i] - c[j]).norm(), radius * (dirs[i] - dirs[j]).norm(), 1e-15);
+    }
+    if (first.empty()) first = c;
+    else EXPECT_GT((c[0] - first[0]).norm(), 1e-4 * radius);  // another key, another rotation
   }
 }
 

@@ -36,33 +36,54 @@ std::vector<Vec<D>> unit_candidates(int count) {
   return dirs;
 }
 
-// Writes centre + radius * R * dir for every unit direction, R a uniformly random rotation derived
-// from `key` (seed and node index mixed).
-template <int D>
-void place_candidates(const std::vector<Vec<D>>& dirs, const Vec<D>& centre, double radius, std::uint64_t key,
-                      std::vector<Vec<D>>& out) {
+// radius * R, R a uniformly random rotation derived from `key` (seed and node position mixed): in 2D
+// its first column (radius cos, radius sin), in 3D the matrix.
+inline Vec<2> scaled_turn_2d(std::uint64_t key, double radius) {
+  const CosSin turn = cos_sin_of_turn(mix64(key));
+  return Vec<2>(radius * turn.cos, radius * turn.sin);
+}
+inline Eigen::Matrix3d scaled_rotation_3d(std::uint64_t key, double radius) {
+  // Shoemake's uniform random unit quaternion from three uniforms, then its rotation matrix.
+  const std::uint64_t r1 = mix64(key), r2 = mix64(r1), r3 = mix64(r2);
+  const double u1 = unit_uniform(r1);
+  const CosSin t2 = cos_sin_of_turn(r2), t3 = cos_sin_of_turn(r3);
+  const double a = std::sqrt(1.0 - u1), b = std::sqrt(u1);
+  const double qx = a * t2.sin, qy = a * t2.cos, qz = b * t3.sin, qw = b * t3.cos;
+  Eigen::Matrix3d rot;
+  rot << 1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw),
+      2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw),
+      2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy);
+  rot *= radius;
+  return rot;
+}
+
+// Writes centre + radius * R * dir for every unit direction (2D), R as above.
+inline void place_candidates_2d(const std::vector<Vec<2>>& dirs, const Vec<2>& centre, double radius, std::uint64_t key,
+                                std::vector<Vec<2>>& out) {
   out.resize(dirs.size());
-  const std::uint64_t r1 = mix64(key);
-  if constexpr (D == 2) {
-    const CosSin turn = cos_sin_of_turn(r1);
-    const double c = radius * turn.cos, s = radius * turn.sin;
-    for (std::size_t k = 0; k < dirs.size(); ++k) {
-      const Vec<2>& u = dirs[k];
-      out[k] = Vec<2>(centre[0] + c * u[0] - s * u[1], centre[1] + s * u[0] + c * u[1]);
-    }
-  } else {
-    // Shoemake's uniform random unit quaternion from three uniforms, then its rotation matrix.
-    const std::uint64_t r2 = mix64(r1), r3 = mix64(r2);
-    const double u1 = unit_uniform(r1);
-    const CosSin t2 = cos_sin_of_turn(r2), t3 = cos_sin_of_turn(r3);
-    const double a = std::sqrt(1.0 - u1), b = std::sqrt(u1);
-    const double qx = a * t2.sin, qy = a * t2.cos, qz = b * t3.sin, qw = b * t3.cos;
-    Eigen::Matrix3d rot;
-    rot << 1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw),
-        2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw),
-        2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy);
-    rot *= radius;
-    for (std::size_t k = 0; k < dirs.size(); ++k) out[k] = centre + rot * dirs[k];
+  const Vec<2> cs = scaled_turn_2d(key, radius);
+  const double c = cs[0], s = cs[1];
+  for (std::size_t k = 0; k < dirs.size(); ++k) {
+    const Vec<2>& u = dirs[k];
+    out[k] = Vec<2>(centre[0] + c * u[0] - s * u[1], centre[1] + s * u[0] + c * u[1]);
+  }
+}
+
+// The same in 3D, for directions and candidates held as one array per coordinate (dx, dy, dz: n each;
+// x, y, z: room for n), so the loop runs over candidates in vector registers. The sums are associated
+// as Eigen's Matrix3d * Vector3d product associates them in a portable build (rows 0 and 1 a packet
+// summed column by column, row 2 a scalar reduction that adds the last two products first), so the
+// candidates are the same doubles as centre + R * dir there.
+inline void place_candidates_3d(const double* dx, const double* dy, const double* dz, std::size_t n,
+                                const Vec<3>& centre, double radius, std::uint64_t key, double* x, double* y, double* z) {
+  const Eigen::Matrix3d m = scaled_rotation_3d(key, radius);
+  const double m00 = m(0, 0), m01 = m(0, 1), m02 = m(0, 2), m10 = m(1, 0), m11 = m(1, 1), m12 = m(1, 2);
+  const double m20 = m(2, 0), m21 = m(2, 1), m22 = m(2, 2);
+  const double cx = centre[0], cy = centre[1], cz = centre[2];
+  for (std::size_t k = 0; k < n; ++k) {
+    x[k] = cx + ((m00 * dx[k] + m01 * dy[k]) + m02 * dz[k]);
+    y[k] = cy + ((m10 * dx[k] + m11 * dy[k]) + m12 * dz[k]);
+    z[k] = cz + (m20 * dx[k] + (m21 * dy[k] + m22 * dz[k]));
   }
 }
 

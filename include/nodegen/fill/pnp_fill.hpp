@@ -117,6 +117,14 @@ struct PointList {
   }
   // The points of `pts`, replacing these. Sized first and written by index: push's end pointers live in
   // memory the stores might alias, so a loop of pushes reloads and stores them for every coordinate.
+  void resize(std::size_t n) {
+    for (auto& v : x) v.resize(n);
+  }
+  Vec<D> at(std::size_t i) const {
+    Vec<D> p;
+    for (int a = 0; a < D; ++a) p[a] = x[static_cast<std::size_t>(a)][i];
+    return p;
+  }
   void assign(const std::vector<Vec<D>>& pts) {
     const std::size_t n = pts.size();
     for (auto& v : x) v.resize(n);
@@ -189,6 +197,7 @@ class PnpFill {
         options_(options),
         threads_(std::max(1, options.threads)),
         dirs_(unit_candidates<D>(params.candidates)),
+        dirs_by_axis_(by_axis(dirs_)),
         box_diagonal_(domain.bounding_box().size().norm()),
         min_spacing_(least_spacing(domain.bounding_box().reach())),
         grid_(domain.bounding_box().lo, domain.bounding_box().size().maxCoeff()),
@@ -297,7 +306,7 @@ class PnpFill {
       accepted.reserve(64);
     }
     typename SpacingT::Evaluator h;
-    std::vector<Vec<D>> candidates, accepted;
+    std::vector<Vec<D>> candidates, accepted;  // candidates: 2D only (the ring as points)
     PointList<D> neighbours;  // nodes near the expanded node
     typename Tree::Finger finger;  // this thread's place in the tree: its last insert's path
     PointList<D> cands;            // the candidates by coordinate
@@ -628,9 +637,9 @@ class PnpFill {
   // does. The tree's test sums the same squares in the same order and compares with the same rz * rz
   // as select_candidates, so every candidate is kept or refused as the gathered neighbours would decide.
   void nearest_squared_by_queries(const Vec<D>& p, double rz, Scratch& s) const {
-    s.nearest2.resize(s.candidates.size());
-    for (std::size_t i = 0; i < s.candidates.size(); ++i)
-      s.nearest2[i] = tree_->exists_within(s.candidates[i], rz, p) ? 0.0 : std::numeric_limits<double>::infinity();
+    s.nearest2.resize(s.cands.size());
+    for (std::size_t i = 0; i < s.cands.size(); ++i)
+      s.nearest2[i] = tree_->exists_within(s.cands.at(i), rz, p) ? 0.0 : std::numeric_limits<double>::infinity();
   }
 
   // Keeps the candidates inside the domain with no node of s.neighbours, nor any candidate kept before
@@ -640,7 +649,6 @@ class PnpFill {
   void select_candidates(const Vec<D>& p, double rz, Scratch& s) const {
     const double rz2 = rz * rz;
     s.accepted.clear();
-    s.cands.assign(s.candidates);
     if (s.crowded) nearest_squared_by_queries(p, rz, s);
     else nearest_squared<D>(s.cands, s.neighbours, s.nearest2);
     const double* near2 = s.nearest2.data();
@@ -650,13 +658,32 @@ class PnpFill {
       select_on_ring(s.candidates, rz2, blocked, inside, s.ring_free, s.accepted);
     } else {
       s.kept.clear();
-      for (std::size_t i = 0; i < s.candidates.size(); ++i) {
-        const Vec<D>& c = s.candidates[i];
+      for (std::size_t i = 0; i < s.cands.size(); ++i) {
+        const Vec<D> c = s.cands.at(i);
         if (near2[i] < rz2 || !clear_of<D>(c, s.kept, rz2) || !domain_.contains(c)) continue;
         s.accepted.push_back(c);
         s.kept.push(c);  // later candidates of p keep their distance from it too
       }
     }
+  }
+
+  // The candidates of the node at p with spacing r, by coordinate in s.cands (and in 2D also as points
+  // in s.candidates, the ring select_on_ring walks).
+  void place_candidates(const Vec<D>& p, double r, Scratch& s) const {
+    if constexpr (D == 2) {
+      place_candidates_2d(dirs_, p, r, rotation_key(p), s.candidates);
+      s.cands.assign(s.candidates);
+    } else {
+      const std::size_t n = dirs_.size();
+      s.cands.resize(n);
+      place_candidates_3d(dirs_by_axis_.x[0].data(), dirs_by_axis_.x[1].data(), dirs_by_axis_.x[2].data(), n, p, r,
+                          rotation_key(p), s.cands.x[0].data(), s.cands.x[1].data(), s.cands.x[2].data());
+    }
+  }
+  static PointList<D> by_axis(const std::vector<Vec<D>>& pts) {
+    PointList<D> out;
+    out.assign(pts);
+    return out;
   }
 
   // Proposes the candidates of the node at p with spacing r and keeps in s.accepted those that
@@ -666,7 +693,7 @@ class PnpFill {
     // none can be accepted. Such a node (h 1e10 on part of the domain) would otherwise ask the tree for
     // its whole content: at 1e6 nodes those queries took 18-75 s of a torus mesh run.
     if (r > box_diagonal_) return false;
-    place_candidates<D>(dirs_, p, r, rotation_key(p), s.candidates);
+    place_candidates(p, r, s);
     gather_neighbours(p, reach(r), s);
     select_candidates(p, kZeta * r, s);
     return !s.accepted.empty();
@@ -999,6 +1026,7 @@ class PnpFill {
   FillOptions options_;
   int threads_;
   std::vector<Vec<D>> dirs_;
+  PointList<D> dirs_by_axis_;  // the same directions by coordinate (3D candidates are placed from these)
   double box_diagonal_;
   double min_spacing_;  // the least h the fill resolves here (spacing.hpp: kMinSpacing, kMaxCoordinateOverSpacing)
   TileGrid<D> grid_;
