@@ -74,8 +74,9 @@ inline void place_candidates_2d(const std::vector<Vec<2>>& dirs, const Vec<2>& c
 // as Eigen's Matrix3d * Vector3d product associates them in a portable build (rows 0 and 1 a packet
 // summed column by column, row 2 a scalar reduction that adds the last two products first), so the
 // candidates are the same doubles as centre + R * dir there.
-inline void place_candidates_3d(const double* dx, const double* dy, const double* dz, std::size_t n,
-                                const Vec<3>& centre, double radius, std::uint64_t key, double* x, double* y, double* z) {
+inline void place_candidates_3d(const double* __restrict dx, const double* __restrict dy, const double* __restrict dz,
+                                std::size_t n, const Vec<3>& centre, double radius, std::uint64_t key,
+                                double* __restrict x, double* __restrict y, double* __restrict z) {
   const Eigen::Matrix3d m = scaled_rotation_3d(key, radius);
   const double m00 = m(0, 0), m01 = m(0, 1), m02 = m(0, 2), m10 = m(1, 0), m11 = m(1, 1), m12 = m(1, 2);
   const double m20 = m(2, 0), m21 = m(2, 1), m22 = m(2, 2);

@@ -659,8 +659,9 @@ class PnpFill {
     } else {
       s.kept.clear();
       for (std::size_t i = 0; i < s.cands.size(); ++i) {
+        if (near2[i] < rz2) continue;  // most are: the point is made only for the few that are not
         const Vec<D> c = s.cands.at(i);
-        if (near2[i] < rz2 || !clear_of<D>(c, s.kept, rz2) || !domain_.contains(c)) continue;
+        if (!clear_of<D>(c, s.kept, rz2) || !domain_.contains(c)) continue;
         s.accepted.push_back(c);
         s.kept.push(c);  // later candidates of p keep their distance from it too
       }
