@@ -1,7 +1,7 @@
 // Single-threaded PNP fill: spacing, coverage, placement inside, output conventions, determinism, cap.
-#include <array>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 

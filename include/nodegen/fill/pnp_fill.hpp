@@ -115,19 +115,20 @@ struct PointList {
   void push(const Vec<D>& p) {
     for (int a = 0; a < D; ++a) x[static_cast<std::size_t>(a)].push_back(p[a]);
   }
-  // The points of `pts`, replacing these. Sized first and written by index: push's end pointers live in
-  // memory the stores might alias, so a loop of pushes reloads and stores them for every coordinate.
   void resize(std::size_t n) {
     for (auto& v : x) v.resize(n);
   }
+  // Point i as a vector.
   Vec<D> at(std::size_t i) const {
     Vec<D> p;
     for (int a = 0; a < D; ++a) p[a] = x[static_cast<std::size_t>(a)][i];
     return p;
   }
+  // The points of `pts`, replacing these. Sized first and written by index: push's end pointers live in
+  // memory the stores might alias, so a loop of pushes reloads and stores them for every coordinate.
   void assign(const std::vector<Vec<D>>& pts) {
     const std::size_t n = pts.size();
-    for (auto& v : x) v.resize(n);
+    resize(n);
     for (int a = 0; a < D; ++a) {
       double* out = x[static_cast<std::size_t>(a)].data();
       for (std::size_t i = 0; i < n; ++i) out[i] = pts[i][a];
