@@ -77,6 +77,54 @@ TYPED_TEST(KdTreeTyped, EachInsertIsVisibleToTheNextQuery) {
   }
 }
 
+// A grid tree is the exact tree of its points rounded to the grid: every query type matches brute
+// force over the rounded points (positions reported exactly as rounded), in every order.
+template <int D>
+void check_grid_tree() {
+  for (PointOrder order : {PointOrder::random, PointOrder::clustered, PointOrder::front}) {
+    SCOPED_TRACE(test::order_name(order));
+    const auto pts = test::make_points<D>(order, 3000, 21 + static_cast<int>(order));
+    Vec<D> lo = pts[0], hi = pts[0];
+    for (const auto& p : pts) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
+    const GridFrame<D> frame = GridFrame<D>::around(lo.data(), hi.data());
+    KdTree<D, VmStore, 64, PointIds::kept, Coords::grid> tree(pts.size(), frame);
+    std::vector<Vec<D>> kept(pts.size());
+    std::size_t moved = 0;
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      tree.insert(pts[i], static_cast<std::uint32_t>(i));
+      kept[i] = tree.kept(pts[i]);
+      for (int d = 0; d < D; ++d) ASSERT_EQ(kept[i][d], frame.round(pts[i][d], d));
+      moved += kept[i] != pts[i] ? 1 : 0;
+      if (i % 16 == 0) tree.reuse_retired();
+    }
+    EXPECT_GT(moved, pts.size() / 2) << "the points should not already lie on the grid";
+    ASSERT_EQ(tree.size(), pts.size());
+    test::check_against_brute_force<D>(tree, kept, pts.size(), 60, 300);
+    if (::testing::Test::HasFatalFailure()) return;
+    // The caller's own point is left out by its original coordinates as by its kept ones.
+    for (std::size_t i = 0; i < pts.size(); i += 97) {
+      EXPECT_TRUE(tree.exists_within(pts[i], 1e-6));
+      EXPECT_EQ(tree.exists_within(pts[i], 1e-6, pts[i]), tree.exists_within(pts[i], 1e-6, kept[i]));
+    }
+  }
+}
+TEST(KdTree, GridTreeAnswersAsTheExactTreeOfItsRoundedPoints2D) { check_grid_tree<2>(); }
+TEST(KdTree, GridTreeAnswersAsTheExactTreeOfItsRoundedPoints3D) { check_grid_tree<3>(); }
+
+TEST(KdTree, GridTreeRefusesAPointOffItsFrameAndGoesOn) {
+  const double lo[2] = {0, 0}, hi[2] = {1, 1};
+  KdTree<2, VmStore, 32, PointIds::kept, Coords::grid> tree(100, GridFrame<2>::around(lo, hi));
+  tree.insert(Vec<2>(0.5, 0.5), 1);
+  EXPECT_THROW(tree.insert(Vec<2>(0.5, 3.0), 2), std::out_of_range);
+  EXPECT_THROW(tree.insert(Vec<2>(-2.0, 0.5), 3), std::out_of_range);
+  tree.insert(Vec<2>(1.2, -0.2), 4);  // within the frame's margin
+  EXPECT_EQ(tree.size(), 2u);
+  EXPECT_FALSE(tree.exists_within(Vec<2>(0.5, 3.0), 1.0));
+  EXPECT_TRUE(tree.exists_within(Vec<2>(1.2, -0.2), 1e-9));
+  EXPECT_FALSE(tree.exists_within(Vec<2>(0.5, 0.5), 1e-9, Vec<2>(0.5, 0.5)));
+  EXPECT_TRUE(tree.exists_within(Vec<2>(0.5, 0.5), 0.1, Vec<2>(0.5, 9e9)));  // an `except` off the frame is no point
+}
+
 TEST(KdTree, EmptyTreeAnswersNothing) {
   KdTree<2> tree(100);
   const Vec<2> q(0.5, 0.5);

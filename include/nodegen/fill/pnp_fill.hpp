@@ -188,8 +188,10 @@ class PnpFill {
   // The tree answers where the nodes are, never which: it keeps no ids (4 bytes a node). Leaves of up
   // to 64 points: with the leaf scan one vectorised pass, a shallower tree pays for the larger leaves
   // (bench/fill at 1 thread, 5 alternated rounds, against 32: 2D x1.04, 3D x1.03; 16: x0.91, 48:
-  // x0.98-0.99 and 128: x0.98 of 64), the nodes being the same.
-  using Tree = KdTree<D, Store, 64, PointIds::none>;
+  // x0.98-0.99 and 128: x0.98 of 64), the nodes being the same. Its points lie on a grid of 2^32
+  // steps per axis over the domain's box (grid_frame.hpp): 4 bytes a coordinate instead of 8, and a
+  // node's neighbours are tested at their grid points, at most 4e-10 of the box away from them.
+  using Tree = KdTree<D, Store, 64, PointIds::none, Coords::grid>;
 
   PnpFill(const DomainT& domain, const SpacingT& spacing, const FillParams& params, const FillOptions& options)
       : domain_(domain),
@@ -209,7 +211,8 @@ class PnpFill {
         ranks_(ex_ ? ex_->size() : 1),
         reserved_(options.reserve_nodes ? std::min(options.reserve_nodes, params.max_nodes) : params.max_nodes),
         store_(reserved_, store_options<typename Store<Point>::Options>(options)),
-        tree_(std::make_unique<Tree>(reserved_, store_options<typename Store<Point>::Options>(options))) {}
+        tree_(std::make_unique<Tree>(reserved_, frame_around(domain.bounding_box()),
+                                     store_options<typename Store<Point>::Options>(options))) {}
 
   template <class BoundaryNodeT>
   Discretization<D> run(const std::vector<BoundaryNodeT>& boundary) {
@@ -619,8 +622,8 @@ class PnpFill {
   // rounding once |x| / r exceeds ~1e5 (a domain at x = 1e6 with h = 0.01: each coordinate rounds by
   // 1.2e-10, 1.7e-8 r). There the parent rejected its own candidates at random: 10 % fewer nodes,
   // packing 0.64 instead of 0.71 and holes p99.9 0.96 h instead of 0.81 h. Any other node at exactly r
-  // from a candidate is a coincidence of measure zero. (The tree holds p's stored coordinates, the
-  // very doubles p was read from, so the test is exact.)
+  // from a candidate is a coincidence of measure zero. (The tree holds p at its grid point, the one
+  // Tree::kept gives for the very doubles p was read from, so the test is exact.)
   //
   // A crowd (more than options_.crowd nodes in the ball) is not gathered: s.crowded is set and each candidate
   // asks the tree on its own instead (select_candidates). A node whose spacing jumps far above its
@@ -628,15 +631,18 @@ class PnpFill {
   // of them in its ball: 2000 such nodes asked for 1.7e6 nodes each, a minute's fill.
   [[gnu::noinline]] void gather_neighbours(const Vec<D>& p, double radius, Scratch& s) const {
     s.neighbours.clear();
+    const Vec<D> self = tree_->kept(p);
     s.crowded = !tree_->for_each_within(p, radius, [&](std::uint32_t, const Vec<D>& q) {
-      if (q != p) s.neighbours.push(q);
+      if (q != self) s.neighbours.push(q);
     }, s.finger, options_.crowd);
   }
 
   // Each candidate's squared distance to its nearest node, as nearest_squared gives it, where that
   // decides anything: 0 when some node other than p lies within rz (= kZeta r), infinity when none
   // does. The tree's test sums the same squares in the same order and compares with the same rz * rz
-  // as select_candidates, so every candidate is kept or refused as the gathered neighbours would decide.
+  // as select_candidates, up to the rounding of the candidate against the tree's grid (KdTree's
+  // distances2, ~2^-21 of a grid step), so every candidate is kept or refused as the gathered
+  // neighbours would decide unless a node lies within that of zeta r from it.
   void nearest_squared_by_queries(const Vec<D>& p, double rz, Scratch& s) const {
     s.nearest2.resize(s.cands.size());
     for (std::size_t i = 0; i < s.cands.size(); ++i)
@@ -682,6 +688,7 @@ class PnpFill {
                           rotation_key(p), s.cands.x[0].data(), s.cands.x[1].data(), s.cands.x[2].data());
     }
   }
+  static GridFrame<D> frame_around(const Box<D>& box) { return GridFrame<D>::around(box.lo.data(), box.hi.data()); }
   static PointList<D> by_axis(const std::vector<Vec<D>>& pts) {
     PointList<D> out;
     out.assign(pts);

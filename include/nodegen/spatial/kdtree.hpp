@@ -42,6 +42,12 @@
 // points are (the fill's, which tests candidates against the positions of their neighbours) keeps
 // none: 4 bytes a point, a sixth of a 2D leaf's bytes.
 //
+// Coordinates (Coords below, grid_frame.hpp): a tree keeps its points' coordinates as doubles, or on
+// a fixed grid of 2^32 steps per axis as 32-bit integers, half a leaf's bytes: the fill's tree, whose
+// copy of the nodes is the largest thing beside the node store. A grid tree is the exact tree of its
+// points rounded to the grid once, at insert; moves and splits copy the stored integers, so a point
+// never moves again.
+//
 // Limits: depth is capped (kMaxSplitDepth below the root plus kMaxRootGrowth growth levels); a split
 // that would exceed it (more than LeafSize points closer together than the floating-point resolution
 // of their cell, e.g. duplicates) throws std::length_error. The arenas are sized from max_points;
@@ -63,6 +69,7 @@
 #include "nodegen/spatial/arena.hpp"
 #include "nodegen/spatial/atomic_field.hpp"
 #include "nodegen/spatial/claim_batches.hpp"
+#include "nodegen/spatial/grid_frame.hpp"
 #include "nodegen/spatial/kdtree_buckets.hpp"
 #include "nodegen/spatial/kdtree_layout.hpp"
 #include "nodegen/spatial/kdtree_split.hpp"
@@ -79,7 +86,8 @@ namespace nodegen {
 // Whether a KdTree keeps an id beside each point (header comment, "Ids").
 enum class PointIds : bool { none = false, kept = true };
 
-template <int D, template <class> class Store = VmStore, int LeafSize = 32, PointIds Ids = PointIds::kept>
+template <int D, template <class> class Store = VmStore, int LeafSize = 32, PointIds Ids = PointIds::kept,
+          Coords C = Coords::exact>
 class KdTree {
   static_assert(D == 2 || D == 3, "KdTree is for 2D and 3D points");
   static_assert(LeafSize >= 2 && LeafSize <= 255, "leaf size out of range");
@@ -88,7 +96,10 @@ class KdTree {
   using Slot = spatial_detail::Slot;
   using Node = spatial_detail::Node;
   static constexpr bool kIds = Ids == PointIds::kept;
-  using Buckets = spatial_detail::BucketArenas<D, Store, LeafSize, kIds>;
+  static constexpr bool kGrid = C == Coords::grid;
+  // How a leaf keeps a coordinate (grid_frame.hpp).
+  using Coord = std::conditional_t<kGrid, std::int32_t, double>;
+  using Buckets = spatial_detail::BucketArenas<D, Store, LeafSize, kIds, Coord>;
   using Classes = spatial_detail::LeafClasses<LeafSize>;
   using CellD = spatial_detail::Cell<D>;
 
@@ -106,7 +117,14 @@ class KdTree {
   // as LockedVectorStore<T>::Options, the Options of any element type is accepted).
   template <class StoreOptions = Options>
   explicit KdTree(std::size_t max_points, const StoreOptions& options = {})
-      : buckets_(max_points, options),
+    requires(!kGrid)
+      : KdTree(max_points, GridFrame<D>{}, options) {}
+  // A tree that keeps its points on `frame`'s grid (Coords::grid; grid_frame.hpp): every point must lie
+  // in the frame.
+  template <class StoreOptions = Options>
+  KdTree(std::size_t max_points, const GridFrame<D>& frame, const StoreOptions& options = {})
+      : frame_(frame),
+        buckets_(max_points, options),
         nodes_(node_capacity(max_points), options),
         node_claims_(nodes_, kNodeBatch) {
     auto first = std::make_unique<RootRecord>();
@@ -157,12 +175,24 @@ class KdTree {
   // bucket: a leaf that grows from 4 to 32 points leaves buckets of 4, 8, ..., 28 behind.
   void reuse_retired() { buckets_.reuse_retired(); }
 
+  // The point as the tree keeps it and reports it: p itself, or in a grid tree p rounded to the grid
+  // (grid_frame.hpp). Throws std::out_of_range for a point outside a grid tree's frame.
+  Vec<D> kept(const Vec<D>& p) const {
+    Vec<D> k;
+    for (int d = 0; d < D; ++d) k[d] = kept(p[d], d);
+    return k;
+  }
+
  private:
   void insert_from(const Vec<D>& point, std::uint32_t id, Finger* finger) {
+    // The point as kept: pc in its stored form (what the leaves hold), p decoded (what the walk
+    // compares with split values and cells).
     double p[D];
+    Coord pc[D];
     for (int d = 0; d < D; ++d) {
-      p[d] = point[d];
-      if (!std::isfinite(p[d])) throw std::invalid_argument("KdTree::insert: non-finite coordinate");
+      if (!std::isfinite(point[d])) throw std::invalid_argument("KdTree::insert: non-finite coordinate");
+      pc[d] = encode(point[d], d);
+      p[d] = decode(pc[d], d);
     }
     for (;;) {
       const RootRecord* root = root_.load(std::memory_order_acquire);
@@ -172,7 +202,7 @@ class KdTree {
       }
       if (finger)
         while (finger->size > 0 && !finger->cell[finger->size - 1].contains(p)) --finger->size;
-      if (insert_below(*root, p, id, finger)) return;
+      if (insert_below(*root, p, pc, id, finger)) return;
     }
   }
 
@@ -184,22 +214,34 @@ class KdTree {
     return exists_within(q, r, Vec<D>::Constant(std::numeric_limits<double>::quiet_NaN()));
   }
 
-  // The same for points other than `except` (a point at exactly the coordinates of `except` is left
-  // out: the caller's own node, which rounding may put within r of q). The squared distance is the
-  // sum over the axes of (p - q)^2 in axis order, compared with r * r: a caller that computes it so
-  // gets the same answer as from the points themselves.
+  // The same for points other than `except` (a point at exactly the coordinates of `except` as the
+  // tree keeps them is left out: the caller's own node, which rounding may put within r of q). The
+  // squared distance is the sum over the axes of (p - q)^2 in axis order, compared with r * r: in an
+  // exact tree a caller that computes it so from the points gets the same answer; a grid tree's is
+  // that up to the rounding of q against its grid (distances2).
   bool exists_within(const Vec<D>& q, double r, const Vec<D>& except) const {
     if (!(r > 0)) return false;
     double qa[D];
     for (int d = 0; d < D; ++d) qa[d] = q[d];
-    const double r2 = r * r;
+    Coord skip[D];  // NaN (none) in an exact tree; a grid tree's `except` off its frame is no point of it
+    bool can_skip = true;
+    for (int d = 0; d < D; ++d) {
+      if constexpr (kGrid) {
+        const double v = (except[d] - frame_.centre[d]) * frame_.inv_step;
+        can_skip = can_skip && v >= -2147483648.5 && v < 2147483647.5;
+        skip[d] = can_skip ? static_cast<Coord>(GridFrame<D>::nearest_integer(v)) : 0;
+      } else {
+        skip[d] = except[d];
+      }
+    }
+    const double r2 = r * r, r2u = r2_in_units(r2);
     double d2[LeafSize];
     return range_search(qa, r2, [&](auto& bucket, std::uint32_t n, bool& found) {
       found = false;
       distances2(bucket, n, qa, d2);
-      for_each_below(d2, n, r2, [&](std::uint32_t i) {
-        bool same = true;
-        for (int d = 0; d < D; ++d) same = same && bucket.coord(d, i) == except[d];
+      for_each_below(d2, n, r2u, [&](std::uint32_t i) {
+        bool same = can_skip;
+        for (int d = 0; d < D; ++d) same = same && bucket.coord(d, i) == skip[d];
         found = found || !same;
       });
     });
@@ -228,7 +270,7 @@ class KdTree {
     if (!(r > 0)) return true;
     double qa[D];
     for (int d = 0; d < D; ++d) qa[d] = q[d];
-    const double r2 = r * r;
+    const double r2 = r * r, r2u = r2_in_units(r2);
     // A leaf's matches are buffered and handed to f after its scan, so f's work stays out of the
     // scan's loop.
     std::uint32_t hit_id[LeafSize];
@@ -240,10 +282,10 @@ class KdTree {
       stop = false;
       hits = 0;
       distances2(bucket, n, qa, d2);
-      for_each_below(d2, n, r2, [&](std::uint32_t i) {
+      for_each_below(d2, n, r2u, [&](std::uint32_t i) {
         if constexpr (kIds) hit_id[hits] = bucket.id(i);
         else hit_id[hits] = kNoId;
-        for (int d = 0; d < D; ++d) hit_pos[hits][d] = bucket.coord(d, i);
+        for (int d = 0; d < D; ++d) hit_pos[hits][d] = decode(bucket.coord(d, i), d);
         ++hits;
       });
     }, [&] {
@@ -441,18 +483,41 @@ class KdTree {
   // plain loads over each coordinate array, which the compiler vectorises (with the scan's tests in a
   // second pass, for_each_below: 1.10x the 2D and 1.22x the 3D fill's rate at 1 thread against one
   // loop of per-point atomic loads and tests).
+  // Distances are in the tree's units: a grid tree takes the differences in grid steps,
+  // x - (q - centre) / step with x the stored integer, one conversion per coordinate and no decoding.
+  // A squared distance in steps times step^2 (a power of two: exact) is the squared distance to the
+  // decoded point up to the rounding of q - centre (~2^-21 of a step in a frame of 2^32 steps);
+  // callers compare it with r2_in_units(r2) and report units_to_r2(d2).
   template <class Bucket>
-  static void distances2(const Bucket& bucket, std::uint32_t n, const double* q, double* d2) {
-    const double* x[D];
+  void distances2(const Bucket& bucket, std::uint32_t n, const double* q, double* d2) const {
+    const Coord* x[D];
     for (int d = 0; d < D; ++d) x[d] = &bucket.coord(d, 0);
+    double qs[D];
+    for (int d = 0; d < D; ++d) qs[d] = kGrid ? (q[d] - frame_.centre[d]) * frame_.inv_step : q[d];
     for (std::uint32_t i = 0; i < n; ++i) {
       double sum = 0;
       for (int d = 0; d < D; ++d) {
-        const double t = x[d][i] - q[d];
+        const double t = static_cast<double>(x[d][i]) - qs[d];
         sum += t * t;
       }
       d2[i] = sum;
     }
+  }
+  double r2_in_units(double r2) const { return kGrid ? r2 * (frame_.inv_step * frame_.inv_step) : r2; }
+  double units_to_r2(double d2) const { return kGrid ? d2 * (frame_.step * frame_.step) : d2; }
+
+  // A coordinate as the tree keeps it (grid_frame.hpp), in its stored form and decoded.
+  double kept(double x, int d) const {
+    if constexpr (kGrid) return frame_.round(x, d);
+    else return x;
+  }
+  Coord encode(double x, int d) const {
+    if constexpr (kGrid) return frame_.encode(x, d);
+    else return x;
+  }
+  double decode(Coord c, int d) const {
+    if constexpr (kGrid) return frame_.decode(c, d);
+    else return c;
   }
 
   // Calls f(i) for each i < n with d2[i] < r2 (with OrEqual: <=), in ascending i. The comparisons go
@@ -525,7 +590,7 @@ class KdTree {
   // its writers word (by default: only the caller). Plain stores: the bucket is unpublished and no
   // reader of an earlier life holds it (kdtree_buckets.hpp, reuse).
   template <int N>
-  Link new_leaf(const double (&x)[D][N], const std::uint32_t* ids, int first, int n, int min_class = 0,
+  Link new_leaf(const Coord (&x)[D][N], const std::uint32_t* ids, int first, int n, int min_class = 0,
                 std::uint32_t writers = spatial_detail::writer_tag()) {
     using namespace spatial_detail;
     if (n == 0) return kEmptyLeaf;
@@ -543,7 +608,7 @@ class KdTree {
   // Points the locked leaf bucket holds, copied into x[.][0..) and ids[0..) (left alone in a tree that
   // keeps no ids); returns how many.
   template <int N>
-  int copy_points(Link leaf, double (&x)[D][N], std::uint32_t* ids) {
+  int copy_points(Link leaf, Coord (&x)[D][N], std::uint32_t* ids) {
     using namespace spatial_detail;
     int n = 0;
     buckets_.with(leaf, [&](const auto& bucket) {
@@ -572,7 +637,7 @@ class KdTree {
   // Descends from `root` (or from the finger's deepest entry, whose cell the caller checked holds p)
   // and inserts, recording the path in the finger; false if the root changed under us (restart from
   // the top).
-  bool insert_below(const RootRecord& root, const double* p, std::uint32_t id, Finger* finger) {
+  bool insert_below(const RootRecord& root, const double* p, const Coord* pc, std::uint32_t id, Finger* finger) {
     using namespace spatial_detail;
     CellD cell = root.cell;
     Slot slot = kRootSlot;
@@ -607,7 +672,7 @@ class KdTree {
         continue;
       }
       if (link == kEmptyLeaf) {
-        if (fill_empty_leaf(slot, p, id)) return true;
+        if (fill_empty_leaf(slot, pc, id)) return true;
         link = load_slot(slot);
         continue;
       }
@@ -619,9 +684,9 @@ class KdTree {
         link = now;
         continue;
       }
-      if (append(link, p, id)) return true;
+      if (append(link, pc, id)) return true;
       if (class_of(link) + 1 < Classes::kCount) {
-        grow_leaf(slot, link, root, p, id);
+        grow_leaf(slot, link, root, pc, id);
         return true;
       }
       split_leaf(slot, link, cell, depth, root, p);
@@ -631,7 +696,7 @@ class KdTree {
   }
 
   // Appends to the locked leaf bucket unless it is full; records the caller in its writers word.
-  bool append(Link leaf, const double* p, std::uint32_t id) {
+  bool append(Link leaf, const Coord* p, std::uint32_t id) {
     using namespace spatial_detail;
     bool done = false;
     buckets_.with(leaf, [&](const auto& bucket) {
@@ -651,9 +716,9 @@ class KdTree {
   }
 
   // Gives the empty leaf at `slot` a bucket holding p; false if another thread filled it first.
-  bool fill_empty_leaf(Slot slot, const double* p, std::uint32_t id) {
+  bool fill_empty_leaf(Slot slot, const Coord* p, std::uint32_t id) {
     using namespace spatial_detail;
-    double x[D][1];
+    Coord x[D][1];
     for (int d = 0; d < D; ++d) x[d][0] = p[d];
     const Link leaf = new_leaf(x, &id, 0, 1);
     bool won = false;
@@ -679,9 +744,9 @@ class KdTree {
   // (every leaf at 1 thread; most of the fill's, whose threads grow patches of their own) keep
   // growing one class at a time, so their memory is unchanged; a shared leaf may keep up to
   // LeafSize - kStep slots empty, as every leaf of the fixed-size tree could.
-  void grow_leaf(Slot slot, Link leaf, const RootRecord& root, const double* p, std::uint32_t id) {
+  void grow_leaf(Slot slot, Link leaf, const RootRecord& root, const Coord* p, std::uint32_t id) {
     using namespace spatial_detail;
-    double x[D][LeafSize];
+    Coord x[D][LeafSize];
     std::uint32_t ids[LeafSize];
     const int n = copy_points(leaf, x, ids);
     for (int d = 0; d < D; ++d) x[d][n] = p[d];
@@ -699,10 +764,14 @@ class KdTree {
   // point is an empty leaf). p itself is inserted afterwards, by descending again.
   void split_leaf(Slot slot, Link leaf, CellD cell, int depth, const RootRecord& root, const double* p) {
     using namespace spatial_detail;
-    double x[D][LeafSize + 1];
+    Coord stored[D][LeafSize];
     std::uint32_t ids[LeafSize];
-    const int n = copy_points(leaf, x, ids);  // n == LeafSize
-    for (int d = 0; d < D; ++d) x[d][n] = p[d];
+    const int n = copy_points(leaf, stored, ids);  // n == LeafSize
+    double x[D][LeafSize + 1];  // the points decoded, p last: what the plan compares with midpoints
+    for (int d = 0; d < D; ++d) {
+      for (int i = 0; i < n; ++i) x[d][i] = decode(stored[d][i], d);
+      x[d][n] = p[d];
+    }
     const bool at_root = slot == kRootSlot;
     if (at_root && !root_cell_around(x, n + 1, cell))
       throw std::length_error("KdTree: more than LeafSize coincident points");
@@ -715,13 +784,13 @@ class KdTree {
     const SplitStep& last = steps[nsteps - 1];
 
     // The left half first, then the right half.
-    double sorted[D][LeafSize];
+    Coord sorted[D][LeafSize];
     std::uint32_t sorted_ids[LeafSize];
     int left = 0;
     for (int i = 0; i < n; ++i) left += x[last.dim][i] < last.split ? 1 : 0;
     for (int i = 0, l = 0, r = left; i < n; ++i) {
       const int to = x[last.dim][i] < last.split ? l++ : r++;
-      for (int d = 0; d < D; ++d) sorted[d][to] = x[d][i];
+      for (int d = 0; d < D; ++d) sorted[d][to] = stored[d][i];
       if constexpr (kIds) sorted_ids[to] = ids[i];
     }
     const Link halves[2] = {new_leaf(sorted, sorted_ids, 0, left), new_leaf(sorted, sorted_ids, left, n - left)};
@@ -907,9 +976,9 @@ class KdTree {
     auto scan = [&](auto& bucket, std::uint32_t n, double bound) {
       cands = 0;
       distances2(bucket, n, q, d2);
-      for_each_below<true>(d2, n, bound, [&](std::uint32_t i) {
+      for_each_below<true>(d2, n, r2_in_units(bound), [&](std::uint32_t i) {
         cand_id[cands] = bucket.id(i);
-        cand_d2[cands] = d2[i];
+        cand_d2[cands] = units_to_r2(d2[i]);
         ++cands;
       });
     };
@@ -938,6 +1007,7 @@ class KdTree {
   using NodeArena = spatial_detail::Arena<Store<Node>>;
   using NodeClaims = spatial_detail::ClaimBatches<NodeArena>;
 
+  const GridFrame<D> frame_;  // a grid tree's grid; unused in an exact tree
   mutable Buckets buckets_;
   mutable NodeArena nodes_;
   NodeClaims node_claims_;

@@ -1,5 +1,5 @@
 #pragma once
-// BucketArenas<D, Store, LeafSize>: where the k-d tree's leaves keep their points, in size classes.
+// BucketArenas<D, Store, LeafSize, Ids, C>: where the k-d tree's leaves keep their points, in size classes.
 //
 // Why classes (bench/results/kdtree-memory.md): with one bucket size, every leaf reserves LeafSize
 // slots whatever it holds. Midpoint splits of a quasi-uniform node set make all leaves about equally
@@ -75,15 +75,15 @@ struct LeafClasses {
 
 // One class: its arena and its per-thread claim batches (about 8 KiB of buckets per batch: eight
 // classes hold back at most 64 KiB per inserting thread).
-template <int D, template <class> class Store, int LeafSize, bool Ids, int K>
+template <int D, template <class> class Store, int LeafSize, bool Ids, class C, int K>
 struct ClassArena {
-  using BucketT = Bucket<D, LeafClasses<LeafSize>::capacity(K), Ids>;
+  using BucketT = Bucket<D, LeafClasses<LeafSize>::capacity(K), Ids, C>;
   static constexpr std::size_t ids_offset() {
     if constexpr (Ids) return offsetof(BucketT, id);
-    else return LeafRef<D, Ids>::kHeaderBytes + sizeof(double) * D * BucketT::kCapacity;
+    else return LeafRef<D, Ids, C>::kHeaderBytes + sizeof(C) * D * BucketT::kCapacity;
   }
-  static_assert(offsetof(BucketT, coord) == LeafRef<D, Ids>::kHeaderBytes &&
-                    ids_offset() == LeafRef<D, Ids>::kHeaderBytes + sizeof(double) * D * BucketT::kCapacity,
+  static_assert(offsetof(BucketT, coord) == LeafRef<D, Ids, C>::kHeaderBytes &&
+                    ids_offset() == LeafRef<D, Ids, C>::kHeaderBytes + sizeof(C) * D * BucketT::kCapacity,
                 "LeafRef's view of a bucket must match Bucket's layout");
   using ArenaT = Arena<Store<BucketT>>;
   static constexpr std::size_t kBatch = std::max<std::size_t>(4, 8192 / sizeof(BucketT));
@@ -99,13 +99,13 @@ struct ClassArena {
   ClaimBatches<ArenaT> claims;
 };
 
-template <int D, template <class> class Store, int LeafSize, bool Ids,
+template <int D, template <class> class Store, int LeafSize, bool Ids, class C,
           class Seq = std::make_integer_sequence<int, LeafClasses<LeafSize>::kCount>>
 class BucketArenas;
 
-template <int D, template <class> class Store, int LeafSize, bool Ids, int... K>
-class BucketArenas<D, Store, LeafSize, Ids, std::integer_sequence<int, K...>>
-    : private ClassArena<D, Store, LeafSize, Ids, K>... {
+template <int D, template <class> class Store, int LeafSize, bool Ids, class C, int... K>
+class BucketArenas<D, Store, LeafSize, Ids, C, std::integer_sequence<int, K...>>
+    : private ClassArena<D, Store, LeafSize, Ids, C, K>... {
  public:
   using Classes = LeafClasses<LeafSize>;
   static constexpr std::uint32_t kNone = 0xFFFF'FFFFu;
@@ -115,7 +115,7 @@ class BucketArenas<D, Store, LeafSize, Ids, std::integer_sequence<int, K...>>
   // store.
   template <class Options>
   BucketArenas(std::size_t max_points, const Options& options)
-      : ClassArena<D, Store, LeafSize, Ids, K>(max_points, options)... {
+      : ClassArena<D, Store, LeafSize, Ids, C, K>(max_points, options)... {
     ((bases_[K] = reinterpret_cast<std::byte*>(base<K>().arena.base())), ...);
   }
 
@@ -132,18 +132,18 @@ class BucketArenas<D, Store, LeafSize, Ids, std::integer_sequence<int, K...>>
       // The first coordinates of the other axes (the scan's later lines follow by the hardware's own
       // prefetching of each array).
       for (int d = 1; d < D; ++d)
-        __builtin_prefetch(p + LeafRef<D, Ids>::kHeaderBytes + sizeof(double) * std::size_t{kCapacities[k]} * static_cast<std::size_t>(d));
+        __builtin_prefetch(p + LeafRef<D, Ids, C>::kHeaderBytes + sizeof(C) * std::size_t{kCapacities[k]} * static_cast<std::size_t>(d));
     }
   }
 
-  // Calls f(LeafRef<D, Ids>) on the bucket of a leaf link (not kEmptyLeaf). The reference is valid during
+  // Calls f(LeafRef<D, Ids, C>) on the bucket of a leaf link (not kEmptyLeaf). The reference is valid during
   // the call only (arena.hpp). On stores with stable addresses it is computed from per-class tables.
   template <class F>
   void with(Link leaf, F&& f) {
     const std::uint32_t b = bucket_of(leaf);
     if constexpr (kStable) {
       const int k = class_of(leaf);
-      f(LeafRef<D, Ids>{bases_[k] + std::size_t{b} * kBytes[k], kCapacities[k]});
+      f(LeafRef<D, Ids, C>{bases_[k] + std::size_t{b} * kBytes[k], kCapacities[k]});
     } else {
       switch (class_of(leaf)) {
         case 0: return visit<0>(b, f);
@@ -228,7 +228,7 @@ class BucketArenas<D, Store, LeafSize, Ids, std::integer_sequence<int, K...>>
   // Bytes of claimed slots: live leaves, retired buckets waiting for reuse, and slots held back in
   // the claim batches (at most ClassArena::kBatch per class per inserting thread).
   std::size_t bytes_used() const {
-    return (std::size_t{0} + ... + (base<K>().arena.size() * sizeof(typename ClassArena<D, Store, LeafSize, Ids, K>::BucketT)));
+    return (std::size_t{0} + ... + (base<K>().arena.size() * sizeof(typename ClassArena<D, Store, LeafSize, Ids, C, K>::BucketT)));
   }
   std::size_t bytes_resident() const { return (std::size_t{0} + ... + base<K>().arena.bytes_resident()); }
 
@@ -246,25 +246,25 @@ class BucketArenas<D, Store, LeafSize, Ids, std::integer_sequence<int, K...>>
     std::uint32_t pending_tail[kMaxClasses];
   };
 
-  template <int C>
-  ClassArena<D, Store, LeafSize, Ids, C>& base() {
-    return static_cast<ClassArena<D, Store, LeafSize, Ids, C>&>(*this);
+  template <int K1>
+  ClassArena<D, Store, LeafSize, Ids, C, K1>& base() {
+    return static_cast<ClassArena<D, Store, LeafSize, Ids, C, K1>&>(*this);
   }
-  template <int C>
-  const ClassArena<D, Store, LeafSize, Ids, C>& base() const {
-    return static_cast<const ClassArena<D, Store, LeafSize, Ids, C>&>(*this);
+  template <int K1>
+  const ClassArena<D, Store, LeafSize, Ids, C, K1>& base() const {
+    return static_cast<const ClassArena<D, Store, LeafSize, Ids, C, K1>&>(*this);
   }
-  template <int C, class F>
+  template <int K1, class F>
   void visit(std::uint32_t b, F& f) {
-    if constexpr (C < Classes::kCount) {
-      base<C>().arena.with(b, [&](auto& bucket) {
-        f(LeafRef<D, Ids>{reinterpret_cast<std::byte*>(&bucket), static_cast<std::uint32_t>(Classes::capacity(C))});
+    if constexpr (K1 < Classes::kCount) {
+      base<K1>().arena.with(b, [&](auto& bucket) {
+        f(LeafRef<D, Ids, C>{reinterpret_cast<std::byte*>(&bucket), static_cast<std::uint32_t>(Classes::capacity(K1))});
       });
     }
   }
 
-  static constexpr bool kStable = ClassArena<D, Store, LeafSize, Ids, 0>::ArenaT::kStable;
-  static constexpr std::size_t kBytes[] = {sizeof(typename ClassArena<D, Store, LeafSize, Ids, K>::BucketT)...};
+  static constexpr bool kStable = ClassArena<D, Store, LeafSize, Ids, C, 0>::ArenaT::kStable;
+  static constexpr std::size_t kBytes[] = {sizeof(typename ClassArena<D, Store, LeafSize, Ids, C, K>::BucketT)...};
   static constexpr std::uint32_t kCapacities[] = {static_cast<std::uint32_t>(Classes::capacity(K))...};
   std::byte* bases_[sizeof...(K)] = {};
   std::size_t claim_fresh(int k) {

@@ -61,31 +61,32 @@ static_assert(sizeof(Node) == 16);
 //          while a live leaf, who writes to it (writer_tag, kdtree_buckets.hpp; written only by the
 //          lock holder or before publication).
 //   id:    the caller's id of each point, in trees that keep ids (Ids; 4 bytes a point otherwise saved).
-template <int D, int C, bool Ids>
+// C is the type a coordinate is kept in: double, or a 32-bit integer on a grid (grid_frame.hpp).
+template <int D, int Cap, bool Ids, class C>
 struct Bucket {
-  static constexpr int kCapacity = C;
+  static constexpr int kCapacity = Cap;
   std::uint32_t count;
   std::uint32_t lock;
   std::uint32_t spare;
   std::uint32_t next_free;
-  double coord[D][C];
-  std::uint32_t id[C];
+  C coord[D][Cap];
+  std::uint32_t id[Cap];
 };
-template <int D, int C>
-struct Bucket<D, C, false> {
-  static constexpr int kCapacity = C;
+template <int D, int Cap, class C>
+struct Bucket<D, Cap, false, C> {
+  static constexpr int kCapacity = Cap;
   std::uint32_t count;
   std::uint32_t lock;
   std::uint32_t spare;
   std::uint32_t next_free;
-  double coord[D][C];
+  C coord[D][Cap];
 };
 
 // A leaf bucket of any class, seen through its capacity: the code that reads and writes leaves is
 // compiled once for all classes and reached without a jump on the class (with 8 classes, a switch
 // per leaf visit cost queries ~15 % in bench/spatial/kdtree: the class varies from leaf to leaf, so the
-// jump mispredicts). The fields are those of Bucket<D, cap, Ids> (static_asserts in kdtree_buckets.hpp).
-template <int D, bool Ids>
+// jump mispredicts). The fields are those of Bucket<D, cap, Ids, C> (static_asserts in kdtree_buckets.hpp).
+template <int D, bool Ids, class C>
 struct LeafRef {
   std::byte* p;
   std::uint32_t cap;
@@ -94,13 +95,13 @@ struct LeafRef {
   std::uint32_t& lock() const { return word(1); }
   std::uint32_t& next_free() const { return word(3); }
   std::uint32_t& writers() const { return word(3); }  // the same word, while the bucket is a live leaf
-  double& coord(int d, std::uint32_t i) const {
-    return reinterpret_cast<double*>(p + kHeaderBytes)[static_cast<std::size_t>(d) * cap + i];
+  C& coord(int d, std::uint32_t i) const {
+    return reinterpret_cast<C*>(p + kHeaderBytes)[static_cast<std::size_t>(d) * cap + i];
   }
   std::uint32_t& id(std::uint32_t i) const
     requires Ids
   {
-    return reinterpret_cast<std::uint32_t*>(p + kHeaderBytes + sizeof(double) * D * cap)[i];
+    return reinterpret_cast<std::uint32_t*>(p + kHeaderBytes + sizeof(C) * D * cap)[i];
   }
 
   static constexpr std::size_t kHeaderBytes = 4 * sizeof(std::uint32_t);
