@@ -3,18 +3,9 @@
 // which each clone vectorises at its width.
 #include "nodegen/fill/nearest_squared.hpp"
 
-namespace nodegen::fill_detail {
+#include "../spatial/target_clones.hpp"
 
-// GCC only: clang 14 ignores the attribute where the header's declaration lacks it, and with it there
-// too, a test program's call through it left the array unchanged. Not under a sanitizer either: the
-// resolver runs while the program is relocated, before ThreadSanitizer's runtime is up, and the test
-// programs crashed there. Those builds (the asan and tsan presets) run the one loop.
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
-#define NODEGEN_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define NODEGEN_CLONES
-#endif
+namespace nodegen::fill_detail {
 
 NODEGEN_CLONES void nearest_squared_2d(const double* cx, const double* cy, std::size_t m, const double* px,
                                        const double* py, std::size_t n, double* near2) noexcept {

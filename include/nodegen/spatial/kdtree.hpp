@@ -73,6 +73,7 @@
 #include "nodegen/spatial/kdtree_buckets.hpp"
 #include "nodegen/spatial/kdtree_layout.hpp"
 #include "nodegen/spatial/kdtree_split.hpp"
+#include "nodegen/spatial/leaf_distances.hpp"
 #include "nodegen/spatial/point.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/vm_store.hpp"
@@ -480,9 +481,9 @@ class KdTree {
   // The squared distances of a leaf's first n points to q, into d2[0..n): the sum over the axes of
   // (p - q)^2 in axis order, rounded as exists_within promises because the build never contracts a
   // multiply and an add into one fused operation (-ffp-contract=off, CMakeLists.txt). One pass of
-  // plain loads over each coordinate array, which the compiler vectorises (with the scan's tests in a
-  // second pass, for_each_below: 1.10x the 2D and 1.22x the 3D fill's rate at 1 thread against one
-  // loop of per-point atomic loads and tests).
+  // plain loads over each coordinate array, vectorised (with the scan's tests in a second pass,
+  // for_each_below: 1.10x the 2D and 1.22x the 3D fill's rate at 1 thread against one loop of
+  // per-point atomic loads and tests), in a kernel compiled per instruction set (leaf_distances.hpp).
   // Distances are in the tree's units: a grid tree takes the differences in grid steps,
   // x - (q - centre) / step with x the stored integer, one conversion per coordinate and no decoding.
   // A squared distance in steps times step^2 (a power of two: exact) is the squared distance to the
@@ -494,14 +495,8 @@ class KdTree {
     for (int d = 0; d < D; ++d) x[d] = &bucket.coord(d, 0);
     double qs[D];
     for (int d = 0; d < D; ++d) qs[d] = kGrid ? (q[d] - frame_.centre[d]) * frame_.inv_step : q[d];
-    for (std::uint32_t i = 0; i < n; ++i) {
-      double sum = 0;
-      for (int d = 0; d < D; ++d) {
-        const double t = static_cast<double>(x[d][i]) - qs[d];
-        sum += t * t;
-      }
-      d2[i] = sum;
-    }
+    if constexpr (D == 2) spatial_detail::leaf_distances2(x[0], x[1], n, qs[0], qs[1], d2);
+    else spatial_detail::leaf_distances2(x[0], x[1], x[2], n, qs[0], qs[1], qs[2], d2);
   }
   double r2_in_units(double r2) const { return kGrid ? r2 * (frame_.inv_step * frame_.inv_step) : r2; }
   double units_to_r2(double d2) const { return kGrid ? d2 * (frame_.step * frame_.step) : d2; }
