@@ -1,36 +1,42 @@
-// The candidate test kernel (fill/nearest_squared.hpp), in the clone this CPU runs: every candidate's
-// squared distance to its nearest neighbour equals the per-candidate loop's (the sum in axis order,
-// bit for bit), for counts that are and are not multiples of the vector width, with no neighbours, and
-// with starting values the pass must keep.
+// The candidate test: the kernels (fill/nearest_squared.hpp), in the clone this CPU runs, equal the
+// per-candidate loop bit for bit (counts that are and are not multiples of the vector width, no
+// neighbours, starting values the pass must keep), the 3D one counting the results in a range; and
+// pnp_fill.hpp's nearest_squared (in 3D a float pass screening for the double sums) decides every
+// candidate as the double sums do, also for neighbours placed within a hair of the test radius on
+// either side, where a float pass cannot tell.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <random>
 #include <vector>
 
 #include "nodegen/fill/nearest_squared.hpp"
+#include "nodegen/fill/pnp_fill.hpp"
 
 namespace nodegen::fill_detail {
 namespace {
 
+template <class T>
 struct Points {
-  std::vector<double> x, y, z;
+  std::vector<T> x, y, z;
   Points(std::size_t n, std::mt19937_64& rng) {
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::uniform_real_distribution<T> u(-1, 1);
     for (std::size_t i = 0; i < n; ++i) x.push_back(u(rng)), y.push_back(u(rng)), z.push_back(u(rng));
   }
 };
 
 // The reference: per candidate, a plain loop over the neighbours.
-std::vector<double> reference(const Points& c, const Points& p, int dim, double start) {
-  std::vector<double> out(c.x.size(), start);
+template <class T>
+std::vector<T> reference(const Points<T>& c, const Points<T>& p, int dim, T start) {
+  std::vector<T> out(c.x.size(), start);
   for (std::size_t i = 0; i < c.x.size(); ++i)
     for (std::size_t j = 0; j < p.x.size(); ++j) {
-      const double dx = p.x[j] - c.x[i], dy = p.y[j] - c.y[i];
-      double d2 = dx * dx + dy * dy;
+      const T dx = p.x[j] - c.x[i], dy = p.y[j] - c.y[i];
+      T d2 = dx * dx + dy * dy;
       if (dim == 3) {
-        const double dz = p.z[j] - c.z[i];
+        const T dz = p.z[j] - c.z[i];
         d2 += dz * dz;
       }
       if (d2 < out[i]) out[i] = d2;
@@ -38,23 +44,89 @@ std::vector<double> reference(const Points& c, const Points& p, int dim, double 
   return out;
 }
 
-TEST(NearestSquared, EqualsThePerCandidateLoopBitForBit) {
+TEST(NearestSquared, KernelsEqualThePerCandidateLoopBitForBit) {
   std::mt19937_64 rng(5);
-  for (std::size_t m : {0u, 1u, 3u, 4u, 7u, 8u, 15u, 65u, 200u}) {
+  for (std::size_t m : {0u, 1u, 3u, 4u, 7u, 8u, 15u, 16u, 65u, 200u}) {
     for (std::size_t n : {0u, 1u, 5u, 33u, 300u}) {
-      const Points c(m, rng), p(n, rng);
+      const Points<double> c2(m, rng), p2(n, rng);
+      const Points<float> c3(m, rng), p3(n, rng);
       for (double start : {std::numeric_limits<double>::infinity(), 0.01}) {
-        std::vector<double> two(m, start), three(m, start);
-        nearest_squared_2d(c.x.data(), c.y.data(), m, p.x.data(), p.y.data(), n, two.data());
-        nearest_squared_3d(c.x.data(), c.y.data(), c.z.data(), m, p.x.data(), p.y.data(), p.z.data(), n, three.data());
-        const auto ref2 = reference(c, p, 2, start), ref3 = reference(c, p, 3, start);
+        std::vector<double> two(m, start);
+        std::vector<float> three(m, static_cast<float>(start));
+        nearest_squared_2d(c2.x.data(), c2.y.data(), m, p2.x.data(), p2.y.data(), n, two.data());
+        const float lo = 0.5f, hi = 1.5f;
+        const std::size_t in3 = nearest_squared_3f(c3.x.data(), c3.y.data(), c3.z.data(), m, p3.x.data(),
+                                                   p3.y.data(), p3.z.data(), n, lo, hi, three.data());
+        const auto ref2 = reference(c2, p2, 2, start);
+        const auto ref3 = reference(c3, p3, 3, static_cast<float>(start));
+        std::size_t want3 = 0;
         for (std::size_t i = 0; i < m; ++i) {
           ASSERT_EQ(two[i], ref2[i]) << "2D, m " << m << ", n " << n << ", candidate " << i;
           ASSERT_EQ(three[i], ref3[i]) << "3D, m " << m << ", n " << n << ", candidate " << i;
+          want3 += ref3[i] >= lo && ref3[i] < hi ? 1 : 0;
         }
+        ASSERT_EQ(in3, want3) << "3D, m " << m << ", n " << n;
       }
     }
   }
+}
+
+// Candidates on the sphere of radius r around p, neighbours within reach(r) of p: some at random, some
+// at exactly (1 + e) rz from a candidate for e of a few ulps to 1e-5 either side. The screened answer
+// must compare with rz^2 as the double sums do, for domains of any size and place.
+template <int D>
+void check_screened(double r, const Vec<D>& p, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g(0.0, 1.0);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const double rz = (1.0 - 1e-10) * r, rz2 = rz * rz, reach = (r + rz) * (1.0 + 1e-12);
+  auto on_sphere = [&](double radius) {
+    Vec<D> v;
+    for (int a = 0; a < D; ++a) v[a] = g(rng);
+    return Vec<D>(radius * v / v.norm());
+  };
+  int borderline = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    PointList<D> cands, pts;
+    for (int i = 0; i < (D == 2 ? 15 : 65); ++i) cands.push(p + on_sphere(r));
+    const int n = static_cast<int>(u(rng) * 40);
+    for (int j = 0; j < n; ++j) {
+      if (j % 3 == 0 && cands.size() > 0) {
+        // A neighbour a hair from the test radius of some candidate, still within reach of p.
+        const Vec<D> c = cands.at(static_cast<std::size_t>(u(rng) * static_cast<double>(cands.size())));
+        const double e = (u(rng) < 0.5 ? -1 : 1) * std::pow(10.0, -15.0 + 10.0 * u(rng));
+        const Vec<D> q = c + on_sphere(rz * (1.0 + e));
+        if ((q - p).norm() < reach) pts.push(q);
+      } else {
+        pts.push(p + on_sphere(reach * std::pow(u(rng), 1.0 / D)));
+      }
+    }
+    ScreenLists f;
+    std::vector<NearValue<D>> out;
+    const NearValue<D> limit = nearest_squared<D>(p, reach, cands, pts, rz2, f, out);
+    ASSERT_EQ(out.size(), cands.size());
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      const double exact = nearest_squared_exactly<D>(cands.at(i), pts);
+      ASSERT_EQ(out[i] < limit, exact < rz2) << "trial " << trial << ", candidate " << i << ": exact " << exact
+                                           << " against rz^2 " << rz2;
+      ASSERT_EQ(exact < rz2, !clear_of<D>(cands.at(i), pts, rz2));
+      borderline += std::abs(exact - rz2) < 1e-5 * rz2 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(borderline, 30) << "the test should place many neighbours where the float pass cannot decide";
+}
+
+TEST(NearestSquared, ScreenedPassDecidesAsTheDoubleSums2D) {
+  check_screened<2>(0.01, Vec<2>(0.3, 0.7), 1);
+  check_screened<2>(1e-30, Vec<2>(-5e-29, 2e-30), 2);    // far below float's range: scaled first
+  check_screened<2>(3e25, Vec<2>(1e27, -2e26), 3);       // far above it
+  check_screened<2>(0.01, Vec<2>(1e6, -1e6), 4);         // far from the origin for its size
+}
+
+TEST(NearestSquared, ScreenedPassDecidesAsTheDoubleSums3D) {
+  check_screened<3>(0.02, Vec<3>(0.3, 0.7, 0.1), 5);
+  check_screened<3>(1e-30, Vec<3>(-5e-29, 2e-30, 0), 6);
+  check_screened<3>(0.01, Vec<3>(1e6, -1e6, 3e5), 7);
 }
 
 }  // namespace
