@@ -70,10 +70,17 @@ TEST(GridFrame, BoxFarFromTheOriginGetsTheDoublesOwnResolution) {
   EXPECT_GE(f.step, ulp(1e9 + 2));
 }
 
-TEST(GridFrame, EmptyOrNonFiniteBoxIsRefused) {
-  const double a[2] = {0, 0}, inf[2] = {INFINITY, 1};
+TEST(GridFrame, EmptyNonFiniteOrUnrepresentableBoxIsRefused) {
+  const double a[2] = {0, 0}, inf[2] = {INFINITY, 1}, nan[2] = {NAN, 1}, one[2] = {1, 1};
   EXPECT_THROW((void)GridFrame<2>::around(a, a), std::invalid_argument);
   EXPECT_THROW((void)GridFrame<2>::around(a, inf), std::invalid_argument);
+  EXPECT_THROW((void)GridFrame<2>::around(a, nan), std::invalid_argument);
+  EXPECT_THROW((void)GridFrame<2>::around(nan, one), std::invalid_argument);
+  EXPECT_THROW((void)GridFrame<2>::around(one, a), std::invalid_argument);  // lo above hi
+  const double huge_lo[2] = {-1.5e308, 0}, huge_hi[2] = {1.5e308, 1};
+  EXPECT_THROW((void)GridFrame<2>::around(huge_lo, huge_hi), std::invalid_argument);
+  const double tiny[2] = {1e-310, 1e-310};
+  EXPECT_THROW((void)GridFrame<2>::around(a, tiny), std::invalid_argument);
 }
 
 }  // namespace

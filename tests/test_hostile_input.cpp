@@ -543,12 +543,18 @@ TEST_F(HostileInput, SpacingBelowTheCoordinatesResolution) {
 }
 
 // A spot of tiny h between the loader's samples: the fill checks h where it evaluates it against the
-// same limits (h at least 1e-100 and |x| / h at most 1e12), so the spot is the spacing's error with its
-// point, where the k-d tree's depth limit had ended the run as an internal error.
+// same limits (h at least 1e-100, |x| / h at most 1e12 and the box's extent / h at most 2^22), so the
+// spot is the spacing's error with its point, where the k-d tree's depth limit had ended the run as an
+// internal error.
 TEST_F(HostileInput, SpacingBelowTheLimitsBetweenTheLoadersSamples) {
   write("spot.json", R"({"dim": 2, "spacing": "(abs(x-0.5)<1e-3 && y<1e-3) ? 1e-300 : 0.05",)"
                      R"( "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
-  expect_error({"run", "spot.json"}, {"spot.json", "spacing", "h = 1e-300 at (0.4999", "h must be at least 1e-12 here"});
+  expect_error({"run", "spot.json"}, {"spot.json", "spacing", "h = 1e-300 at (0.4999", "h must be at least 2.38e-07 here"});
+  // Finer than the fill's k-d tree resolves (its grid over the box): the loader's corner sample finds it.
+  write("fine.json", R"({"dim": 2, "spacing": "x < 1e-3 ? 1e-8 : 0.05",)"
+                     R"( "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  expect_error({"run", "fine.json"}, {"fine.json", "spacing", "h = 1e-08 at (0", "finer than the fill resolves",
+                                      "extent / h must be at most 4194304"});
   write("poly.json", R"({"dim": 2, "spacing": "(abs(x-0.5)<1e-4 && y<1e-4) ? 1e-200 : 0.05",)"
                      R"( "shape": {"type": "polygon", "points": [[0, 0], [1, 0], [1, 1], [0, 1]]}})");
   expect_error({"run", "poly.json"}, {"poly.json", "spacing", "h = 9.9999999999999998e-201 at (", "h must be at least"});

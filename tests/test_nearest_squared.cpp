@@ -94,7 +94,7 @@ void check_screened(double r, const Vec<D>& p, std::uint64_t seed) {
       if (j % 3 == 0 && cands.size() > 0) {
         // A neighbour a hair from the test radius of some candidate, still within reach of p.
         const Vec<D> c = cands.at(static_cast<std::size_t>(u(rng) * static_cast<double>(cands.size())));
-        const double e = (u(rng) < 0.5 ? -1 : 1) * std::pow(10.0, -15.0 + 10.0 * u(rng));
+        const double e = (u(rng) < 0.5 ? -1 : 1) * std::pow(10.0, -15.0 + 12.0 * u(rng));  // inside and beyond the margin
         const Vec<D> q = c + on_sphere(rz * (1.0 + e));
         if ((q - p).norm() < reach) pts.push(q);
       } else {
@@ -126,6 +126,7 @@ TEST(NearestSquared, ScreenedPassDecidesAsTheDoubleSums2D) {
 TEST(NearestSquared, ScreenedPassDecidesAsTheDoubleSums3D) {
   check_screened<3>(0.02, Vec<3>(0.3, 0.7, 0.1), 5);
   check_screened<3>(1e-30, Vec<3>(-5e-29, 2e-30, 0), 6);
+  check_screened<3>(3e25, Vec<3>(1e27, -2e26, 5e25), 8);
   check_screened<3>(0.01, Vec<3>(1e6, -1e6, 3e5), 7);
 }
 

@@ -436,6 +436,13 @@ double validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>
                           "), far above " + (cap_from_cli ? "--max-nodes " : "fill.max_nodes = ") +
                           std::to_string(fill.max_nodes) + "; use a larger spacing or raise " +
                           (cap_from_cli ? "--max-nodes" : "fill.max_nodes"));
+  // The fill's k-d tree keeps nodes on a grid of 2^32 steps over the box (spacing.hpp,
+  // kMaxExtentOverSpacing). After the count: a domain too thin for its h is refused for its count.
+  const double extent = box.size().maxCoeff();
+  if (extent > kMaxExtentOverSpacing * h_min)
+    L.fail("spacing", "h = " + num(h_min) + " at (" + where(h_min_at) + ") is finer than the fill resolves in a domain "
+                          "whose box is " + num(extent) + " across (its extent / h must be at most " +
+                          std::to_string(static_cast<long long>(kMaxExtentOverSpacing)) + "); use a larger spacing there");
   return nodes + boundary_nodes;
 }
 

@@ -200,7 +200,7 @@ inline constexpr double kScreenMargin = 1.0 / 65536;
 // distance lies within kScreenMargin of the scaled r2 is decided by its double sums (near2 -1 for
 // blocked, infinity for clear); the others keep the float distance, which lies on the same side of the
 // limit as the double one. So every candidate is decided as the double sums decide it and the nodes do
-// not change: bench/fill 3D x1.05. (In 2D the same pass ran 0.91x: ~15 candidates leave 7 to the
+// not change: bench/fill 3D x1.07. (In 2D the same pass ran 0.91x: ~15 candidates leave 7 to the
 // 8-wide loop's scalar tail, and the copies cost more than the narrower pass saves.)
 template <int D>
 inline NearValue<D> nearest_squared(const Vec<D>& p, double reach, const PointList<D>& cands,
@@ -224,7 +224,7 @@ inline NearValue<D> nearest_squared(const Vec<D>& p, double reach, const PointLi
       for (std::size_t i = 0; i < m; ++i) fc[i] = static_cast<float>((cx[i] - pa) * scale);
       for (std::size_t j = 0; j < n; ++j) fq[j] = static_cast<float>((px[j] - pa) * scale);
     }
-    // lo < limit < hi as floats: the margin is ~250 float ulps at the limit (~0.25).
+    // lo < limit < hi as floats: the margin is 512-1024 float ulps at the limit (just below 0.25).
     const double limit = r2 * scale * scale;
     const auto lo = static_cast<float>(limit - kScreenMargin), hi = static_cast<float>(limit + kScreenMargin);
     std::size_t unsure = nearest_squared_3f(f.c[0].data(), f.c[1].data(), f.c[2].data(), m, f.q[0].data(),
@@ -258,7 +258,8 @@ class PnpFill {
   // (bench/fill at 1 thread, 5 alternated rounds, against 32: 2D x1.04, 3D x1.03; 16: x0.91, 48:
   // x0.98-0.99 and 128: x0.98 of 64), the nodes being the same. Its points lie on a grid of 2^32
   // steps per axis over the domain's box (grid_frame.hpp): 4 bytes a coordinate instead of 8, and a
-  // node's neighbours are tested at their grid points, at most 4e-10 of the box away from them.
+  // node's neighbours are tested at their grid points, within sqrt(D) / 2 steps (6.1e-10 of the box in
+  // 3D, 0.3 % of the least spacing the fill takes) of them.
   using Tree = KdTree<D, Store, 64, PointIds::none, Coords::grid>;
 
   PnpFill(const DomainT& domain, const SpacingT& spacing, const FillParams& params, const FillOptions& options)
@@ -270,7 +271,7 @@ class PnpFill {
         dirs_(unit_candidates<D>(params.candidates)),
         dirs_by_axis_(by_axis(dirs_)),
         box_diagonal_(domain.bounding_box().size().norm()),
-        min_spacing_(least_spacing(domain.bounding_box().reach())),
+        min_spacing_(least_spacing(domain.bounding_box().reach(), domain.bounding_box().size().maxCoeff())),
         grid_(domain.bounding_box().lo, domain.bounding_box().size().maxCoeff()),
         constant_spacing_(is_constant(spacing)),
         log_(options.phase_log),
@@ -1108,7 +1109,7 @@ class PnpFill {
   std::vector<Vec<D>> dirs_;
   PointList<D> dirs_by_axis_;  // the same directions by coordinate (3D candidates are placed from these)
   double box_diagonal_;
-  double min_spacing_;  // the least h the fill resolves here (spacing.hpp: kMinSpacing, kMaxCoordinateOverSpacing)
+  double min_spacing_;  // the least h the fill resolves here (spacing.hpp: least_spacing)
   TileGrid<D> grid_;
   bool constant_spacing_;  // then every node's h is its parent's, no evaluation needed
   PhaseLog* log_;          // options_.phase_log

@@ -19,8 +19,15 @@ namespace nodegen {
 // their parent node: a box at 1e15 with h = 0.05 ended in the k-d tree's depth limit).
 inline constexpr double kMinSpacing = 1e-100;
 inline constexpr double kMaxCoordinateOverSpacing = 1e12;
-// The least h the coordinates of a domain reaching |x| = reach resolve.
-inline double least_spacing(double reach) { return std::max(kMinSpacing, reach / kMaxCoordinateOverSpacing); }
+// And the fill's k-d tree keeps nodes on a grid of 2^32 steps over the domain's box
+// (spatial/grid_frame.hpp): with the box's largest extent / h at most 2^22, h spans at least ~340 steps,
+// so a node's grid point lies within 0.3 % of h of it (a spot of h below that: nodes tested at the
+// wrong places, and more than a leaf of them on one grid point).
+inline constexpr double kMaxExtentOverSpacing = 4194304;  // 2^22
+// The least h the fill resolves in a domain reaching |x| = reach whose box's largest extent is `extent`.
+inline double least_spacing(double reach, double extent) {
+  return std::max({kMinSpacing, reach / kMaxCoordinateOverSpacing, extent / kMaxExtentOverSpacing});
+}
 
 class Spacing {
  public:

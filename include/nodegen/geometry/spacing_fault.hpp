@@ -28,7 +28,8 @@ std::string describe_fault(const Vec<D>& p, double h, double least = 0.0) {
   char why[160];
   if (h > 0.0 && h < least && std::isfinite(h))
     std::snprintf(why, sizeof why,
-                  "; h must be at least %.3g here (1e-100, and |x| / h at most 1e12 for double precision to resolve it)",
+                  "; h must be at least %.3g here (1e-100, |x| / h at most 1e12 and the domain's extent / h at most "
+                  "4194304 for the fill to resolve it)",
                   least);
   else
     std::snprintf(why, sizeof why, "; h must be positive and finite");

@@ -40,13 +40,14 @@
 // Ids (PointIds below): a tree that reports which point it found (nearest, knn, the id argument of
 // for_each_within's callback) keeps a 32-bit id beside every point; a tree that only answers where
 // points are (the fill's, which tests candidates against the positions of their neighbours) keeps
-// none: 4 bytes a point, a sixth of a 2D leaf's bytes.
+// none: 4 bytes a point (a sixth of a 2D leaf's bytes with doubles, a third on the grid).
 //
 // Coordinates (Coords below, grid_frame.hpp): a tree keeps its points' coordinates as doubles, or on
 // a fixed grid of 2^32 steps per axis as 32-bit integers, half a leaf's bytes: the fill's tree, whose
-// copy of the nodes is the largest thing beside the node store. A grid tree is the exact tree of its
-// points rounded to the grid once, at insert; moves and splits copy the stored integers, so a point
-// never moves again.
+// copy of the nodes is the largest thing beside the node store. A grid tree keeps its points rounded
+// to the grid once, at insert; moves and splits copy the stored integers, so a point never moves
+// again. Its leaf tests take the query rounded by up to 2^-22 of a step and its walk prunes a step
+// wide of each split plane (plane_gap), so its answers depend on the points and the query alone.
 //
 // Limits: depth is capped (kMaxSplitDepth below the root plus kMaxRootGrowth growth levels); a split
 // that would exceed it (more than LeafSize points closer together than the floating-point resolution
@@ -224,20 +225,15 @@ class KdTree {
     if (!(r > 0)) return false;
     double qa[D];
     for (int d = 0; d < D; ++d) qa[d] = q[d];
-    Coord skip[D];  // NaN (none) in an exact tree; a grid tree's `except` off its frame is no point of it
+    Coord skip[D] = {};  // NaN (none) in an exact tree; a grid tree's `except` off its frame is no point of it
     bool can_skip = true;
     for (int d = 0; d < D; ++d) {
-      if constexpr (kGrid) {
-        const double v = (except[d] - frame_.centre[d]) * frame_.inv_step;
-        can_skip = can_skip && v >= -2147483648.5 && v < 2147483647.5;
-        skip[d] = can_skip ? static_cast<Coord>(GridFrame<D>::nearest_integer(v)) : 0;
-      } else {
-        skip[d] = except[d];
-      }
+      if constexpr (kGrid) can_skip = can_skip && frame_.try_encode(except[d], d, skip[d]);
+      else skip[d] = except[d];
     }
     const double r2 = r * r, r2u = r2_in_units(r2);
     double d2[LeafSize];
-    return range_search(qa, r2, [&](auto& bucket, std::uint32_t n, bool& found) {
+    return range_search(qa, prune_r2(r), [&](auto& bucket, std::uint32_t n, bool& found) {
       found = false;
       distances2(bucket, n, qa, d2);
       for_each_below(d2, n, r2u, [&](std::uint32_t i) {
@@ -260,7 +256,7 @@ class KdTree {
   // more than the limit): false then, true when f saw every point of the ball.
   template <class F>
   bool for_each_within(const Vec<D>& q, double r, F&& f, const Finger& finger, std::size_t limit = kNoLimit) const {
-    return for_each_within_from(q, r, f, finger.slot_holding(q, r), limit);
+    return for_each_within_from(q, r, f, finger.slot_holding(q, r + ball_slack()), limit);
   }
 
  private:
@@ -279,7 +275,7 @@ class KdTree {
     int hits = 0;
     std::size_t shown = 0;
     double d2[LeafSize];
-    return !range_search<true>(qa, r2, [&](auto& bucket, std::uint32_t n, bool& stop) {
+    return !range_search<true>(qa, prune_r2(r), [&](auto& bucket, std::uint32_t n, bool& stop) {
       stop = false;
       hits = 0;
       distances2(bucket, n, qa, d2);
@@ -499,6 +495,21 @@ class KdTree {
     else spatial_detail::leaf_distances2(x[0], x[1], x[2], n, qs[0], qs[1], qs[2], d2);
   }
   double r2_in_units(double r2) const { return kGrid ? r2 * (frame_.inv_step * frame_.inv_step) : r2; }
+  // Pruning at split planes. A grid tree's leaf tests take the query rounded by up to 2^-22 of a step,
+  // so its walk visits the far side of a plane up to two steps further than the radius: every leaf whose test could pass is visited,
+  // and an answer does not depend on which split planes the tree has. An exact tree prunes at r itself.
+  // prune_r2: the squared radius a range search of radius r prunes with; plane_gap: how far the far
+  // side of a plane lies from the query for a nearest search, given q - split.
+  double prune_r2(double r) const {
+    const double w = kGrid ? r + 2 * frame_.step : r;
+    return w * w;
+  }
+  double plane_gap(double diff) const {
+    if constexpr (kGrid) return std::max(0.0, std::fabs(diff) - frame_.step);
+    else return diff;
+  }
+  // The same slack for the finger's choice of a cell that holds the query's ball.
+  double ball_slack() const { return kGrid ? frame_.step : 0.0; }
   double units_to_r2(double d2) const { return kGrid ? d2 * (frame_.step * frame_.step) : d2; }
 
   // A coordinate as the tree keeps it (grid_frame.hpp), in its stored form and decoded.
@@ -987,7 +998,8 @@ class KdTree {
         nodes_.with(n, [&](Node& node) {
           const double diff = q[d] - node.split;
           const int near = diff < 0 ? 0 : 1;
-          const double far_bound = std::max(e.bound, diff * diff);
+          const double gap = plane_gap(diff);
+          const double far_bound = std::max(e.bound, gap * gap);
           if (far_bound <= collector.bound()) stack[top++] = {child_slot(n, 1 - near), far_bound};
           link = load_acquire(node.child[near]);
         });

@@ -48,7 +48,7 @@ struct Node {
 };
 static_assert(sizeof(Node) == 16);
 
-// A leaf's points, structure-of-arrays so a scan walks each coordinate array contiguously. C is the
+// A leaf's points, structure-of-arrays so a scan walks each coordinate array contiguously. Cap is the
 // bucket's capacity (its size class, kdtree_buckets.hpp).
 //   count: points published; the writer holding `lock` writes point `count`, then release-stores
 //          count + 1, so readers that acquire-load count see complete points below it. Within one
