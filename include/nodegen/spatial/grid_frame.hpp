@@ -14,8 +14,8 @@
 // inserted (round to nearest, a function of the point alone: so the tree's contents do not depend on the
 // order points arrive in or on the thread that inserts them); positions are reported decoded,
 // centre + step * q, the same double each time. Distances are taken in grid steps from the query point
-// rounded by up to 2^-22 of a step (kdtree.hpp, distances2), and the walk prunes a step wide of each
-// split plane, so every answer is a function of the points and the query alone, whatever the tree's
+// rounded by up to 2^-22 of a step (kdtree.hpp, distances2), and the walk prunes a step or two wide of
+// each split plane, so every answer is a function of the points and the query alone, whatever the tree's
 // shape. The frame is fixed when the tree is made; a point outside it cannot be kept and is refused.
 #include <cfloat>
 #include <cmath>

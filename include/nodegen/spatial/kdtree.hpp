@@ -46,8 +46,9 @@
 // a fixed grid of 2^32 steps per axis as 32-bit integers, half a leaf's bytes: the fill's tree, whose
 // copy of the nodes is the largest thing beside the node store. A grid tree keeps its points rounded
 // to the grid once, at insert; moves and splits copy the stored integers, so a point never moves
-// again. Its leaf tests take the query rounded by up to 2^-22 of a step and its walk prunes a step
-// wide of each split plane (plane_gap), so its answers depend on the points and the query alone.
+// again. Its leaf tests take the query rounded by up to 2^-22 of a step and its walk prunes a step or
+// two wide of each split plane (prune_r2, plane_gap), so its answers depend on the points and the query
+// alone.
 //
 // Limits: depth is capped (kMaxSplitDepth below the root plus kMaxRootGrowth growth levels); a split
 // that would exceed it (more than LeafSize points closer together than the floating-point resolution
@@ -483,7 +484,7 @@ class KdTree {
   // Distances are in the tree's units: a grid tree takes the differences in grid steps,
   // x - (q - centre) / step with x the stored integer, one conversion per coordinate and no decoding.
   // A squared distance in steps times step^2 (a power of two: exact) is the squared distance to the
-  // decoded point up to the rounding of q - centre (~2^-21 of a step in a frame of 2^32 steps);
+  // decoded point up to the rounding of q - centre (up to 2^-22 of a step in a frame of 2^32 steps);
   // callers compare it with r2_in_units(r2) and report units_to_r2(d2).
   template <class Bucket>
   void distances2(const Bucket& bucket, std::uint32_t n, const double* q, double* d2) const {
@@ -496,8 +497,9 @@ class KdTree {
   }
   double r2_in_units(double r2) const { return kGrid ? r2 * (frame_.inv_step * frame_.inv_step) : r2; }
   // Pruning at split planes. A grid tree's leaf tests take the query rounded by up to 2^-22 of a step,
-  // so its walk visits the far side of a plane up to two steps further than the radius: every leaf whose test could pass is visited,
-  // and an answer does not depend on which split planes the tree has. An exact tree prunes at r itself.
+  // so its walk visits the far side of a plane a step or two further than the radius: every leaf whose
+  // test could pass is visited, and an answer does not depend on which split planes the tree has. An
+  // exact tree prunes at r itself.
   // prune_r2: the squared radius a range search of radius r prunes with; plane_gap: how far the far
   // side of a plane lies from the query for a nearest search, given q - split.
   double prune_r2(double r) const {
