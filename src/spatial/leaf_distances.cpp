@@ -1,8 +1,25 @@
-// The leaf scan kernel in one clone per instruction set (leaf_distances.hpp). One template serves the
-// four array types; each clone vectorises it at its width.
+// The leaf scan kernels (leaf_distances.hpp).
+//
+// leaf_distances2: one template serves the four array types, compiled in one clone per instruction set
+// (target_clones.hpp), each vectorising it at its width.
+//
+// leaf_within: the same sums compared with r2 into a bit mask in the same pass, so the distances are
+// never stored and read back, and the test is a compare and a movemask per four points. GCC does not
+// vectorise a loop that builds a bit mask, so the AVX2 version is written with intrinsics and picked
+// by a flag read from the CPU once, at load (a clone can only be chosen by what the compiler
+// vectorises; and the flag works in the sanitizer builds too, where ifuncs cannot). The portable
+// version computes the distances as leaf_distances2 does and compares them two at a time (SSE2, which
+// every x86-64 has). Both sum in axis order with no fused multiply-add, so they set the same bits.
 #include "nodegen/spatial/leaf_distances.hpp"
 
+#include <type_traits>
+
 #include "target_clones.hpp"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define NODEGEN_HAVE_AVX2_PATH 1
+#include <immintrin.h>
+#endif
 
 namespace nodegen::spatial_detail {
 namespace {
@@ -26,6 +43,87 @@ inline void distances2_3d(const C* __restrict x, const C* __restrict y, const C*
   }
 }
 
+// Bits of d2[i] < r2, i < n <= 64.
+inline std::uint64_t mask_below(const double* d2, std::uint32_t n, double r2) {
+  std::uint64_t mask = 0;
+  std::uint32_t i = 0;
+#if defined(__SSE2__)
+  const __m128d limit = _mm_set1_pd(r2);
+  for (; i + 2 <= n; i += 2)
+    mask |= static_cast<std::uint64_t>(_mm_movemask_pd(_mm_cmplt_pd(_mm_loadu_pd(d2 + i), limit))) << i;
+#endif
+  for (; i < n; ++i) mask |= static_cast<std::uint64_t>(d2[i] < r2) << i;
+  return mask;
+}
+
+// The portable leaf_within: D coordinate arrays x[0..D), query q.
+template <int D, class C>
+std::uint64_t within_portable(const C* const* x, std::uint32_t n, const double* q, double r2) {
+  double d2[64];
+  if constexpr (D == 2) distances2_2d(x[0], x[1], n, q[0], q[1], d2);
+  else distances2_3d(x[0], x[1], x[2], n, q[0], q[1], q[2], d2);
+  return mask_below(d2, n, r2);
+}
+
+#ifdef NODEGEN_HAVE_AVX2_PATH
+const bool kCpuHasAvx2 = [] {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") != 0;
+}();
+
+template <class C>
+__attribute__((target("avx2"))) inline __m256d load4(const C* p) {
+  if constexpr (std::is_same_v<C, double>) return _mm256_loadu_pd(p);
+  else return _mm256_cvtepi32_pd(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+
+// Four points a step; the last n % 4 one at a time (the slots past n may be being written by an
+// insert, so they are not read).
+template <int D, class C>
+__attribute__((target("avx2"))) std::uint64_t within_avx2(const C* const* x, std::uint32_t n, const double* q,
+                                                          double r2) {
+  std::uint64_t mask = 0;
+  const __m256d limit = _mm256_set1_pd(r2);
+  __m256d qv[D];
+  for (int d = 0; d < D; ++d) qv[d] = _mm256_set1_pd(q[d]);
+  std::uint32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m256d tx = _mm256_sub_pd(load4(x[0] + i), qv[0]);
+    const __m256d ty = _mm256_sub_pd(load4(x[1] + i), qv[1]);
+    __m256d s = _mm256_add_pd(_mm256_mul_pd(tx, tx), _mm256_mul_pd(ty, ty));
+    if constexpr (D == 3) {
+      const __m256d tz = _mm256_sub_pd(load4(x[2] + i), qv[2]);
+      s = _mm256_add_pd(s, _mm256_mul_pd(tz, tz));
+    }
+    mask |= static_cast<std::uint64_t>(_mm256_movemask_pd(_mm256_cmp_pd(s, limit, _CMP_LT_OQ))) << i;
+  }
+  for (; i < n; ++i) {
+    double s = 0;
+    for (int d = 0; d < D; ++d) {
+      const double t = static_cast<double>(x[d][i]) - q[d];
+      s = d == 0 ? t * t : s + t * t;
+    }
+    mask |= static_cast<std::uint64_t>(s < r2) << i;
+  }
+  return mask;
+}
+#endif
+
+template <int D, class C>
+std::uint64_t within(ScanVersion v, const C* const* x, std::uint32_t n, const double* q, double r2) {
+#ifdef NODEGEN_HAVE_AVX2_PATH
+  if (v == ScanVersion::avx2) return within_avx2<D>(x, n, q, r2);
+#endif
+  return within_portable<D>(x, n, q, r2);
+}
+
+ScanVersion best_version() {
+#ifdef NODEGEN_HAVE_AVX2_PATH
+  if (kCpuHasAvx2) return ScanVersion::avx2;
+#endif
+  return ScanVersion::portable;
+}
+
 }  // namespace
 
 NODEGEN_CLONES void leaf_distances2(const double* x, const double* y, std::uint32_t n, double qx, double qy,
@@ -43,6 +141,30 @@ NODEGEN_CLONES void leaf_distances2(const std::int32_t* x, const std::int32_t* y
 NODEGEN_CLONES void leaf_distances2(const std::int32_t* x, const std::int32_t* y, const std::int32_t* z,
                                     std::uint32_t n, double qx, double qy, double qz, double* d2) noexcept {
   distances2_3d(x, y, z, n, qx, qy, qz, d2);
+}
+
+bool cpu_runs(ScanVersion v) noexcept {
+#ifdef NODEGEN_HAVE_AVX2_PATH
+  return v == ScanVersion::portable || kCpuHasAvx2;
+#else
+  return v == ScanVersion::portable;
+#endif
+}
+
+std::uint64_t leaf_within(ScanVersion v, const double* const* x, int dims, std::uint32_t n, const double* q,
+                          double r2) noexcept {
+  return dims == 2 ? within<2>(v, x, n, q, r2) : within<3>(v, x, n, q, r2);
+}
+std::uint64_t leaf_within(ScanVersion v, const std::int32_t* const* x, int dims, std::uint32_t n, const double* q,
+                          double r2) noexcept {
+  return dims == 2 ? within<2>(v, x, n, q, r2) : within<3>(v, x, n, q, r2);
+}
+std::uint64_t leaf_within(const double* const* x, int dims, std::uint32_t n, const double* q, double r2) noexcept {
+  return leaf_within(best_version(), x, dims, n, q, r2);
+}
+std::uint64_t leaf_within(const std::int32_t* const* x, int dims, std::uint32_t n, const double* q,
+                          double r2) noexcept {
+  return leaf_within(best_version(), x, dims, n, q, r2);
 }
 
 }  // namespace nodegen::spatial_detail

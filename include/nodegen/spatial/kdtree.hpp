@@ -232,12 +232,10 @@ class KdTree {
       if constexpr (kGrid) can_skip = can_skip && frame_.try_encode(except[d], d, skip[d]);
       else skip[d] = except[d];
     }
-    const double r2 = r * r, r2u = r2_in_units(r2);
-    double d2[LeafSize];
+    const double r2u = r2_in_units(r * r);
     return range_search(qa, prune_r2(r), [&](auto& bucket, std::uint32_t n, bool& found) {
       found = false;
-      distances2(bucket, n, qa, d2);
-      for_each_below(d2, n, r2u, [&](std::uint32_t i) {
+      for_each_in_ball(bucket, n, qa, r2u, [&](std::uint32_t i) {
         bool same = can_skip;
         for (int d = 0; d < D; ++d) same = same && bucket.coord(d, i) == skip[d];
         found = found || !same;
@@ -268,19 +266,17 @@ class KdTree {
     if (!(r > 0)) return true;
     double qa[D];
     for (int d = 0; d < D; ++d) qa[d] = q[d];
-    const double r2 = r * r, r2u = r2_in_units(r2);
+    const double r2u = r2_in_units(r * r);
     // A leaf's matches are buffered and handed to f after its scan, so f's work stays out of the
     // scan's loop.
     std::uint32_t hit_id[LeafSize];
     double hit_pos[LeafSize][D];
     int hits = 0;
     std::size_t shown = 0;
-    double d2[LeafSize];
     return !range_search<true>(qa, prune_r2(r), [&](auto& bucket, std::uint32_t n, bool& stop) {
       stop = false;
       hits = 0;
-      distances2(bucket, n, qa, d2);
-      for_each_below(d2, n, r2u, [&](std::uint32_t i) {
+      for_each_in_ball(bucket, n, qa, r2u, [&](std::uint32_t i) {
         if constexpr (kIds) hit_id[hits] = bucket.id(i);
         else hit_id[hits] = kNoId;
         for (int d = 0; d < D; ++d) hit_pos[hits][d] = decode(bucket.coord(d, i), d);
@@ -478,9 +474,9 @@ class KdTree {
   // The squared distances of a leaf's first n points to q, into d2[0..n): the sum over the axes of
   // (p - q)^2 in axis order, rounded as exists_within promises because the build never contracts a
   // multiply and an add into one fused operation (-ffp-contract=off, CMakeLists.txt). One pass of
-  // plain loads over each coordinate array, vectorised (with the scan's tests in a second pass,
-  // for_each_below: 1.10x the 2D and 1.22x the 3D fill's rate at 1 thread against one loop of
-  // per-point atomic loads and tests), in a kernel compiled per instruction set (leaf_distances.hpp).
+  // plain loads over each coordinate array, vectorised, in a kernel with a version per instruction set
+  // (leaf_distances.hpp); one loop of per-point atomic loads and tests ran 1.10x (2D) and 1.22x (3D)
+  // slower in the fill.
   // Distances are in the tree's units: a grid tree takes the differences in grid steps,
   // x - (q - centre) / step with x the stored integer, one conversion per coordinate and no decoding.
   // A squared distance in steps times step^2 (a power of two: exact) is the squared distance to the
@@ -489,11 +485,35 @@ class KdTree {
   template <class Bucket>
   void distances2(const Bucket& bucket, std::uint32_t n, const double* q, double* d2) const {
     const Coord* x[D];
-    for (int d = 0; d < D; ++d) x[d] = &bucket.coord(d, 0);
     double qs[D];
-    for (int d = 0; d < D; ++d) qs[d] = kGrid ? (q[d] - frame_.centre[d]) * frame_.inv_step : q[d];
+    leaf_frame(bucket, q, x, qs);
     if constexpr (D == 2) spatial_detail::leaf_distances2(x[0], x[1], n, qs[0], qs[1], d2);
     else spatial_detail::leaf_distances2(x[0], x[1], x[2], n, qs[0], qs[1], qs[2], d2);
+  }
+  // Calls f(i) for each of a leaf's first n points whose squared distance (as distances2 sums it, in
+  // the tree's units) lies below r2u, in ascending i. The comparisons come from the scan itself as a
+  // bit mask (leaf_within: with AVX2 a compare and a movemask per four points, the distances never
+  // stored), and f runs once per set bit: a leaf of 64 points holds a few matches, and a test and
+  // branch per point mispredicted on each of them.
+  template <class Bucket, class F>
+  void for_each_in_ball(const Bucket& bucket, std::uint32_t n, const double* q, double r2u, F&& f) const {
+    const Coord* x[D];
+    double qs[D];
+    leaf_frame(bucket, q, x, qs);
+    for (std::uint32_t base = 0; base < n; base += 64) {
+      const Coord* at[D];
+      for (int d = 0; d < D; ++d) at[d] = x[d] + base;
+      std::uint64_t mask = spatial_detail::leaf_within(at, D, std::min<std::uint32_t>(64, n - base), qs, r2u);
+      for (; mask != 0; mask &= mask - 1) f(base + static_cast<std::uint32_t>(std::countr_zero(mask)));
+    }
+  }
+  // A leaf's coordinate arrays and the query in the tree's units.
+  template <class Bucket>
+  void leaf_frame(const Bucket& bucket, const double* q, const Coord** x, double* qs) const {
+    for (int d = 0; d < D; ++d) {
+      x[d] = &bucket.coord(d, 0);
+      qs[d] = kGrid ? (q[d] - frame_.centre[d]) * frame_.inv_step : q[d];
+    }
   }
   double r2_in_units(double r2) const { return kGrid ? r2 * (frame_.inv_step * frame_.inv_step) : r2; }
   // Pruning at split planes. A grid tree's leaf tests take the query rounded by up to 2^-22 of a step,
@@ -528,12 +548,11 @@ class KdTree {
     else return c;
   }
 
-  // Calls f(i) for each i < n with d2[i] < r2 (with OrEqual: <=), in ascending i. The comparisons go
-  // into a bit mask, two at a time with SSE2 (every x86-64 has it), and f runs once per set bit: a
-  // leaf of 64 points holds a few matches, and a test and branch per point mispredicted on each of
-  // them (bench/fill at 1 thread, 5 alternated rounds: 3D x1.27, 2D x1.11).
-  template <bool OrEqual = false, class F>
-  static void for_each_below(const double* d2, std::uint32_t n, double r2, F&& f) {
+  // Calls f(i) for each i < n with d2[i] <= r2, in ascending i (the nearest searches, which need the
+  // distances themselves): the comparisons into a bit mask two at a time with SSE2 (every x86-64 has
+  // it), and f once per set bit.
+  template <class F>
+  static void for_each_at_most(const double* d2, std::uint32_t n, double r2, F&& f) {
     for (std::uint32_t base = 0; base < n; base += 64) {
       const std::uint32_t m = std::min<std::uint32_t>(64, n - base);
       std::uint64_t mask = 0;
@@ -542,11 +561,10 @@ class KdTree {
       const __m128d limit = _mm_set1_pd(r2);
       for (; i + 2 <= m; i += 2) {
         const __m128d v = _mm_loadu_pd(d2 + base + i);
-        const __m128d below = OrEqual ? _mm_cmple_pd(v, limit) : _mm_cmplt_pd(v, limit);
-        mask |= static_cast<std::uint64_t>(_mm_movemask_pd(below)) << i;
+        mask |= static_cast<std::uint64_t>(_mm_movemask_pd(_mm_cmple_pd(v, limit))) << i;
       }
 #endif
-      for (; i < m; ++i) mask |= static_cast<std::uint64_t>(OrEqual ? d2[base + i] <= r2 : d2[base + i] < r2) << i;
+      for (; i < m; ++i) mask |= static_cast<std::uint64_t>(d2[base + i] <= r2) << i;
       for (; mask != 0; mask &= mask - 1) f(base + static_cast<std::uint32_t>(std::countr_zero(mask)));
     }
   }
@@ -984,7 +1002,7 @@ class KdTree {
     auto scan = [&](auto& bucket, std::uint32_t n, double bound) {
       cands = 0;
       distances2(bucket, n, q, d2);
-      for_each_below<true>(d2, n, r2_in_units(bound), [&](std::uint32_t i) {
+      for_each_at_most(d2, n, r2_in_units(bound), [&](std::uint32_t i) {
         cand_id[cands] = bucket.id(i);
         cand_d2[cands] = units_to_r2(d2[i]);
         ++cands;

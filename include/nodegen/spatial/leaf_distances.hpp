@@ -1,11 +1,11 @@
 #pragma once
-// The k-d tree's leaf scan kernel: the squared distances of a leaf's points to a query point, from the
-// leaf's coordinate arrays (kdtree.hpp, distances2), for each way a tree keeps coordinates (doubles,
-// or 32-bit grid indices: grid_frame.hpp) in 2D and 3D.
+// The k-d tree's leaf scan kernels: the squared distances of a leaf's points to a query point, from the
+// leaf's coordinate arrays (kdtree.hpp), for each way a tree keeps coordinates (doubles, or 32-bit grid
+// indices: grid_frame.hpp) in 2D and 3D; and which of them lie within a radius, as a bit mask.
 //
-// Compiled once per instruction set and chosen at run time (src/spatial/target_clones.hpp), so the
-// portable build scans with AVX2 where the CPU has it (four points a step) and SSE2 elsewhere (two).
-// Every clone computes the same sums in the same order, so the answers do not depend on the CPU.
+// Each has a version per instruction set chosen at run time (src/spatial/leaf_distances.cpp says how),
+// so the portable build scans with AVX2 where the CPU has it (four points a step) and SSE2 elsewhere
+// (two). Every version computes the same sums in the same order, so the answers do not depend on the CPU.
 #include <cstdint>
 
 namespace nodegen::spatial_detail {
@@ -19,5 +19,20 @@ void leaf_distances2(const std::int32_t* x, const std::int32_t* y, std::uint32_t
                      double* d2) noexcept;
 void leaf_distances2(const std::int32_t* x, const std::int32_t* y, const std::int32_t* z, std::uint32_t n,
                      double qx, double qy, double qz, double* d2) noexcept;
+
+// Bit i set (i < n <= 64) when the squared distance of point i to q, summed as leaf_distances2 sums it,
+// lies below r2; x[0..dims) are the coordinate arrays (dims 2 or 3), q the query in the same units.
+std::uint64_t leaf_within(const double* const* x, int dims, std::uint32_t n, const double* q, double r2) noexcept;
+std::uint64_t leaf_within(const std::int32_t* const* x, int dims, std::uint32_t n, const double* q,
+                          double r2) noexcept;
+
+// The versions of leaf_within, each callable where the CPU runs it (for the tests, which check that
+// they set the same bits).
+enum class ScanVersion { portable, avx2 };
+bool cpu_runs(ScanVersion v) noexcept;
+std::uint64_t leaf_within(ScanVersion v, const double* const* x, int dims, std::uint32_t n, const double* q,
+                          double r2) noexcept;
+std::uint64_t leaf_within(ScanVersion v, const std::int32_t* const* x, int dims, std::uint32_t n, const double* q,
+                          double r2) noexcept;
 
 }  // namespace nodegen::spatial_detail
