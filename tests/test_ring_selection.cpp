@@ -36,7 +36,7 @@ std::vector<int> select_positions(const std::vector<Vec<2>>& ring, const std::se
   std::vector<unsigned char> scratch;
   std::vector<Vec<2>> kept;
   select_on_ring(
-      ring, kZeta * kZeta, [&](std::size_t k) { return blocked.contains(static_cast<int>(k)); },
+      ring.size(), [&](std::size_t k) { return ring[k]; }, kZeta * kZeta, [&](std::size_t k) { return blocked.contains(static_cast<int>(k)); },
       [](const Vec<2>&) { return true; }, scratch, kept);
   std::vector<int> out;
   for (const auto& c : kept) out.push_back(position_of(c));
@@ -122,8 +122,9 @@ TEST(RingSelection, MatchesThePlainRuleAndAsksInsideOnlyOfUnblockedCandidatesOnc
         return static_cast<bool>(inside[k]);
       };
       kept.clear();
-      select_on_ring(ring, kZeta * kZeta, [&](std::size_t k) { return static_cast<bool>(blocked[k]); }, is_inside,
-                     scratch, kept);
+      select_on_ring(
+          ring.size(), [&](std::size_t k) { return ring[k]; }, kZeta * kZeta,
+          [&](std::size_t k) { return static_cast<bool>(blocked[k]); }, is_inside, scratch, kept);
       ASSERT_EQ(asked, unblocked.size()) << "inside not asked once of every unblocked candidate";
       const auto expected = reference_selection(ring, free, kZeta * kZeta);
       ASSERT_EQ(kept.size(), expected.size()) << "n " << n << " trial " << trial;

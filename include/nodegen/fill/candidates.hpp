@@ -57,20 +57,21 @@ inline Eigen::Matrix3d scaled_rotation_3d(std::uint64_t key, double radius) {
   return rot;
 }
 
-// Writes centre + radius * R * dir for every unit direction (2D), R as above.
-inline void place_candidates_2d(const std::vector<Vec<2>>& dirs, const Vec<2>& centre, double radius, std::uint64_t key,
-                                std::vector<Vec<2>>& out) {
-  out.resize(dirs.size());
+// Writes centre + radius * R * dir for every unit direction (2D), R as above, for directions and
+// candidates held as one array per coordinate (dx, dy: n each; x, y: room for n).
+inline void place_candidates_2d(const double* __restrict dx, const double* __restrict dy, std::size_t n,
+                                const Vec<2>& centre, double radius, std::uint64_t key, double* __restrict x,
+                                double* __restrict y) {
   const Vec<2> cs = scaled_turn_2d(key, radius);
-  const double c = cs[0], s = cs[1];
-  for (std::size_t k = 0; k < dirs.size(); ++k) {
-    const Vec<2>& u = dirs[k];
-    out[k] = Vec<2>(centre[0] + c * u[0] - s * u[1], centre[1] + s * u[0] + c * u[1]);
+  const double c = cs[0], s = cs[1], cx = centre[0], cy = centre[1];
+  for (std::size_t k = 0; k < n; ++k) {
+    x[k] = cx + c * dx[k] - s * dy[k];
+    y[k] = cy + s * dx[k] + c * dy[k];
   }
 }
 
-// The same in 3D, for directions and candidates held as one array per coordinate (dx, dy, dz: n each;
-// x, y, z: room for n), so the loop runs over candidates in vector registers. The sums are associated
+// The same in 3D (dx, dy, dz: n each; x, y, z: room for n); the loops run over candidates in vector
+// registers. The sums are associated
 // as Eigen's Matrix3d * Vector3d product associates them in a portable build (rows 0 and 1 a packet
 // summed column by column, row 2 a scalar reduction that adds the last two products first), so the
 // candidates are the same doubles as centre + R * dir there.

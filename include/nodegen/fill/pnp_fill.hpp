@@ -363,7 +363,7 @@ class PnpFill {
       accepted.reserve(64);
     }
     typename SpacingT::Evaluator h;
-    std::vector<Vec<D>> candidates, accepted;  // candidates: 2D only (the ring as points)
+    std::vector<Vec<D>> accepted;
     PointList<D> neighbours;  // nodes near the expanded node
     typename Tree::Finger finger;  // this thread's place in the tree: its last insert's path
     PointList<D> cands;            // the candidates by coordinate
@@ -719,7 +719,8 @@ class PnpFill {
     if constexpr (D == 2) {
       auto blocked = [&](std::size_t k) { return near2[k] < limit; };
       auto inside = [&](const Vec<2>& c) { return domain_.contains(c); };
-      select_on_ring(s.candidates, rz2, blocked, inside, s.ring_free, s.accepted);
+      select_on_ring(s.cands.size(), [&](std::size_t k) { return s.cands.at(k); }, rz2, blocked, inside, s.ring_free,
+                     s.accepted);
     } else {
       s.kept.clear();
       for (std::size_t i = 0; i < s.cands.size(); ++i) {
@@ -732,15 +733,15 @@ class PnpFill {
     }
   }
 
-  // The candidates of the node at p with spacing r, by coordinate in s.cands (and in 2D also as points
-  // in s.candidates, the ring select_on_ring walks).
+  // The candidates of the node at p with spacing r, by coordinate in s.cands (in 2D the ring
+  // select_on_ring walks).
   void place_candidates(const Vec<D>& p, double r, Scratch& s) const {
+    const std::size_t n = dirs_.size();
+    s.cands.resize(n);
     if constexpr (D == 2) {
-      place_candidates_2d(dirs_, p, r, rotation_key(p), s.candidates);
-      s.cands.assign(s.candidates);
+      place_candidates_2d(dirs_by_axis_.x[0].data(), dirs_by_axis_.x[1].data(), n, p, r, rotation_key(p),
+                          s.cands.x[0].data(), s.cands.x[1].data());
     } else {
-      const std::size_t n = dirs_.size();
-      s.cands.resize(n);
       place_candidates_3d(dirs_by_axis_.x[0].data(), dirs_by_axis_.x[1].data(), dirs_by_axis_.x[2].data(), n, p, r,
                           rotation_key(p), s.cands.x[0].data(), s.cands.x[1].data(), s.cands.x[2].data());
     }
@@ -1092,7 +1093,7 @@ class PnpFill {
   FillOptions options_;
   int threads_;
   std::vector<Vec<D>> dirs_;
-  PointList<D> dirs_by_axis_;  // the same directions by coordinate (3D candidates are placed from these)
+  PointList<D> dirs_by_axis_;  // the same directions by coordinate (the candidates are placed from these)
   double box_diagonal_;
   double min_spacing_;  // the least h the fill resolves here (spacing.hpp: least_spacing)
   TileGrid<D> grid_;

@@ -30,39 +30,37 @@ namespace nodegen::fill_detail {
 // Keeps `c` unless it is closer than zeta*h to the first or the last candidate kept so far. On an evenly
 // spaced ring the distance between two positions grows with their index gap up to half the ring, so of
 // the candidates kept so far (in scan order) the nearest to a new one is the last kept, behind it, or
-// the first kept, ahead of it around the ring: these two tests are the full test. Offered candidates
-// must be elements of the ring (the keeper remembers their addresses).
+// the first kept, ahead of it around the ring: these two tests are the full test.
 class RingKeeper {
  public:
   RingKeeper(double rz2, std::vector<Vec<2>>& kept) : rz2_(rz2), kept_(kept) {}
   void offer(const Vec<2>& c) {
-    if (last_ != nullptr && ((*last_ - c).squaredNorm() < rz2_ || (*first_ - c).squaredNorm() < rz2_)) return;
+    if (!kept_.empty() && ((last_ - c).squaredNorm() < rz2_ || (first_ - c).squaredNorm() < rz2_)) return;
+    if (kept_.empty()) first_ = c;
     kept_.push_back(c);
-    last_ = &c;
-    if (first_ == nullptr) first_ = last_;
+    last_ = c;
   }
 
  private:
   double rz2_;
-  std::vector<Vec<2>>& kept_;
-  const Vec<2>* first_ = nullptr;
-  const Vec<2>* last_ = nullptr;
+  std::vector<Vec<2>>& kept_;  // empty when offering starts
+  Vec<2> first_ = Vec<2>::Zero(), last_ = Vec<2>::Zero();
 };
 
 // Appends to `kept` the ring candidates to keep, in the order tried: free ones (not `blocked(k)`: no
 // existing node within zeta*h of candidate k; and `inside(c)`: in the domain) that keep at least zeta*h
 // (rz2 = its square) from every candidate kept before them, the scan starting at the first free position
 // whose predecessor (clockwise neighbour) is blocked, or at position 0 when none is blocked (a lone node)
-// or none is free. `ring` holds positions evenly spaced on a circle, counter-clockwise (place_candidates).
+// or none is free. `at(k)` gives position k of n evenly spaced on a circle, counter-clockwise
+// (place_candidates); `kept` is empty on entry.
 // `blocked` is called for every position and should be cheap; `inside` only for positions not blocked,
 // exactly once each, in ring order (it may be costly: a mesh query). `scratch` serves rings of more than
 // 64 candidates (one byte per candidate, reused so the fill does not allocate per node); up to 64, the
 // free positions are one bit mask, built without a branch per position (the blocked test of a node's
 // ring is a coin flip to a branch predictor), and the scan runs over its set bits.
-template <class Blocked, class Inside>
-void select_on_ring(const std::vector<Vec<2>>& ring, double rz2, Blocked&& blocked, Inside&& inside,
+template <class At, class Blocked, class Inside>
+void select_on_ring(std::size_t n, At&& at, double rz2, Blocked&& blocked, Inside&& inside,
                     std::vector<unsigned char>& scratch, std::vector<Vec<2>>& kept) {
-  const std::size_t n = ring.size();
   if (n == 0) return;
   RingKeeper keeper(rz2, kept);
   if (n <= 64) {
@@ -70,7 +68,7 @@ void select_on_ring(const std::vector<Vec<2>>& ring, double rz2, Blocked&& block
     for (std::size_t k = 0; k < n; ++k) free |= std::uint64_t{blocked(k) ? 0u : 1u} << k;
     for (std::uint64_t todo = free; todo != 0; todo &= todo - 1) {
       const auto k = static_cast<std::size_t>(std::countr_zero(todo));
-      if (!inside(ring[k])) free &= ~(std::uint64_t{1} << k);
+      if (!inside(at(k))) free &= ~(std::uint64_t{1} << k);
     }
     if (free == 0) return;
     const std::uint64_t all = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
@@ -80,12 +78,12 @@ void select_on_ring(const std::vector<Vec<2>>& ring, double rz2, Blocked&& block
     for (std::uint64_t todo = start ? ((free >> start) | (free << (n - start))) & all : free; todo != 0;
          todo &= todo - 1) {
       const std::size_t k = start + static_cast<std::size_t>(std::countr_zero(todo));
-      keeper.offer(ring[k < n ? k : k - n]);
+      keeper.offer(at(k < n ? k : k - n));
     }
     return;
   }
   scratch.resize(n);
-  for (std::size_t k = 0; k < n; ++k) scratch[k] = !blocked(k) && inside(ring[k]) ? 1 : 0;
+  for (std::size_t k = 0; k < n; ++k) scratch[k] = !blocked(k) && inside(at(k)) ? 1 : 0;
   std::size_t start = 0;
   for (std::size_t k = 0, before = n - 1; k < n; before = k++) {
     if (scratch[k] && !scratch[before]) {
@@ -94,7 +92,7 @@ void select_on_ring(const std::vector<Vec<2>>& ring, double rz2, Blocked&& block
     }
   }
   for (std::size_t j = 0, k = start; j < n; ++j, k = k + 1 == n ? 0 : k + 1)
-    if (scratch[k]) keeper.offer(ring[k]);
+    if (scratch[k]) keeper.offer(at(k));
 }
 
 }  // namespace nodegen::fill_detail
