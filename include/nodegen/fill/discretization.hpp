@@ -15,8 +15,9 @@
 namespace nodegen {
 
 // Per-phase timings of a fill (docs/parallel-fill.md, "Scaling model"): for every phase, the seconds of
-// each item of its round (copies of the previous phase's nodes, then its tiles, in the order the items
-// were handed out) and of its completion step. Recording costs two clock reads per item.
+// each item of its round (its tiles, then the copies of the previous phase's nodes, in the order the
+// items were handed out) and of its completion step (the choice and sorting of the next phase's tiles
+// included). Recording costs two clock reads per item.
 struct PhaseLog {
   std::vector<std::vector<float>> item_seconds;
   std::vector<float> completion_seconds;

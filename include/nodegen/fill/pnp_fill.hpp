@@ -512,8 +512,8 @@ class PnpFill {
         queue_copies(claim_slots(placed_count()));
         hand_over_set_aside();
       }
+      start_next_phase();  // timed with the rest: picking and sorting the next phase's tiles is serial too
       if (log_) log_->completion_seconds.push_back(seconds_since(start));
-      start_next_phase();
     } catch (...) {
       fail(std::current_exception());
       copies_.clear();
