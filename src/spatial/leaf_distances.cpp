@@ -43,26 +43,13 @@ inline void distances2_3d(const C* __restrict x, const C* __restrict y, const C*
   }
 }
 
-// Bits of d2[i] < r2, i < n <= 64.
-inline std::uint64_t mask_below(const double* d2, std::uint32_t n, double r2) {
-  std::uint64_t mask = 0;
-  std::uint32_t i = 0;
-#if defined(__SSE2__)
-  const __m128d limit = _mm_set1_pd(r2);
-  for (; i + 2 <= n; i += 2)
-    mask |= static_cast<std::uint64_t>(_mm_movemask_pd(_mm_cmplt_pd(_mm_loadu_pd(d2 + i), limit))) << i;
-#endif
-  for (; i < n; ++i) mask |= static_cast<std::uint64_t>(d2[i] < r2) << i;
-  return mask;
-}
-
 // The portable leaf_within: D coordinate arrays x[0..D), query q.
 template <int D, class C>
 std::uint64_t within_portable(const C* const* x, std::uint32_t n, const double* q, double r2) {
   double d2[64];
   if constexpr (D == 2) distances2_2d(x[0], x[1], n, q[0], q[1], d2);
   else distances2_3d(x[0], x[1], x[2], n, q[0], q[1], q[2], d2);
-  return mask_below(d2, n, r2);
+  return mask_of<false>(d2, n, r2);
 }
 
 #ifdef NODEGEN_HAVE_AVX2_PATH

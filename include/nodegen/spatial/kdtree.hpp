@@ -80,10 +80,6 @@
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace nodegen {
 
 // Whether a KdTree keeps an id beside each point (header comment, "Ids").
@@ -500,10 +496,18 @@ class KdTree {
     const Coord* x[D];
     double qs[D];
     leaf_frame(bucket, q, x, qs);
-    for (std::uint32_t base = 0; base < n; base += 64) {
+    for_each_marked(n, [&](std::uint32_t base, std::uint32_t m) {
       const Coord* at[D];
       for (int d = 0; d < D; ++d) at[d] = x[d] + base;
-      std::uint64_t mask = spatial_detail::leaf_within(at, D, std::min<std::uint32_t>(64, n - base), qs, r2u);
+      return spatial_detail::leaf_within(at, D, m, qs, r2u);
+    }, f);
+  }
+  // Calls f(i) for each i < n whose bit is set in mask_at(base, m), the mask of points base..base + m
+  // (m <= 64), chunk after chunk: in ascending i, once per set bit.
+  template <class MaskAt, class F>
+  static void for_each_marked(std::uint32_t n, MaskAt&& mask_at, F&& f) {
+    for (std::uint32_t base = 0; base < n; base += 64) {
+      std::uint64_t mask = mask_at(base, std::min<std::uint32_t>(64, n - base));
       for (; mask != 0; mask &= mask - 1) f(base + static_cast<std::uint32_t>(std::countr_zero(mask)));
     }
   }
@@ -549,24 +553,11 @@ class KdTree {
   }
 
   // Calls f(i) for each i < n with d2[i] <= r2, in ascending i (the nearest searches, which need the
-  // distances themselves): the comparisons into a bit mask two at a time with SSE2 (every x86-64 has
-  // it), and f once per set bit.
+  // distances themselves): the comparisons into a bit mask (mask_of), and f once per set bit.
   template <class F>
   static void for_each_at_most(const double* d2, std::uint32_t n, double r2, F&& f) {
-    for (std::uint32_t base = 0; base < n; base += 64) {
-      const std::uint32_t m = std::min<std::uint32_t>(64, n - base);
-      std::uint64_t mask = 0;
-      std::uint32_t i = 0;
-#if defined(__SSE2__)
-      const __m128d limit = _mm_set1_pd(r2);
-      for (; i + 2 <= m; i += 2) {
-        const __m128d v = _mm_loadu_pd(d2 + base + i);
-        mask |= static_cast<std::uint64_t>(_mm_movemask_pd(_mm_cmple_pd(v, limit))) << i;
-      }
-#endif
-      for (; i < m; ++i) mask |= static_cast<std::uint64_t>(d2[base + i] <= r2) << i;
-      for (; mask != 0; mask &= mask - 1) f(base + static_cast<std::uint32_t>(std::countr_zero(mask)));
-    }
+    for_each_marked(
+        n, [&](std::uint32_t base, std::uint32_t m) { return spatial_detail::mask_of<true>(d2 + base, m, r2); }, f);
   }
 
   // ---- arena helpers ----

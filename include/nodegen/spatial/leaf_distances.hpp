@@ -8,7 +8,30 @@
 // (two). Every version computes the same sums in the same order, so the answers do not depend on the CPU.
 #include <cstdint>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace nodegen::spatial_detail {
+
+// Bit i set (i < n <= 64) when d2[i] < r2 (with OrEqual: d2[i] <= r2): the comparisons two at a time
+// with SSE2 (every x86-64 has it). For distances already stored: the nearest searches, which need them,
+// and leaf_within's portable version.
+template <bool OrEqual>
+inline std::uint64_t mask_of(const double* d2, std::uint32_t n, double r2) {
+  std::uint64_t mask = 0;
+  std::uint32_t i = 0;
+#if defined(__SSE2__)
+  const __m128d limit = _mm_set1_pd(r2);
+  for (; i + 2 <= n; i += 2) {
+    const __m128d v = _mm_loadu_pd(d2 + i);
+    const __m128d in = OrEqual ? _mm_cmple_pd(v, limit) : _mm_cmplt_pd(v, limit);
+    mask |= static_cast<std::uint64_t>(_mm_movemask_pd(in)) << i;
+  }
+#endif
+  for (; i < n; ++i) mask |= static_cast<std::uint64_t>(OrEqual ? d2[i] <= r2 : d2[i] < r2) << i;
+  return mask;
+}
 
 // d2[i] = (x[i] - qx)^2 + (y[i] - qy)^2 [+ (z[i] - qz)^2] for i < n, the grid indices converted to
 // double exactly.
