@@ -135,7 +135,7 @@ std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, s
   }
   std::function<bool(const Vec<D>&)> inside;
   if (keep) inside = [this](const Vec<D>& p) { return contains(p); };
-  BoundarySink<D> sink(spacing, keep, inside, cell, resolution, least_spacing(box_.reach(), box_.size().maxCoeff()), seed, threads, max_nodes);
+  BoundarySink<D> sink(spacing, keep, inside, cell, resolution, least_spacing(box_), seed, threads, max_nodes);
   if (keep) {
     // keep() probes a node eps to either side: beyond the box by more than that it accepts none.
     const double pad = 10.0 * std::max(1e-7 * diag, resolution);

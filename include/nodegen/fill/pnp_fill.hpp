@@ -255,7 +255,7 @@ class PnpFill {
         dirs_(unit_candidates<D>(params.candidates)),
         dirs_by_axis_(by_axis(dirs_)),
         box_diagonal_(domain.bounding_box().size().norm()),
-        min_spacing_(least_spacing(domain.bounding_box().reach(), domain.bounding_box().size().maxCoeff())),
+        min_spacing_(least_spacing(domain.bounding_box())),
         grid_(domain.bounding_box().lo, domain.bounding_box().size().maxCoeff()),
         constant_spacing_(is_constant(spacing)),
         log_(options.phase_log),

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include <nodegen/geometry/box.hpp>
 #include <nodegen/spatial/point.hpp>
 
 namespace nodegen {
@@ -24,9 +25,11 @@ inline constexpr double kMaxCoordinateOverSpacing = 1e12;
 // so a node's grid point lies within 0.3 % of h of it (a spot of h below that: nodes tested at the
 // wrong places, and more than a leaf of them on one grid point).
 inline constexpr double kMaxExtentOverSpacing = 4194304;  // 2^22
-// The least h the fill resolves in a domain reaching |x| = reach whose box's largest extent is `extent`.
-inline double least_spacing(double reach, double extent) {
-  return std::max({kMinSpacing, reach / kMaxCoordinateOverSpacing, extent / kMaxExtentOverSpacing});
+// The least h the fill resolves in a domain with this bounding box.
+template <int D>
+double least_spacing(const Box<D>& box) {
+  return std::max(
+      {kMinSpacing, box.reach() / kMaxCoordinateOverSpacing, box.size().maxCoeff() / kMaxExtentOverSpacing});
 }
 
 class Spacing {
