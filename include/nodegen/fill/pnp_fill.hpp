@@ -311,6 +311,7 @@ class PnpFill {
     std::vector<Vec<D>> placed;     // the nodes this tile placed in the current phase, in order
     std::vector<SetAside> set_aside;
     std::int64_t listed = -1;       // the latest generation whose phase lists this tile
+    int worker = 0;                 // the thread that expanded it last (where its lines are cached)
   };
   // A phase: the nodes of one generation in the tiles of one level and one colour.
   struct Phase {
@@ -332,6 +333,8 @@ class PnpFill {
     std::optional<BoundaryRows<D>> rows;
     scratch_.clear();
     for (int t = 0; t < threads_; ++t) scratch_.push_back(std::make_unique<Scratch>(spacing_.evaluator()));
+    share_lists_.resize(static_cast<std::size_t>(threads_));
+    shares_ = std::make_unique<Share[]>(static_cast<std::size_t>(threads_));
     try {
       if (ex_) seed_boundary_ranks(boundary);
       else seed_boundary(boundary);
@@ -445,10 +448,10 @@ class PnpFill {
   // Phases in ascending (generation, level, colour) until no tile has a waiting node. A phase of
   // generation g only adds nodes of generation g + 1, so every phase comes after those that feed it.
   //
-  // One team runs every phase. A round: the threads take items off a shared counter (first the tiles of
-  // this phase, those with the most nodes waiting first, then the copies of the previous phase's nodes
-  // into their store slots: the long items start early and the short ones fill the end of the round,
-  // where a thread that runs out of items waits for the others), then meet at
+  // One team runs every phase. A round: each thread takes the items of its share (share_out: a run of
+  // this phase's tiles along space, those with the most nodes waiting first, then the copies of the
+  // nodes it placed in the previous phase into their store slots: the long items start early and the
+  // short ones fill the end of the round), then the other shares' short items, then meets the others at
   // the barrier, whose completion step (one thread, the others waiting) ends the phase: it gives the
   // phase's nodes their slots, hands the set-aside nodes to their tiles and picks the next phase. The
   // barrier orders every write of a round before every read of the next (storage/phase_barrier.hpp: the
@@ -461,12 +464,22 @@ class PnpFill {
       Scratch& s = *scratch_[static_cast<std::size_t>(t)];
       while (!done_) {
         try {
-          for (std::size_t i; (i = next_item_.fetch_add(1, std::memory_order_relaxed)) < round_items_;) {
-            if (failed_.load(std::memory_order_relaxed)) break;
-            const auto start = log_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-            if (i < work_order_.size()) expand_tile(*tiles_[work_order_[i]], generation_, s);
-            else copy_to_store(copies_[i - work_order_.size()]);
-            if (log_) log_->item_seconds.back()[i] = seconds_since(start);
+          // Its own share from the front, then what is left of the others' from their backs.
+          for (int v = 0; v < threads_ && !failed_.load(std::memory_order_relaxed); ++v) {
+            Share& share = shares_[static_cast<std::size_t>((t + v) % threads_)];
+            for (std::size_t i; (i = share.take(v == 0)) != Share::kNone;) {
+              if (failed_.load(std::memory_order_relaxed)) break;
+              const auto start = log_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+              const std::size_t item = order_[i];
+              if (item < active_.size()) {
+                Tile& tile = *tiles_[active_[item]];
+                tile.worker = t;
+                expand_tile(tile, generation_, s);
+              } else {
+                copy_to_store(copies_[item - active_.size()]);
+              }
+              if (log_) log_->item_seconds.back()[i] = seconds_since(start);
+            }
           }
         } catch (...) {
           fail(std::current_exception());
@@ -485,6 +498,7 @@ class PnpFill {
   struct CopyJob {
     std::size_t first;
     std::vector<Vec<D>> nodes;
+    int worker;  // the thread that placed them
   };
   void copy_to_store(CopyJob& job) {
     for (std::size_t k = 0; k < job.nodes.size(); ++k) store_.set(job.first + k, to_stored<D>(job.nodes[k]));
@@ -543,7 +557,7 @@ class PnpFill {
       Tile& tile = *tiles_[t];
       stats_.largest_run = std::max(stats_.largest_run, tile.placed.size());
       if (!tile.placed.empty()) {
-        copies_.push_back({slot, std::move(tile.placed)});
+        copies_.push_back({slot, std::move(tile.placed), tile.worker});
         slot += copies_.back().nodes.size();
         tile.placed = {};
       }
@@ -599,17 +613,45 @@ class PnpFill {
     std::sort(active_.begin(), active_.end(), [&](std::uint32_t a, std::uint32_t b) {
       return merge_less<D>(tiles_[a]->key, tiles_[a]->block, tiles_[b]->key, tiles_[b]->block);
     });
-    // The order the team takes the tiles in (not the merge order: a tile's work does not depend on it).
-    // (std::sort with the tile index breaking ties: std::stable_sort allocated a buffer every phase.)
-    work_order_ = active_;
-    std::sort(work_order_.begin(), work_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const std::size_t na = tiles_[a]->front_count, nb = tiles_[b]->front_count;
-      return na != nb ? na > nb : a < b;
-    });
     if (failed_.load(std::memory_order_relaxed)) copies_.clear();
-    round_items_ = work_order_.size() + copies_.size();
+    share_out();
+    round_items_ = order_.size();
     if (log_ && round_items_) log_->item_seconds.emplace_back(round_items_, 0.0f);
-    next_item_.store(0, std::memory_order_relaxed);
+  }
+
+  // Who takes which of the round's items first (no tile's work depends on it). The tiles, in the merge
+  // order, which follows space, are cut into one run per thread of about equal waiting nodes, so a
+  // thread keeps expanding the same part of the front, whose tiles, tree leaves and store pages are in
+  // its core's cache, phase after phase; a tile's copy goes to the thread that placed its nodes. Each
+  // share is taken the most waiting nodes first, then the copies, so a round ends on short items; a
+  // thread that has finished its share takes from the others' (their shared counters).
+  void share_out() {
+    const std::size_t teams = static_cast<std::size_t>(threads_);
+    for (auto& list : share_lists_) list.clear();
+    std::size_t total = 0;
+    for (std::uint32_t t : active_) total += tiles_[t]->front_count;
+    std::size_t before = 0;
+    for (std::size_t k = 0; k < active_.size(); ++k) {
+      const std::size_t w = tiles_[active_[k]]->front_count;
+      const std::size_t who = total ? std::min(teams - 1, (2 * before + w) * teams / (2 * total)) : 0;
+      share_lists_[who].push_back(static_cast<std::uint32_t>(k));
+      before += w;
+    }
+    // (std::sort with the tile index breaking ties: std::stable_sort allocated a buffer every phase.)
+    for (auto& list : share_lists_)
+      std::sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const std::size_t na = tiles_[active_[a]]->front_count, nb = tiles_[active_[b]]->front_count;
+        return na != nb ? na > nb : a < b;
+      });
+    for (std::size_t j = 0; j < copies_.size(); ++j)
+      share_lists_[static_cast<std::size_t>(copies_[j].worker) % teams].push_back(
+          static_cast<std::uint32_t>(active_.size() + j));
+    order_.clear();
+    for (std::size_t t = 0; t < teams; ++t) {
+      const std::size_t first = order_.size();
+      order_.insert(order_.end(), share_lists_[t].begin(), share_lists_[t].end());
+      shares_[t].set(first, order_.size());
+    }
   }
 
   // Expands the tile's waiting nodes of `generation` (the front of its list); the nodes of its own
@@ -1125,10 +1167,31 @@ class PnpFill {
   std::vector<std::uint32_t> active_;  // this phase's tiles, in the merge order (merge_less)
   std::uint64_t generation_ = 0;       // this phase's generation
   std::vector<CopyJob> copies_;        // the previous phase's nodes, to be written to the store
-  std::vector<std::uint32_t> work_order_;  // this phase's tiles, the most waiting nodes first
+  // The round's items, thread by thread (share_out): k < active_.size() is the tile active_[k], the
+  // others the copies.
+  std::vector<std::uint32_t> order_;
+  std::vector<std::vector<std::uint32_t>> share_lists_;  // scratch of share_out
+  // A thread's share of the round, order_[first, end), as one word: it takes from the front, a thread
+  // whose share is done takes from the back (the shortest items), so neither waits for a long one.
+  struct alignas(64) Share {
+    static constexpr std::size_t kNone = ~std::size_t{0};
+    std::atomic<std::uint64_t> range{0};  // first | end << 32
+    void set(std::size_t first, std::size_t end) {
+      range.store(first | static_cast<std::uint64_t>(end) << 32, std::memory_order_relaxed);
+    }
+    std::size_t take(bool front) {
+      std::uint64_t r = range.load(std::memory_order_relaxed);
+      for (;;) {
+        const std::uint64_t first = r & 0xffffffffu, end = r >> 32;
+        if (first >= end) return kNone;
+        const std::uint64_t next = front ? r + 1 : r - (std::uint64_t{1} << 32);
+        if (range.compare_exchange_weak(r, next, std::memory_order_relaxed)) return front ? first : end - 1;
+      }
+    }
+  };
+  std::unique_ptr<Share[]> shares_;    // one per thread
   std::size_t round_items_ = 0;        // tiles + copies
   bool done_ = false;
-  alignas(64) std::atomic<std::size_t> next_item_{0};
   std::atomic<bool> failed_{false};
   std::mutex error_mutex_;
   std::exception_ptr error_;
