@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -10,7 +12,10 @@
 
 namespace {
 
+using nodegen::Vec;
+using nodegen::fill_detail::kBlockBits;
 using nodegen::fill_detail::morton_less;
+using nodegen::fill_detail::TileGrid;
 using nodegen::fill_detail::TileKey;
 
 // The Z-order position of non-negative coordinates below 2^20 by explicit bit interleaving (axis 0 the
@@ -73,5 +78,155 @@ TEST(MortonLess, TilesOfAnAlignedBlockAreConsecutive) {
     EXPECT_EQ(seen.size(), static_cast<std::size_t>((32 / edge) * (32 / edge)));
   }
 }
+
+// The grid of a box with its low corner off the origin, so no test passes by the corner's zeros.
+template <int D>
+TileGrid<D> test_grid() {
+  Vec<D> lo;
+  for (int a = 0; a < D; ++a) lo[a] = -0.3 + 0.1 * a;
+  return TileGrid<D>(lo, 1.7);
+}
+
+template <int D>
+Vec<D> random_point(std::mt19937_64& rng, double lo, double hi) {
+  std::uniform_real_distribution<double> u(lo, hi);
+  Vec<D> p;
+  for (int a = 0; a < D; ++a) p[a] = u(rng);
+  return p;
+}
+
+// The gap between two cells (0 when they touch or overlap).
+template <int D>
+double gap(const Vec<D>& lo1, const Vec<D>& hi1, const Vec<D>& lo2, const Vec<D>& hi2) {
+  double s = 0;
+  for (int a = 0; a < D; ++a) {
+    const double d = std::max({0.0, lo2[a] - hi1[a], lo1[a] - hi2[a]});
+    s += d * d;
+  }
+  return std::sqrt(s);
+}
+
+// Every point lies in the cell of its own tile, and the cells tile space (a point's tile is the only
+// one among its neighbours whose cell holds it).
+template <int D>
+void check_cells_hold_their_points() {
+  const TileGrid<D> grid = test_grid<D>();
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    const Vec<D> p = random_point<D>(rng, -0.5, 1.5);
+    const std::int32_t level = -1 - i % 4;
+    const TileKey<D> k = grid.key_of(p, level);
+    Vec<D> lo, hi;
+    grid.cell_of(k, lo, hi);
+    ASSERT_TRUE((p.array() >= lo.array()).all() && (p.array() < hi.array()).all()) << i;
+    int holders = 0;
+    grid.tiles_near(p, level, 1.0, [&](const TileKey<D>& n) {
+      Vec<D> l, h;
+      grid.cell_of(n, l, h);
+      holders += (p.array() >= l.array()).all() && (p.array() < h.array()).all();
+    });
+    ASSERT_EQ(holders, 1) << i;
+  }
+}
+TEST(TileGrid, CellsHoldTheirPointsAndTileSpace2D) { check_cells_hold_their_points<2>(); }
+TEST(TileGrid, CellsHoldTheirPointsAndTileSpace3D) { check_cells_hold_their_points<3>(); }
+
+// The separation the fill's safety rests on: distinct tiles of one level and colour are at least
+// half an edge apart in 2D (bricks) and an edge in 3D; tiles that touch differ in colour. 2D uses
+// 3 colours, 3D 8.
+template <int D>
+void check_colours_keep_tiles_apart(double least_gap, int colours) {
+  const TileGrid<D> grid = test_grid<D>();
+  const std::int32_t level = -3;
+  const double w = grid.edge(level);
+  std::vector<TileKey<D>> tiles;
+  std::vector<int> seen(static_cast<std::size_t>(colours), 0);
+  // Every tile near a block of space, with negative coordinates among them.
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 4000; ++i) {
+    const TileKey<D> k = grid.key_of(random_point<D>(rng, -0.6, 0.2), level);
+    if (std::find(tiles.begin(), tiles.end(), k) == tiles.end()) tiles.push_back(k);
+  }
+  double closest = INFINITY;
+  for (std::size_t x = 0; x < tiles.size(); ++x) {
+    const int cx = TileGrid<D>::colour(tiles[x]);
+    ASSERT_GE(cx, 0);
+    ASSERT_LT(cx, colours);
+    ++seen[static_cast<std::size_t>(cx)];
+    Vec<D> lo1, hi1;
+    grid.cell_of(tiles[x], lo1, hi1);
+    for (std::size_t y = x + 1; y < tiles.size(); ++y) {
+      if (TileGrid<D>::colour(tiles[y]) != cx) continue;
+      Vec<D> lo2, hi2;
+      grid.cell_of(tiles[y], lo2, hi2);
+      closest = std::min(closest, gap<D>(lo1, hi1, lo2, hi2));
+    }
+  }
+  EXPECT_GE(closest, least_gap * w * (1 - 1e-12));
+  EXPECT_LE(closest, least_gap * w * (1 + 1e-12));  // the bound is reached: it is the grid's, not luck
+  for (int c = 0; c < colours; ++c) EXPECT_GT(seen[static_cast<std::size_t>(c)], 0) << "colour " << c;
+}
+TEST(TileGrid, ColoursKeepTilesApart2D) { check_colours_keep_tiles_apart<2>(0.5, 3); }
+TEST(TileGrid, ColoursKeepTilesApart3D) { check_colours_keep_tiles_apart<3>(1.0, 8); }
+
+// tiles_near gives exactly the tiles whose cell, grown by `grow` edges, holds the point.
+template <int D>
+void check_tiles_near(double grow) {
+  const TileGrid<D> grid = test_grid<D>();
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < (D == 2 ? 3000 : 500); ++i) {
+    const Vec<D> p = random_point<D>(rng, -0.4, 1.4);
+    const std::int32_t level = -2 - i % 3;
+    const double w = grid.edge(level);
+    std::vector<TileKey<D>> near, expected;
+    grid.tiles_near(p, level, grow, [&](const TileKey<D>& k) { near.push_back(k); });
+    // Brute force: the tiles of every point of a fine lattice around p.
+    const double reach = (grow + 1.5) * w;
+    const int steps = 24;
+    std::array<int, D> at{};
+    while (true) {
+      Vec<D> q;
+      for (int a = 0; a < D; ++a) q[a] = p[a] - reach + 2 * reach * at[static_cast<std::size_t>(a)] / steps;
+      const TileKey<D> k = grid.key_of(q, level);
+      Vec<D> lo, hi;
+      grid.cell_of(k, lo, hi);
+      const bool holds = ((p.array() >= lo.array() - grow * w) && (p.array() <= hi.array() + grow * w)).all();
+      if (holds && std::find(expected.begin(), expected.end(), k) == expected.end()) expected.push_back(k);
+      int a = 0;
+      for (; a < D; ++a) {
+        if (++at[static_cast<std::size_t>(a)] <= steps) break;
+        at[static_cast<std::size_t>(a)] = 0;
+      }
+      if (a == D) break;
+    }
+    for (const auto& k : expected) ASSERT_NE(std::find(near.begin(), near.end(), k), near.end()) << i;
+    for (const auto& k : near) {
+      Vec<D> lo, hi;
+      grid.cell_of(k, lo, hi);
+      ASSERT_TRUE(((p.array() >= lo.array() - grow * w - 1e-12) && (p.array() <= hi.array() + grow * w + 1e-12)).all()) << i;
+    }
+  }
+}
+TEST(TileGrid, TilesNearAreTheGrownCellsHoldingThePoint2D) { check_tiles_near<2>(1.0 / 16); }
+TEST(TileGrid, TilesNearAreTheGrownCellsHoldingThePoint3D) { check_tiles_near<3>(0.25); }
+
+// A tile's ownership block is the block holding its cell's low corner (a 2D brick's included), as
+// block_of finds it from the point.
+template <int D>
+void check_block_of_low_corner() {
+  const TileGrid<D> grid = test_grid<D>();
+  std::mt19937_64 rng(17);
+  for (int i = 0; i < 20000; ++i) {
+    const std::int32_t level = -kBlockBits<D> - 2 + i % (kBlockBits<D> + 3);  // finer, equal and coarser
+    const TileKey<D> k = grid.key_of(random_point<D>(rng, -0.5, 1.6), level);
+    Vec<D> lo, hi;
+    grid.cell_of(k, lo, hi);
+    // Nudged inwards by far less than a block, so rounding of the corner cannot cross a block face.
+    const Vec<D> inside = lo + Vec<D>::Constant(1e-9);
+    ASSERT_EQ(TileGrid<D>::block_code(k), grid.block_of(inside)) << i << " level " << level;
+  }
+}
+TEST(TileGrid, TileBlockIsTheBlockOfItsLowCorner2D) { check_block_of_low_corner<2>(); }
+TEST(TileGrid, TileBlockIsTheBlockOfItsLowCorner3D) { check_block_of_low_corner<3>(); }
 
 }  // namespace

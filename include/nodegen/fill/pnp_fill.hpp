@@ -16,7 +16,7 @@
 // already accepted).
 //
 // Order (docs/parallel-fill.md has the argument): the work is ordered by space, not by time. Every
-// node belongs to a tile (tile_grid.hpp: tiles sized by the node's spacing, in levels, 2^D colours).
+// node belongs to a tile (tile_grid.hpp: tiles sized by the node's spacing, in levels and colours).
 // The fill runs in phases; a phase takes the tiles of one (generation, level, colour) that have nodes
 // of that generation waiting and expands those nodes, tiles in parallel: a tile expands them first in,
 // first out, keeps the accepted candidates that are its own (same tile, same level) as waiting nodes

@@ -3,16 +3,24 @@
 // colours (docs/parallel-fill.md has the argument that builds on them).
 //
 // A node with spacing r belongs to level L = ceil(log2(kTileSpacings * r / unit)) (unit: the box's
-// longest side), whose tiles are cubes of edge w_L = unit * 2^L, so w_L >= kTileSpacings * r: a tile
-// holds about kTileSpacings^D nodes (between that and 2^D times it) wherever h is, so graded spacings
-// give tiles of similar work, not of similar volume. Tiles are anchored at the box's low corner and
-// named by (level, integer coordinates).
+// longest side), whose tiles are squares or cubes of edge w_L = unit * 2^L, so w_L >= kTileSpacings * r:
+// a tile holds about kTileSpacings^D nodes (between that and 2^D times it) wherever h is, so graded
+// spacings give tiles of similar work, not of similar volume. Tiles are anchored at the box's low corner
+// and named by (level, integer coordinates).
 //
-// Colour: the parity of each coordinate (2^D colours). Two distinct tiles of one level and one colour
-// differ by at least 2 in some coordinate, so a whole tile lies between them: they are at least w_L
-// apart. A node of that level writes within r < w_L / 3 of its tile (its candidates) and reads what
-// can reject a candidate, within (1 + zeta) r < 2 w_L / 3 of its tile; so what one tile writes is
-// never what another tile of its level and colour reads or writes (w_L - r1 - r2 > max(r1, r2)).
+// 3D: a cube grid, coloured by the parity of each coordinate (8 colours). Two distinct tiles of one
+// level and one colour differ by at least 2 in some coordinate, so a whole tile lies between them: they
+// are at least w_L apart.
+// 2D: bricks. Row j (y in [j, j + 1) w_L) is offset by half an edge in odd rows: tile (i, j) spans x in
+// [i - o_j, i + 1 - o_j) w_L, o_j = 1/2 for odd j, 0 for even. A tile then touches six others (two in its
+// row, two in each row beside it), and three colours, (i + (j mod 2)) mod 3, keep touching tiles apart:
+// two distinct tiles of one colour are at least 2 w_L apart in one row, w_L / 2 apart in neighbouring
+// rows (a half tile's overhang) and w_L further. So a generation takes three phases a level instead of
+// four, and each phase has a third of the tiles instead of a quarter.
+// Gap g = w_L (3D) or w_L / 2 (2D). A node of that level writes within r of its tile (its candidates)
+// and reads what can reject a candidate, within (1 + zeta) r < 2 r of its tile; with r < g / 3
+// (kTileSpacings below), what one tile writes is never what another tile of its level and colour reads
+// or writes (g - r1 - r2 > max(r1, r2)).
 // The grid depends on the domain and the spacing alone, never on the thread count.
 #include <algorithm>
 #include <array>
@@ -25,8 +33,8 @@
 
 namespace nodegen::fill_detail {
 
-// Tile edge in spacings at least (the separation argument above needs more than 3). The number of phases
-// does not depend on it (one per generation, level and colour); smaller tiles give more items per phase
+// Tile edge in spacings at least (the separation argument above needs more than 3 in 3D and 6 in 2D).
+// The number of phases does not depend on it (one per generation, level and colour); smaller tiles give more items per phase
 // to share among threads (the scaling model in docs/parallel-fill.md), larger ones hand fewer nodes
 // across tiles and run fewer, longer tile runs (each costs its sort, lists and store copy job). Measured
 // on 1e6 nodes (bench/fill, alternated rounds): in 2D, 32 against 16 ran 1.07x at one thread and 1.14x at
@@ -36,8 +44,8 @@ template <int D>
 inline constexpr double kTileSpacings = D == 2 ? 32.0 : 8.0;
 
 // Ownership blocks: a fixed grid of 2^kBlockBits blocks per axis over the cube [lo, lo + unit)^D (65 536
-// blocks in 2D, 32 768 in 3D), numbered along the Z-order curve. A tile belongs to the block of its
-// cell's low corner. The grid depends on the domain alone; ranks own ranges of block numbers.
+// blocks in 2D, 32 768 in 3D; squares, not bricks), numbered along the Z-order curve. A tile belongs to
+// the block of its cell's low corner. The grid depends on the domain alone; ranks own ranges of block numbers.
 template <int D>
 inline constexpr int kBlockBits = D == 2 ? 8 : 5;
 
@@ -112,12 +120,8 @@ class TileGrid {
     TileKey<D> k;
     k.level = level;
     const double inv = 1.0 / edge(level);
-    for (int a = 0; a < D; ++a) {
-      const double t = std::floor((p[a] - lo_[a]) * inv);
-      k.c[static_cast<std::size_t>(a)] = t < kCoordLimit && t > -kCoordLimit ? static_cast<std::int64_t>(t)
-                                         : t > 0.0                          ? kCoordLimit
-                                                                            : -kCoordLimit;
-    }
+    for (int a = D - 1; a >= 0; --a)  // the row (axis 1) first: in 2D it decides axis 0's offset
+      k.c[static_cast<std::size_t>(a)] = clamped_floor((p[a] - lo_[a]) * inv + row_offset(k, a));
     return k;
   }
   TileKey<D> key_of(const Vec<D>& p, double r) const { return key_of(p, level_of(r)); }
@@ -126,31 +130,37 @@ class TileGrid {
   void cell_of(const TileKey<D>& k, Vec<D>& lo, Vec<D>& hi) const {
     const double w = edge(k.level);
     for (int a = 0; a < D; ++a) {
-      lo[a] = lo_[a] + static_cast<double>(k.c[static_cast<std::size_t>(a)]) * w;
+      lo[a] = lo_[a] + (static_cast<double>(k.c[static_cast<std::size_t>(a)]) - row_offset(k, a)) * w;
       hi[a] = lo[a] + w;
     }
   }
 
   // The ownership block of a tile (kBlockBits above): its low corner's block coordinates, from the
-  // tile's integer coordinates by shifts (exact), clamped to the grid, bits interleaved.
+  // tile's integer coordinates by shifts (exact), clamped to the grid, bits interleaved. (A 2D brick's
+  // low corner on axis 0 is (2 i - j mod 2) / 2 edges.)
   static std::uint64_t block_code(const TileKey<D>& k) {
-    constexpr std::int64_t kLast = (std::int64_t{1} << kBlockBits<D>) - 1;
     const int shift = k.level + kBlockBits<D>;  // block coordinate = tile coordinate * 2^shift
-    std::uint64_t code = 0;
+    std::array<std::int64_t, D> b{};
     for (int a = 0; a < D; ++a) {
       const std::int64_t c = k.c[static_cast<std::size_t>(a)];
-      std::int64_t b;
-      if (shift >= 0) b = c <= 0 ? c : shift > kBlockBits<D> || c > (kLast >> shift) ? kLast : c << shift;
-      else b = -shift >= 63 ? (c < 0 ? -1 : 0) : c >> -shift;  // arithmetic: the floor
-      b = b < 0 ? 0 : b > kLast ? kLast : b;
-      for (int bit = 0; bit < kBlockBits<D>; ++bit)
-        code |= static_cast<std::uint64_t>((b >> bit) & 1) << (bit * D + a);
+      if (D == 2 && a == 0 && (k.c[1] & 1)) {
+        const std::int64_t half = std::clamp<std::int64_t>(c, -(std::int64_t{1} << 61), std::int64_t{1} << 61);
+        b[static_cast<std::size_t>(a)] = block_coordinate(2 * half - 1, shift - 1);
+      } else {
+        b[static_cast<std::size_t>(a)] = block_coordinate(c, shift);
+      }
     }
-    return code;
+    return interleave(b);
   }
   static constexpr std::uint64_t block_count() { return std::uint64_t{1} << (kBlockBits<D> * D); }
-  // The block holding point p (the tile of p at the level whose edge is the block's).
-  std::uint64_t block_of(const Vec<D>& p) const { return block_code(key_of(p, -kBlockBits<D>)); }
+  // The block holding point p.
+  std::uint64_t block_of(const Vec<D>& p) const {
+    const double inv = 1.0 / edge(-kBlockBits<D>);
+    std::array<std::int64_t, D> b{};
+    for (int a = 0; a < D; ++a)
+      b[static_cast<std::size_t>(a)] = block_coordinate(clamped_floor((p[a] - lo_[a]) * inv), 0);
+    return interleave(b);
+  }
   // The centre of block `code`.
   Vec<D> block_centre(std::uint64_t code) const {
     const double e = edge(-kBlockBits<D>);
@@ -167,39 +177,64 @@ class TileGrid {
   // contains p (one to 2^D tiles).
   template <class F>
   void tiles_near(const Vec<D>& p, std::int32_t level, double grow, F&& f) const {
-    const double inv = 1.0 / edge(level);
-    std::array<std::int64_t, D> first{}, count{};
-    for (int a = 0; a < D; ++a) {
-      const double t = (p[a] - lo_[a]) * inv;  // a tile c with c - grow <= t <= c + 1 + grow
-      const double lo = std::ceil(t - 1.0 - grow), hi = std::floor(t + grow);
-      const double clamp_lo = std::max(std::min(lo, kCoordLimit), -kCoordLimit);
-      const double clamp_hi = std::max(std::min(hi, kCoordLimit), -kCoordLimit);
-      first[static_cast<std::size_t>(a)] = static_cast<std::int64_t>(clamp_lo);
-      count[static_cast<std::size_t>(a)] = std::max<std::int64_t>(1, static_cast<std::int64_t>(clamp_hi - clamp_lo) + 1);
-    }
     TileKey<D> k;
     k.level = level;
-    std::array<std::int64_t, D> i{};
-    while (true) {
-      for (int a = 0; a < D; ++a) k.c[static_cast<std::size_t>(a)] = first[static_cast<std::size_t>(a)] + i[static_cast<std::size_t>(a)];
-      f(k);
-      int a = 0;
-      for (; a < D; ++a) {
-        if (++i[static_cast<std::size_t>(a)] < count[static_cast<std::size_t>(a)]) break;
-        i[static_cast<std::size_t>(a)] = 0;
-      }
-      if (a == D) return;
-    }
+    near_from_axis(D - 1, (p - lo_) * (1.0 / edge(level)), grow, k, f);
   }
 
   static int colour(const TileKey<D>& k) {
-    int c = 0;
-    for (int a = 0; a < D; ++a) c |= static_cast<int>(k.c[static_cast<std::size_t>(a)] & 1) << a;
-    return c;
+    if constexpr (D == 2) {
+      const std::int64_t c = (k.c[0] % 3 + (k.c[1] & 1)) % 3;
+      return static_cast<int>(c < 0 ? c + 3 : c);
+    } else {
+      int c = 0;
+      for (int a = 0; a < D; ++a) c |= static_cast<int>(k.c[static_cast<std::size_t>(a)] & 1) << a;
+      return c;
+    }
   }
 
  private:
   static constexpr double kCoordLimit = 4.0e18;  // inside int64; far beyond any real tile count
+  static constexpr std::int64_t kLastBlock = (std::int64_t{1} << kBlockBits<D>) - 1;
+
+  // The offset of a tile's coordinate on axis a in edges: half an edge on axis 0 in a 2D brick's odd
+  // row (k.c[1] must be set first), 0 otherwise.
+  static double row_offset(const TileKey<D>& k, int a) { return D == 2 && a == 0 && (k.c[1] & 1) ? 0.5 : 0.0; }
+  static std::int64_t clamped_floor(double t) {
+    t = std::floor(t);
+    return t < kCoordLimit && t > -kCoordLimit ? static_cast<std::int64_t>(t) : t > 0.0 ? static_cast<std::int64_t>(kCoordLimit)
+                                                                                        : -static_cast<std::int64_t>(kCoordLimit);
+  }
+  // floor(c * 2^shift), clamped to the block grid, by shifts (exact).
+  static std::int64_t block_coordinate(std::int64_t c, int shift) {
+    std::int64_t b;
+    if (shift >= 0) b = c <= 0 ? c : shift > kBlockBits<D> || c > (kLastBlock >> shift) ? kLastBlock : c << shift;
+    else b = -shift >= 63 ? (c < 0 ? -1 : 0) : c >> -shift;  // arithmetic: the floor
+    return b < 0 ? 0 : b > kLastBlock ? kLastBlock : b;
+  }
+  static std::uint64_t interleave(const std::array<std::int64_t, D>& b) {
+    std::uint64_t code = 0;
+    for (int a = 0; a < D; ++a)
+      for (int bit = 0; bit < kBlockBits<D>; ++bit)
+        code |= static_cast<std::uint64_t>((b[static_cast<std::size_t>(a)] >> bit) & 1) << (bit * D + a);
+    return code;
+  }
+  // tiles_near's loop over axes a, a - 1, ..., 0 (t: p in edges from the low corner), the higher axes'
+  // coordinates set in k (the row first, which sets a 2D brick's offset).
+  template <class F>
+  static void near_from_axis(int a, const Vec<D>& t, double grow, TileKey<D>& k, F& f) {
+    const double ta = t[a] + row_offset(k, a);  // a tile c with c - grow <= ta <= c + 1 + grow
+    const double first = std::max(std::min(std::ceil(ta - 1.0 - grow), kCoordLimit), -kCoordLimit);
+    const double last = std::max(std::min(std::floor(ta + grow), kCoordLimit), -kCoordLimit);
+    const auto lo = static_cast<std::int64_t>(first);
+    const std::int64_t n = std::max<std::int64_t>(1, static_cast<std::int64_t>(last - first) + 1);
+    for (std::int64_t i = 0; i < n; ++i) {
+      k.c[static_cast<std::size_t>(a)] = lo + i;
+      if (a == 0) f(k);
+      else near_from_axis(a - 1, t, grow, k, f);
+    }
+  }
+
   Vec<D> lo_;
   double unit_;
 };
