@@ -464,10 +464,10 @@ class PnpFill {
       Scratch& s = *scratch_[static_cast<std::size_t>(t)];
       while (!done_) {
         try {
-          // Its own share from the front, then what is left of the others' from their backs.
+          // Its own share, then what is left of the others'.
           for (int v = 0; v < threads_ && !failed_.load(std::memory_order_relaxed); ++v) {
             Share& share = shares_[static_cast<std::size_t>((t + v) % threads_)];
-            for (std::size_t i; (i = share.take(v == 0)) != Share::kNone;) {
+            for (std::size_t i; (i = share.next.fetch_add(1, std::memory_order_relaxed)) < share.end;) {
               if (failed_.load(std::memory_order_relaxed)) break;
               const auto start = log_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
               const std::size_t item = order_[i];
@@ -624,7 +624,7 @@ class PnpFill {
   // thread keeps expanding the same part of the front, whose tiles, tree leaves and store pages are in
   // its core's cache, phase after phase; a tile's copy goes to the thread that placed its nodes. Each
   // share is taken the most waiting nodes first, then the copies, so a round ends on short items; a
-  // thread that has finished its share takes from the others' (their shared counters).
+  // thread that has finished its share takes the others' next items.
   void share_out() {
     const std::size_t teams = static_cast<std::size_t>(threads_);
     for (auto& list : share_lists_) list.clear();
@@ -648,9 +648,9 @@ class PnpFill {
           static_cast<std::uint32_t>(active_.size() + j));
     order_.clear();
     for (std::size_t t = 0; t < teams; ++t) {
-      const std::size_t first = order_.size();
+      shares_[t].next.store(order_.size(), std::memory_order_relaxed);
       order_.insert(order_.end(), share_lists_[t].begin(), share_lists_[t].end());
-      shares_[t].set(first, order_.size());
+      shares_[t].end = order_.size();
     }
   }
 
@@ -1171,23 +1171,13 @@ class PnpFill {
   // others the copies.
   std::vector<std::uint32_t> order_;
   std::vector<std::vector<std::uint32_t>> share_lists_;  // scratch of share_out
-  // A thread's share of the round, order_[first, end), as one word: it takes from the front, a thread
-  // whose share is done takes from the back (the shortest items), so neither waits for a long one.
+  // A thread's share of the round, order_[next, end). Whoever takes from it takes the next item (its
+  // owner, and a thread whose own share is done): both threads then end the round on short items, where
+  // a thief taking the shortest from the back left the owner a longer last one (the idle time of the
+  // round's first finisher, 2D 1e6 at 2 threads: 2.9-3.4 µs a phase against 5.6-10 µs).
   struct alignas(64) Share {
-    static constexpr std::size_t kNone = ~std::size_t{0};
-    std::atomic<std::uint64_t> range{0};  // first | end << 32
-    void set(std::size_t first, std::size_t end) {
-      range.store(first | static_cast<std::uint64_t>(end) << 32, std::memory_order_relaxed);
-    }
-    std::size_t take(bool front) {
-      std::uint64_t r = range.load(std::memory_order_relaxed);
-      for (;;) {
-        const std::uint64_t first = r & 0xffffffffu, end = r >> 32;
-        if (first >= end) return kNone;
-        const std::uint64_t next = front ? r + 1 : r - (std::uint64_t{1} << 32);
-        if (range.compare_exchange_weak(r, next, std::memory_order_relaxed)) return front ? first : end - 1;
-      }
-    }
+    std::atomic<std::size_t> next{0};
+    std::size_t end = 0;
   };
   std::unique_ptr<Share[]> shares_;    // one per thread
   std::size_t round_items_ = 0;        // tiles + copies
