@@ -60,6 +60,7 @@
 #include "nodegen/geometry/spacing_fault.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/spatial/point.hpp"
+#include "nodegen/storage/backoff.hpp"
 #include "nodegen/storage/phase_barrier.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/thread_team.hpp"
@@ -312,6 +313,8 @@ class PnpFill {
     std::vector<SetAside> set_aside;
     std::int64_t listed = -1;       // the latest generation whose phase lists this tile
     int worker = 0;                 // the thread that expanded it last (where its lines are cached)
+    bool needs_new_tile = false;    // a set-aside node's tile did not exist when it was set aside
+    std::atomic<std::uint64_t> expanded_round{~std::uint64_t{0}};  // the last round that expanded it
   };
   // A phase: the nodes of one generation in the tiles of one level and one colour.
   struct Phase {
@@ -451,15 +454,17 @@ class PnpFill {
   // One team runs every phase. A round: each thread takes the items of its share (share_out: a run of
   // this phase's tiles along space, those with the most nodes waiting first, then the copies of the
   // nodes it placed in the previous phase into their store slots: the long items start early and the
-  // short ones fill the end of the round), then the other shares' short items, then meets the others at
+  // short ones fill the end of the round), then the other shares' next items, then meets the others at
   // the barrier, whose completion step (one thread, the others waiting) ends the phase: it gives the
-  // phase's nodes their slots, hands the set-aside nodes to their tiles and picks the next phase. The
+  // phase's nodes their slots, hands the set-aside nodes to their tiles (those a thread out of items
+  // did not already hand over: hand_over_done) and picks the next phase. The
   // barrier orders every write of a round before every read of the next (storage/phase_barrier.hpp: the
   // completion happens after every arrival and before any thread returns from the wait). A thread that fails
   // still arrives, so nobody waits for it; the completion step then ends the fill.
   void run_phases() {
     start_next_phase();
     PhaseBarrier sync(threads_);
+    const bool may_spin = static_cast<unsigned>(threads_) <= std::thread::hardware_concurrency();
     run_team(threads_, [&](int t, int) {
       Scratch& s = *scratch_[static_cast<std::size_t>(t)];
       while (!done_) {
@@ -475,12 +480,14 @@ class PnpFill {
                 Tile& tile = *tiles_[active_[item]];
                 tile.worker = t;
                 expand_tile(tile, generation_, s);
+                tile.expanded_round.store(round_, std::memory_order_release);  // hand_over_done may take it
               } else {
                 copy_to_store(copies_[item - active_.size()]);
               }
               if (log_) log_->item_seconds.back()[i] = seconds_since(start);
             }
           }
+          hand_over_done(may_spin);
         } catch (...) {
           fail(std::current_exception());
         }
@@ -527,7 +534,9 @@ class PnpFill {
         hand_over_set_aside();
       }
       start_next_phase();  // timed with the rest: picking and sorting the next phase's tiles is serial too
-      if (log_) log_->completion_seconds.push_back(seconds_since(start));
+      // The hand-over done during the round is logged with the completion step, as if serial: the model
+      // (docs/parallel-fill.md) then does not count on the round's tails to hide it.
+      if (log_) log_->completion_seconds.push_back(seconds_since(start) + std::exchange(handing_seconds_, 0.0f));
     } catch (...) {
       fail(std::current_exception());
       copies_.clear();
@@ -564,23 +573,54 @@ class PnpFill {
     }
   }
   // The set-aside nodes go to their tiles (those this process owns) in the merge order too, and a tile
-  // with nodes left waits for the next generation.
+  // with nodes left waits for the next generation. From handed_ on: hand_over_done may have taken the
+  // first tiles during the round.
   void hand_over_set_aside() {
-    for (std::uint32_t t : active_) {
-      Tile& tile = *tiles_[t];
-      for (const SetAside& n : tile.set_aside)
-        if (ranks_ == 1 || own_.owner(n.key) == rank_)
-          enqueue(n.tile != kNoTile ? *tiles_[n.tile] : tile_at(n.key), n.node, generation_ + 1);
-      // A tile the front is crossing keeps its set-aside list's room for its next phase; one the front
-      // has passed (nothing waiting) keeps no capacity: 3.5 B a node at 1e6 nodes in 2D if it did.
-      tile.set_aside.clear();
-      if (!tile.waiting.empty()) {
-        schedule(tile, generation_ + 1);
-      } else {
-        std::vector<Waiting>().swap(tile.waiting);
-        std::vector<SetAside>().swap(tile.set_aside);
-      }
+    for (; handed_ < active_.size(); ++handed_) hand_over(*tiles_[active_[handed_]]);
+  }
+  void hand_over(Tile& tile) {
+    for (const SetAside& n : tile.set_aside)
+      if (ranks_ == 1 || own_.owner(n.key) == rank_)
+        enqueue(n.tile != kNoTile ? *tiles_[n.tile] : tile_at(n.key), n.node, generation_ + 1);
+    // A tile the front is crossing keeps its set-aside list's room for its next phase; one the front
+    // has passed (nothing waiting) keeps no capacity: 3.5 B a node at 1e6 nodes in 2D if it did.
+    tile.set_aside.clear();
+    if (!tile.waiting.empty()) {
+      schedule(tile, generation_ + 1);
+    } else {
+      std::vector<Waiting>().swap(tile.waiting);
+      std::vector<SetAside>().swap(tile.set_aside);
     }
+  }
+  // A thread out of items hands over the set-aside nodes of the phase's tiles already expanded, in the
+  // merge order, while the others finish theirs: the completion step, which the others wait for, then
+  // has that much less to do. The order, hence the nodes, are the completion step's. It is safe during
+  // the round: a tile of the phase sets nodes aside only to tiles outside the phase (other colours or
+  // levels, tile_grid.hpp), which no thread expands in it, or to itself, and only tiles it has finished
+  // are handed over (expanded_round, release / acquire); ready_ and the lists it appends to are read
+  // only by the completion step and later rounds, after the barrier. One thread at a time (handing_).
+  // At a tile not yet expanded it waits for it when every thread has a core (`spin`: the tile's thread
+  // is at work on it, and the barrier would wait for it anyway), and otherwise stops. It stops at a tile
+  // whose nodes need a tile that does not exist yet: tiles are created only in the completion step,
+  // while no thread reads the tile map. With several processes the completion step hands over,
+  // interleaved with the nodes received.
+  void hand_over_done(bool spin) {
+    if (ex_ || handing_.exchange(true, std::memory_order_acquire)) return;
+    const auto start = log_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    Backoff backoff;
+    while (handed_ < active_.size() && !failed_.load(std::memory_order_relaxed)) {
+      Tile& tile = *tiles_[active_[handed_]];
+      if (tile.expanded_round.load(std::memory_order_acquire) != round_) {
+        if (!spin) break;
+        backoff.pause();
+        continue;
+      }
+      if (tile.needs_new_tile) break;
+      hand_over(tile);
+      ++handed_;
+    }
+    if (log_) handing_seconds_ += seconds_since(start);
+    handing_.store(false, std::memory_order_release);
   }
 
   // Takes the first phase of ready_ as the next round's tiles; the fill is done when a round would
@@ -614,6 +654,8 @@ class PnpFill {
       return merge_less<D>(tiles_[a]->key, tiles_[a]->block, tiles_[b]->key, tiles_[b]->block);
     });
     if (failed_.load(std::memory_order_relaxed)) copies_.clear();
+    ++round_;
+    handed_ = 0;
     share_out();
     round_items_ = order_.size();
     if (log_ && round_items_) log_->item_seconds.emplace_back(round_items_, 0.0f);
@@ -657,6 +699,7 @@ class PnpFill {
   // Expands the tile's waiting nodes of `generation` (the front of its list); the nodes of its own
   // that they place wait for the next generation's phase.
   void expand_tile(Tile& tile, std::uint64_t generation, Scratch& s) {
+    tile.needs_new_tile = false;
     if (tile.waiting.empty() || tile.front_generation != generation) return;
     const std::size_t due = tile.front_count;
     TileKey<D> last_key{};  // the nodes a tile sets aside mostly go to the same neighbour
@@ -676,6 +719,7 @@ class PnpFill {
           if (last_tile == kNoTile || !(key == last_key)) {
             last_key = key;
             last_tile = find_tile(key);
+            tile.needs_new_tile |= last_tile == kNoTile;
           }
           tile.set_aside.push_back({child, key, last_tile});
         }
@@ -1181,6 +1225,10 @@ class PnpFill {
   };
   std::unique_ptr<Share[]> shares_;    // one per thread
   std::size_t round_items_ = 0;        // tiles + copies
+  std::uint64_t round_ = 0;            // rounds begun
+  std::size_t handed_ = 0;             // active_[0, handed_) are handed over (hand_over_done)
+  alignas(64) std::atomic<bool> handing_{false};
+  float handing_seconds_ = 0;          // the phase log's: hand_over_done's time this round
   bool done_ = false;
   std::atomic<bool> failed_{false};
   std::mutex error_mutex_;
