@@ -163,14 +163,31 @@ TEST(FillConcurrent, HugeSpacingAtSomeNodesStillFinishes) {
   EXPECT_GT(d.positions.size(), 8000u);
 }
 
+// Also at 2 threads: on a 2-core machine a thread out of items there waits for the other's tile to
+// hand it over (hand_over_done), and must stop waiting when the other fails.
 TEST(FillConcurrent, NodeCapStopsEveryThread) {
   const auto domain = unit_box<2>();
   FillParams p = params(2, 13);
   p.max_nodes = 2000;  // the square at h = 0.01 needs ~9000: the cap is hit mid-fill, by any thread
   const auto boundary = box_boundary<2>(domain.box, 0.01);
-  EXPECT_THROW((pnp_fill<2, VmStore>(domain, Spacing::constant(0.01), boundary, p, threads(kThreads))), StoreFull);
-  EXPECT_THROW((pnp_fill<2, SuballocStore>(domain, Spacing::constant(0.01), boundary, p, threads(kThreads))),
-               StoreFull);
+  for (int t : {2, kThreads}) {
+    EXPECT_THROW((pnp_fill<2, VmStore>(domain, Spacing::constant(0.01), boundary, p, threads(t))), StoreFull) << t;
+    EXPECT_THROW((pnp_fill<2, SuballocStore>(domain, Spacing::constant(0.01), boundary, p, threads(t))), StoreFull)
+        << t;
+  }
+}
+
+// A thread out of items hands over the tiles already expanded: one thread, which has expanded them all
+// by then, hands over all but those waiting for a new tile; two threads at least some.
+TEST(FillConcurrent, ThreadsOutOfItemsHandOverFinishedTiles) {
+  const auto domain = unit_box<2>();
+  const auto boundary = box_boundary<2>(domain.box, 0.005);
+  const auto one = pnp_fill<2, VmStore>(domain, Spacing::constant(0.005), boundary, params(2, 5), threads(1));
+  EXPECT_GT(one.early_hand_overs, one.tile_runs / 2) << one.tile_runs;
+  EXPECT_LE(one.early_hand_overs, one.tile_runs);
+  const auto two = pnp_fill<2, VmStore>(domain, Spacing::constant(0.005), boundary, params(2, 5), threads(2));
+  EXPECT_GT(two.early_hand_overs, 0u);
+  EXPECT_EQ(two.positions, one.positions);
 }
 
 }  // namespace

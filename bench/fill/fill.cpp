@@ -139,10 +139,10 @@ void report(const Args& a, const std::string& domain_name, const Discretization<
   const double n = static_cast<double>(d.positions.size());
   std::printf("domain=%s dim=%d backend=%s threads=%d nodes=%zu boundary=%zu seconds=%.3f boundary_s=%.3f nodes_per_s=%.4g "
               "cpu_s=%.3f nodes_per_cpu_s=%.4g peak_rss_per_node=%.1f fill_rss_per_node=%.1f phases=%zu tile_runs=%zu "
-              "largest_tile_run=%zu",
+              "largest_tile_run=%zu early_hand_overs=%zu",
               domain_name.c_str(), D, backend_name(a.backend), a.threads, d.positions.size(), d.boundary_count,
               d.fill_seconds, d.boundary_seconds, n / d.fill_seconds, cpu, n / cpu, rss_peak / n, (rss_peak - rss_before) / n,
-              d.phases, d.tile_runs, d.largest_tile_run);
+              d.phases, d.tile_runs, d.largest_tile_run, d.early_hand_overs);
   if (a.quality) {
     io::NodeArrays arrays;
     arrays.dim = D;

@@ -1,11 +1,15 @@
 #!/usr/bin/python3
 """How the fill scales to P threads, from one run's phase log (bench/fill --phase-log FILE.csv).
 
-Each phase is a round: its items (copies of the previous phase's nodes into the store, then its
-tiles) are handed out in order to whichever thread is free (a shared counter), then every thread
-waits at the barrier, and one thread runs the completion step alone. So a round on P threads takes
+Each phase is a round: its items (its tiles, most waiting nodes first, then the copies of the
+previous phase's nodes into the store) are handed out, then every thread waits at the barrier, and
+one thread runs the completion step alone. So a round on P threads takes
   greedy_makespan(items, P) + completion + barrier(P)
-where greedy_makespan replays the counter: each item goes to the thread that frees up first.
+where greedy_makespan hands the items out in the logged order, each to the thread that frees up
+first. (The fill gives each thread a share of the tiles by place and lets a thread that has finished
+its share take the others' next items; the model's list scheduling ignores where items are, which
+is what the shares exploit.) The hand-over a thread does during the round is logged with the
+completion step, as if serial.
 Items and completion steps are timed in a 1-thread run, so what the model leaves out is what
 threads share: memory bandwidth, caches, the tree's cache lines (measured: 2 independent 1-thread
 fills on this 2-core VM reach 1.93-1.98x, not 2x), and the barrier's own cost, which is an input.

@@ -22,9 +22,10 @@
 // first out, keeps the accepted candidates that are its own (same tile, same level) as waiting nodes
 // of the next generation, and sets aside the others. Tiles of one phase are far enough apart that
 // none can see what another writes, so what a tile does depends only on what earlier phases left.
-// Between phases, one thread appends every node the phase placed to the store, tile by tile in the
-// merge order of their keys (tile_grid.hpp: ownership block, then Z-order), and hands the set-aside
-// nodes to their tiles in that order too. Phases run in ascending (generation, level, colour) order
+// Between phases, one thread gives every node the phase placed its store slot, tile by tile in the
+// merge order of their keys (tile_grid.hpp: ownership block, then Z-order), and the set-aside nodes go
+// to their tiles in that order too (handed over by a thread out of items as tiles finish, the rest by
+// that one thread). Phases run in ascending (generation, level, colour) order
 // until no tile has a waiting node. Several processes (MPI ranks) can share the fill: each expands the
 // tiles it owns and they exchange nodes between phases (the section "Several processes" below).
 #include <algorithm>
@@ -288,9 +289,9 @@ class PnpFill {
     Vec<D> pos;
     double h;
   };
-  // An accepted node that belongs to another tile, set aside until the phase ends, with the tile's index
-  // (kNoTile when the tile does not exist yet). The expanding thread looks the tile up (find_tile), so
-  // the completion step, which runs alone while the other threads wait, only appends the node.
+  // An accepted node that belongs to another tile, set aside until the tile is handed over, with the
+  // tile's index (kNoTile when the tile does not exist yet). The expanding thread looks the tile up
+  // (find_tile), so the hand-over only appends the node.
   static constexpr std::uint32_t kNoTile = 0xFFFF'FFFFu;
   struct SetAside {
     Waiting node;
@@ -356,6 +357,7 @@ class PnpFill {
     out.phases = stats_.phases;
     out.tile_runs = stats_.tile_runs;
     out.largest_tile_run = stats_.largest_run;
+    out.early_hand_overs = stats_.early_hand_overs;
     out.fill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
   }
@@ -464,7 +466,6 @@ class PnpFill {
   void run_phases() {
     start_next_phase();
     PhaseBarrier sync(threads_);
-    const bool may_spin = static_cast<unsigned>(threads_) <= std::thread::hardware_concurrency();
     run_team(threads_, [&](int t, int) {
       Scratch& s = *scratch_[static_cast<std::size_t>(t)];
       while (!done_) {
@@ -487,7 +488,7 @@ class PnpFill {
               if (log_) log_->item_seconds.back()[i] = seconds_since(start);
             }
           }
-          hand_over_done(may_spin);
+          hand_over_done(sync.spins());
         } catch (...) {
           fail(std::current_exception());
         }
@@ -599,29 +600,38 @@ class PnpFill {
   // levels, tile_grid.hpp), which no thread expands in it, or to itself, and only tiles it has finished
   // are handed over (expanded_round, release / acquire); ready_ and the lists it appends to are read
   // only by the completion step and later rounds, after the barrier. One thread at a time (handing_).
-  // At a tile not yet expanded it waits for it when every thread has a core (`spin`: the tile's thread
-  // is at work on it, and the barrier would wait for it anyway), and otherwise stops. It stops at a tile
-  // whose nodes need a tile that does not exist yet: tiles are created only in the completion step,
-  // while no thread reads the tile map. With several processes the completion step hands over,
-  // interleaved with the nodes received.
+  // At a tile not yet expanded it waits for it when every thread has a core (`spin`, as the barrier's
+  // waiters: the tile's thread is at work on it, and the barrier would wait for it anyway) until
+  // kHandOverWait has passed since it began, and otherwise stops. It stops at a tile whose nodes need a tile that
+  // does not exist yet: tiles are created only in the completion step, while no thread reads the tile
+  // map. Wherever it stops, the completion step hands over the rest. With several processes the
+  // completion step hands over, interleaved with the nodes received.
   void hand_over_done(bool spin) {
     if (ex_ || handing_.exchange(true, std::memory_order_acquire)) return;
-    const auto start = log_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    struct Release {  // the hand-over is free again however this ends
+      std::atomic<bool>& flag;
+      ~Release() { flag.store(false, std::memory_order_release); }
+    } release{handing_};
+    const auto start = std::chrono::steady_clock::now();
     Backoff backoff;
+    unsigned waits = 0;
     while (handed_ < active_.size() && !failed_.load(std::memory_order_relaxed)) {
       Tile& tile = *tiles_[active_[handed_]];
       if (tile.expanded_round.load(std::memory_order_acquire) != round_) {
-        if (!spin) break;
+        if (!spin || (++waits % 64 == 0 && std::chrono::steady_clock::now() - start > kHandOverWait)) break;
         backoff.pause();
         continue;
       }
       if (tile.needs_new_tile) break;
       hand_over(tile);
       ++handed_;
+      ++stats_.early_hand_overs;
     }
     if (log_) handing_seconds_ += seconds_since(start);
-    handing_.store(false, std::memory_order_release);
   }
+  // The longest a round's hand-over waits for tiles still being expanded: a few times a long tile's
+  // expansion (2D tiles of 32 spacings take up to ~100 us), far below a scheduler's time slice.
+  static constexpr std::chrono::microseconds kHandOverWait{500};
 
   // Takes the first phase of ready_ as the next round's tiles; the fill is done when a round would
   // have nothing to do (no copies left and no phase), or a thread failed.
@@ -1206,6 +1216,7 @@ class PnpFill {
   std::size_t count_ = 0;                              // nodes in the store
   struct {
     std::size_t phases = 0, tile_runs = 0, largest_run = 0;
+    std::size_t early_hand_overs = 0;  // written by the thread holding the hand-over (handing_)
   } stats_;
   // The current round (written by the barrier's completion step, read by the team after the barrier).
   std::vector<std::uint32_t> active_;  // this phase's tiles, in the merge order (merge_less)

@@ -57,9 +57,10 @@ struct TileKey {
 };
 
 // The order of tiles along the Z-order (Morton) curve of their coordinates, level first. Any process
-// that knows two tiles' keys can order them, and the tiles of one level inside any Z-order-aligned
-// block of space come consecutively, so a set of blocks that is contiguous along the curve (what one
-// process owns when the domain is split into blocks along it) holds a contiguous range of tiles.
+// that knows two tiles' keys can order them. (For square and cube tiles, those of one level inside a
+// Z-order-aligned block of space come consecutively; 2D bricks of odd rows are shifted by half a tile,
+// so the merge order below sorts by ownership block first, which is what keeps one process's tiles
+// consecutive.)
 template <int D>
 bool morton_less(const TileKey<D>& a, const TileKey<D>& b) {
   if (a.level != b.level) return a.level < b.level;

@@ -36,6 +36,9 @@ class PhaseBarrier {
         spin_(static_cast<unsigned>(threads_) <= std::thread::hardware_concurrency()),
         remaining_(threads_) {}
 
+  // Whether a waiting member spins before it sleeps (every member can have a core).
+  bool spins() const { return spin_; }
+
   // `completion` must not throw (it runs while every other thread waits for it).
   template <class Completion>
   void arrive_and_wait(Completion&& completion) noexcept {
