@@ -615,8 +615,12 @@ class PnpFill {
     const auto start = std::chrono::steady_clock::now();
     Backoff backoff;
     unsigned waits = 0;
-    while (handed_ < active_.size() && !failed_.load(std::memory_order_relaxed)) {
-      Tile& tile = *tiles_[active_[handed_]];
+    // Counted here and written back once: handed_ and stats_ share cache lines with what the expanding
+    // threads read for every item (round_, active_), which a write per tile would take from them.
+    std::size_t k = handed_;
+    const std::size_t first = k;
+    while (k < active_.size() && !failed_.load(std::memory_order_relaxed)) {
+      Tile& tile = *tiles_[active_[k]];
       if (tile.expanded_round.load(std::memory_order_acquire) != round_) {
         if (!spin || (++waits % 64 == 0 && std::chrono::steady_clock::now() - start > kHandOverWait)) break;
         backoff.pause();
@@ -624,9 +628,10 @@ class PnpFill {
       }
       if (tile.needs_new_tile) break;
       hand_over(tile);
-      ++handed_;
-      ++stats_.early_hand_overs;
+      ++k;
     }
+    handed_ = k;
+    stats_.early_hand_overs += k - first;
     if (log_) handing_seconds_ += seconds_since(start);
   }
   // The longest a round's hand-over waits for tiles still being expanded: a few times a long tile's
