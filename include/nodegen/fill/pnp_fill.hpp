@@ -542,7 +542,7 @@ class PnpFill {
       fail(std::current_exception());
       copies_.clear();
       active_.clear();
-      round_items_ = 0;
+      order_.clear();
       done_ = true;
     }
   }
@@ -602,10 +602,10 @@ class PnpFill {
   // only by the completion step and later rounds, after the barrier. One thread at a time (handing_).
   // At a tile not yet expanded it waits for it when every thread has a core (`spin`, as the barrier's
   // waiters: the tile's thread is at work on it, and the barrier would wait for it anyway) until
-  // kHandOverWait has passed since it began, and otherwise stops. It stops at a tile whose nodes need a tile that
-  // does not exist yet: tiles are created only in the completion step, while no thread reads the tile
-  // map. Wherever it stops, the completion step hands over the rest. With several processes the
-  // completion step hands over, interleaved with the nodes received.
+  // kHandOverWait has passed since it began, and otherwise stops. It stops at a tile whose nodes need a
+  // tile that does not exist yet: tiles are created only in the completion step, while no thread reads
+  // the tile map. Wherever it stops, the completion step hands over the rest. With several processes
+  // the completion step hands over, interleaved with the nodes received.
   void hand_over_done(bool spin) {
     if (ex_ || handing_.exchange(true, std::memory_order_acquire)) return;
     struct Release {  // the hand-over is free again however this ends
@@ -652,7 +652,7 @@ class PnpFill {
       stats_.tile_runs += active_.size();
     }
     begin_round();
-    done_ = round_items_ == 0;
+    done_ = order_.empty();
   }
 
   // Sorts the phase's tiles into the merge order and hands out the round's items.
@@ -672,8 +672,7 @@ class PnpFill {
     ++round_;
     handed_ = 0;
     share_out();
-    round_items_ = order_.size();
-    if (log_ && round_items_) log_->item_seconds.emplace_back(round_items_, 0.0f);
+    if (log_ && !order_.empty()) log_->item_seconds.emplace_back(order_.size(), 0.0f);
   }
 
   // Who takes which of the round's items first (no tile's work depends on it). The tiles, in the merge
@@ -1240,7 +1239,6 @@ class PnpFill {
     std::size_t end = 0;
   };
   std::unique_ptr<Share[]> shares_;    // one per thread
-  std::size_t round_items_ = 0;        // tiles + copies
   std::uint64_t round_ = 0;            // rounds begun
   std::size_t handed_ = 0;             // active_[0, handed_) are handed over (hand_over_done)
   alignas(64) std::atomic<bool> handing_{false};
