@@ -10,7 +10,12 @@
 // for up to kSpin before sleeping, because waking a sleeper (a futex wake, an inter-processor
 // interrupt on a VM) takes longer than a phase's tail: with std::barrier, which sleeps after a few
 // dozen spins, the second of two threads is still waking up when the first has taken the next
-// round's work, and 2 threads run no faster than 1 (bench/fill, 2D, 1e6 nodes). With more members
+// round's work, and 2 threads run no faster than 1 (bench/fill, 2D, 1e6 nodes). kSpin must also
+// exceed the time a sleeper's idle core takes to wake, up to ~1.3 ms on this VM: with a shorter spin,
+// once one member sleeps (its partner held up by the host), the partner does the next round alone and
+// then waits for the slow waker longer than the spin, sleeps in turn, and so on, the two taking turns
+// for dozens of rounds (2D, 1e6 nodes, 2 threads: 20-40 % of runs lost 5-30 ms so with a 500 us
+// spin; with 2 ms, p75 of the run time 0.203 s against 0.212 s, 16 runs each). With more members
 // than cores, spinning would hold a core that a member still working needs, so they sleep at once
 // (std::atomic::wait, a futex).
 //
@@ -64,7 +69,7 @@ class PhaseBarrier {
   }
 
  private:
-  static constexpr std::chrono::microseconds kSpin{500};
+  static constexpr std::chrono::microseconds kSpin{2000};
   const int threads_;
   const bool spin_;
   alignas(64) std::atomic<int> remaining_;
