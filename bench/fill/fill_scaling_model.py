@@ -8,8 +8,8 @@ one thread runs the completion step alone. So a round on P threads takes
 where greedy_makespan hands the items out in the logged order, each to the thread that frees up
 first. (The fill gives each thread a share of the tiles by place and lets a thread that has finished
 its share take the others' next items; the model's list scheduling ignores where items are, which
-is what the shares exploit.) The hand-over a thread does during the round is logged with the
-completion step, as if serial.
+is what the shares exploit.) The hand-over and the heap trim a thread does during the round are
+logged with the completion step, as if serial.
 Items and completion steps are timed in a 1-thread run, so what the model leaves out is what
 threads share: memory bandwidth, caches, the tree's cache lines (measured: 2 independent 1-thread
 fills on this 2-core VM reach 1.93-1.98x, not 2x), and the barrier's own cost, which is an input.

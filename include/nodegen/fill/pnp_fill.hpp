@@ -536,9 +536,11 @@ class PnpFill {
         hand_over_set_aside();
       }
       start_next_phase();  // timed with the rest: picking and sorting the next phase's tiles is serial too
-      // The hand-over done during the round is logged with the completion step, as if serial: the model
-      // (docs/parallel-fill.md) then does not count on the round's tails to hide it.
-      if (log_) log_->completion_seconds.push_back(seconds_since(start) + std::exchange(handing_seconds_, 0.0f));
+      // The hand-over and the heap trim done during the round are logged with the completion step, as if
+      // serial: the model (docs/parallel-fill.md) then does not count on the round's tails to hide them.
+      if (log_)
+        log_->completion_seconds.push_back(seconds_since(start) + std::exchange(handing_seconds_, 0.0f) +
+                                           std::exchange(trim_seconds_, 0.0f));
     } catch (...) {
       fail(std::current_exception());
       copies_.clear();
@@ -639,8 +641,10 @@ class PnpFill {
   // out of items) while the others finish their items. malloc_trim is thread-safe (it locks each
   // arena in turn) and changes no node.
   void trim_if_due() {
-    if (trim_due_.load(std::memory_order_relaxed) && trim_due_.exchange(false, std::memory_order_relaxed))
-      release_free_heap();
+    if (!trim_due_.load(std::memory_order_relaxed) || !trim_due_.exchange(false, std::memory_order_relaxed)) return;
+    const auto start = std::chrono::steady_clock::now();
+    release_free_heap();
+    if (log_) trim_seconds_ += seconds_since(start);
   }
   // The longest a round's hand-over waits for tiles still being expanded: a few times a long tile's
   // expansion (2D tiles of 32 spacings take up to ~100 us), far below a scheduler's time slice.
@@ -1253,6 +1257,7 @@ class PnpFill {
   alignas(64) std::atomic<bool> handing_{false};
   std::atomic<bool> trim_due_{false};  // set by begin_round every 32 phases, taken by trim_if_due
   float handing_seconds_ = 0;          // the phase log's: hand_over_done's time this round
+  float trim_seconds_ = 0;             // the phase log's: trim_if_due's (written by the one that took it)
   bool done_ = false;
   std::atomic<bool> failed_{false};
   std::mutex error_mutex_;
