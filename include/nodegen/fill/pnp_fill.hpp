@@ -697,28 +697,26 @@ class PnpFill {
   void share_out() {
     const std::size_t teams = static_cast<std::size_t>(threads_);
     for (auto& list : share_lists_) list.clear();
+    // Every share is sorted as plain integers, (most waiting first, then k) packed into one key whose
+    // low half is the item: with a comparison reading both tiles' counts this step took 1.9 ms of a
+    // 2D 1e6 fill's 4.5 ms of completion steps at one thread, 1.2 ms so (20-odd tiles a phase).
     std::size_t total = 0;
     for (std::uint32_t t : active_) total += tiles_[t]->front_count;
     std::size_t before = 0;
     for (std::size_t k = 0; k < active_.size(); ++k) {
       const std::size_t w = tiles_[active_[k]]->front_count;
       const std::size_t who = total ? std::min(teams - 1, (2 * before + w) * teams / (2 * total)) : 0;
-      share_lists_[who].push_back(static_cast<std::uint32_t>(k));
+      const std::uint64_t fewer = 0xFFFF'FFFFu - std::min<std::uint64_t>(w, 0xFFFF'FFFFu);
+      share_lists_[who].push_back(fewer << 32 | k);
       before += w;
     }
-    // (std::sort with the tile index breaking ties: std::stable_sort allocated a buffer every phase.)
-    for (auto& list : share_lists_)
-      std::sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
-        const std::size_t na = tiles_[active_[a]]->front_count, nb = tiles_[active_[b]]->front_count;
-        return na != nb ? na > nb : a < b;
-      });
+    for (auto& list : share_lists_) std::sort(list.begin(), list.end());
     for (std::size_t j = 0; j < copies_.size(); ++j)
-      share_lists_[static_cast<std::size_t>(copies_[j].worker) % teams].push_back(
-          static_cast<std::uint32_t>(active_.size() + j));
+      share_lists_[static_cast<std::size_t>(copies_[j].worker) % teams].push_back(active_.size() + j);
     order_.clear();
     for (std::size_t t = 0; t < teams; ++t) {
       shares_[t].next.store(order_.size(), std::memory_order_relaxed);
-      order_.insert(order_.end(), share_lists_[t].begin(), share_lists_[t].end());
+      for (std::uint64_t key : share_lists_[t]) order_.push_back(static_cast<std::uint32_t>(key));
       shares_[t].end = order_.size();
     }
   }
@@ -1242,7 +1240,7 @@ class PnpFill {
   // The round's items, thread by thread (share_out): k < active_.size() is the tile active_[k], the
   // others the copies.
   std::vector<std::uint32_t> order_;
-  std::vector<std::vector<std::uint32_t>> share_lists_;  // scratch of share_out
+  std::vector<std::vector<std::uint64_t>> share_lists_;  // scratch of share_out
   // A thread's share of the round, order_[next, end). Whoever takes from it takes the next item (its
   // owner, and a thread whose own share is done): both threads then end the round on short items, where
   // a thief taking the shortest from the back left the owner a longer last one (the idle time of the
