@@ -1,9 +1,10 @@
 #include "remove_on_signal.hpp"
 
-#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
@@ -42,6 +43,10 @@ char g_paths[kMaxFiles][kMaxPath];
 std::atomic<int> g_count{0};
 std::atomic<bool> g_speak{true};
 struct sigaction g_previous[kSignals.size()];
+// kActing once the files are registered; before, 0 (holding) or the number of the first signal held.
+constexpr int kActing = -1;
+std::atomic<int> g_state{kActing};
+static_assert(std::atomic<int>::is_always_lock_free, "the handler's state must be async-signal-safe");
 
 // Async-signal-safe: unlink only.
 void unlink_registered() {
@@ -49,10 +54,17 @@ void unlink_registered() {
   for (int i = 0; i < n; ++i) ::unlink(g_paths[i]);
 }
 
+// Async-signal-safe: nanosleep only. Half a second, so the rank that speaks (sent the same signal at the
+// same time) ends first; mpirun's own pause between its SIGTERM and its SIGKILL is one second.
+void give_the_speaking_rank_time() {
+  timespec left{0, 500'000'000};
+  for (int tries = 0; tries < 100 && ::nanosleep(&left, &left) != 0 && errno == EINTR; ++tries) {
+  }
+}
+
 // Async-signal-safe: write only. The line the user sees before the process ends by the signal (its
 // exit status stays the signal's, as shells and schedulers expect).
 void say_interrupted(int sig) {
-  if (!g_speak.load(std::memory_order_relaxed)) return;
   const char* name = "a signal";
   for (const NamedSignal& s : kSignals)
     if (s.number == sig) name = s.name;
@@ -67,8 +79,13 @@ void say_interrupted(int sig) {
 }
 
 extern "C" void remove_and_reraise(int sig) {
+  // Held: the first signal is noted for register_files() or the destructor to act on.
+  int state = g_state.load(std::memory_order_acquire);
+  while (state != kActing)
+    if (state != 0 || g_state.compare_exchange_weak(state, sig, std::memory_order_acq_rel)) return;
+  if (g_speak.load(std::memory_order_relaxed)) say_interrupted(sig);
   unlink_registered();
-  say_interrupted(sig);
+  if (!g_speak.load(std::memory_order_relaxed)) give_the_speaking_rank_time();
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
@@ -79,17 +96,11 @@ extern "C" void remove_at_exit() { unlink_registered(); }
 
 }  // namespace
 
-RemoveOnSignal::RemoveOnSignal(const std::vector<std::filesystem::path>& files) {
+RemoveOnSignal::RemoveOnSignal() {
   static const bool at_exit_registered = std::atexit(remove_at_exit) == 0;
   (void)at_exit_registered;
-  int n = 0;
-  for (const auto& f : files) {
-    const std::string s = f.string();
-    if (n == kMaxFiles || s.size() >= kMaxPath) continue;
-    std::memcpy(g_paths[n], s.c_str(), s.size() + 1);
-    ++n;
-  }
-  g_count.store(n, std::memory_order_release);
+  g_count.store(0, std::memory_order_release);
+  g_state.store(0, std::memory_order_release);
   struct sigaction action {};
   action.sa_handler = remove_and_reraise;
   sigemptyset(&action.sa_mask);
@@ -100,20 +111,26 @@ RemoveOnSignal::RemoveOnSignal(const std::vector<std::filesystem::path>& files) 
   }
 }
 
-void say_when_interrupted(bool yes) { g_speak.store(yes, std::memory_order_relaxed); }
-
-HoldSignals::HoldSignals() {
-  sigset_t held;
-  sigemptyset(&held);
-  for (const NamedSignal& s : kSignals) sigaddset(&held, s.number);
-  pthread_sigmask(SIG_BLOCK, &held, &previous_);
+void RemoveOnSignal::register_files(const std::vector<std::filesystem::path>& files) {
+  int n = 0;
+  for (const auto& f : files) {
+    const std::string s = f.string();
+    if (n == kMaxFiles || s.size() >= kMaxPath) continue;
+    std::memcpy(g_paths[n], s.c_str(), s.size() + 1);
+    ++n;
+  }
+  g_count.store(n, std::memory_order_release);
+  if (const int held = g_state.exchange(kActing, std::memory_order_acq_rel); held > 0) std::raise(held);
 }
 
-HoldSignals::~HoldSignals() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+void say_when_interrupted(bool yes) { g_speak.store(yes, std::memory_order_relaxed); }
 
 RemoveOnSignal::~RemoveOnSignal() {
-  for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i].number, &g_previous[i], nullptr);
   g_count.store(0, std::memory_order_release);
+  // A signal held until now (the run ended before registering its files) ends the process as it would
+  // have, with its line.
+  if (const int held = g_state.exchange(kActing, std::memory_order_acq_rel); held > 0) remove_and_reraise(held);
+  for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i].number, &g_previous[i], nullptr);
 }
 
 }  // namespace nodegen::cli

@@ -6,7 +6,12 @@
 // the way the signal would have (default action re-raised), so the exit status still says "killed by
 // SIGINT". Signals that were ignored when the run started (nohup) stay ignored. An exit() from inside a
 // library during the run (libgomp's, when a thread cannot be created) removes them too (atexit).
-#include <csignal>
+//
+// The handler is installed before the temporaries exist and holds a signal back until they are
+// registered: a signal between their creation and their registration would otherwise end the process
+// and leave them behind. The hold is kept by the handler itself, not by a signal mask, because a mask
+// holds only in the thread that sets it and the run has other threads by then (the OpenMP team, the
+// MPI library's).
 #include <filesystem>
 #include <vector>
 
@@ -14,29 +19,23 @@ namespace nodegen::cli {
 
 class RemoveOnSignal {
  public:
-  explicit RemoveOnSignal(const std::vector<std::filesystem::path>& files);
+  // Installs the handler; a signal from now on is held until register_files() (or the destructor).
+  RemoveOnSignal();
   RemoveOnSignal(const RemoveOnSignal&) = delete;
   RemoveOnSignal& operator=(const RemoveOnSignal&) = delete;
-  ~RemoveOnSignal();  // restores the previous handlers
+  // Restores the previous handlers; a signal still held then ends the process as it would have.
+  ~RemoveOnSignal();
+
+  // Registers the files a signal removes (at most 4) and ends the hold: a signal held meanwhile
+  // takes effect now.
+  void register_files(const std::vector<std::filesystem::path>& files);
 };
 
 // Whether the handler says in one line which signal ended the run (default yes): under MPI only the
 // rank that prints errors does, so a signal that ends every rank prints one line, not one per rank.
+// A rank that does not say it ends half a second after removing the files: mpirun (Open MPI 4.1) sends
+// every rank SIGKILL as soon as one rank ends after its SIGTERM, which would otherwise end the rank
+// that speaks before its line is written.
 void say_when_interrupted(bool yes);
-
-// Holds back those signals in the calling thread while it lives; one that arrives meanwhile
-// is delivered when it ends. The run creates its temporaries and then registers them: a signal in
-// between would otherwise kill the process before the handler exists and leave them behind. (The run
-// has no other threads then, so no other thread can take the signal.)
-class HoldSignals {
- public:
-  HoldSignals();
-  HoldSignals(const HoldSignals&) = delete;
-  HoldSignals& operator=(const HoldSignals&) = delete;
-  ~HoldSignals();  // restores the previous mask
-
- private:
-  sigset_t previous_;
-};
 
 }  // namespace nodegen::cli

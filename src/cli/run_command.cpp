@@ -287,9 +287,10 @@ int run_command(const RunArgs& args) {
   refuse_ranks_reading_different_inputs(args, domain);
 
   // Reserve the output files before filling, so a bad output path fails now and not after the fill.
+  // A signal from here on is held until the temporaries are registered for removal.
+  RemoveOnSignal interrupted;
   CreatedDirectory made_here;
   if (!args.output && root) made_here = CreatedDirectory(output.parent_path());  // only the default folder is made
-  std::optional<HoldSignals> hold(std::in_place);  // until the temporaries are registered for removal
   RunOutput files(output, args.mpi);
   std::optional<io::PendingFile> report_file;
   on_every_rank(args.mpi, [&] {
@@ -298,8 +299,7 @@ int run_command(const RunArgs& args) {
   std::vector<fs::path> temporaries = files.temporaries();
   if (report_file) temporaries.push_back(report_file->temp_path());
   share_rank_zeros_temporaries(args, temporaries);
-  const RemoveOnSignal interrupted(temporaries);
-  hold.reset();
+  interrupted.register_files(temporaries);
 
   // A binding narrower than the threads asked for (mpirun binds each of one or two ranks to one core)
   // makes the threads take turns on it: say so, with the launcher's way out.
