@@ -126,11 +126,11 @@ void RemoveOnSignal::register_files(const std::vector<std::filesystem::path>& fi
 void say_when_interrupted(bool yes) { g_speak.store(yes, std::memory_order_relaxed); }
 
 RemoveOnSignal::~RemoveOnSignal() {
+  for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i].number, &g_previous[i], nullptr);
   g_count.store(0, std::memory_order_release);
   // A signal held until now (the run ended before registering its files) ends the process as it would
   // have, with its line.
   if (const int held = g_state.exchange(kActing, std::memory_order_acq_rel); held > 0) remove_and_reraise(held);
-  for (std::size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i].number, &g_previous[i], nullptr);
 }
 
 }  // namespace nodegen::cli
