@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <array>
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -83,9 +83,10 @@ extern "C" void remove_and_reraise(int sig) {
   int state = g_state.load(std::memory_order_acquire);
   while (state != kActing)
     if (state != 0 || g_state.compare_exchange_weak(state, sig, std::memory_order_acq_rel)) return;
-  if (g_speak.load(std::memory_order_relaxed)) say_interrupted(sig);
+  const bool speaks = g_speak.load(std::memory_order_relaxed);
+  if (speaks) say_interrupted(sig);
   unlink_registered();
-  if (!g_speak.load(std::memory_order_relaxed)) give_the_speaking_rank_time();
+  if (!speaks) give_the_speaking_rank_time();
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
