@@ -314,7 +314,6 @@ class PnpFill {
     std::vector<SetAside> set_aside;
     std::int64_t listed = -1;       // the latest generation whose phase lists this tile
     int worker = 0;                 // the thread that expanded it last (where its lines are cached)
-    bool needs_new_tile = false;    // a set-aside node's tile did not exist when it was set aside
     std::atomic<std::uint64_t> expanded_round{~std::uint64_t{0}};  // the last round that expanded it
   };
   // A phase: the nodes of one generation in the tiles of one level and one colour.
@@ -338,7 +337,7 @@ class PnpFill {
     scratch_.clear();
     for (int t = 0; t < threads_; ++t) scratch_.push_back(std::make_unique<Scratch>(spacing_.evaluator()));
     share_lists_.resize(static_cast<std::size_t>(threads_));
-    shares_ = std::make_unique<Share[]>(static_cast<std::size_t>(threads_));
+    shares_ = std::make_unique<Share[]>(2 * static_cast<std::size_t>(threads_));
     try {
       if (ex_) seed_boundary_ranks(boundary);
       else seed_boundary(boundary);
@@ -453,13 +452,13 @@ class PnpFill {
   // Phases in ascending (generation, level, colour) until no tile has a waiting node. A phase of
   // generation g only adds nodes of generation g + 1, so every phase comes after those that feed it.
   //
-  // One team runs every phase. A round: each thread takes the items of its share (share_out: a run of
-  // this phase's tiles along space, those with the most nodes waiting first, then the copies of the
-  // nodes it placed in the previous phase into their store slots: the long items start early and the
-  // short ones fill the end of the round), then the other shares' next items, then meets the others at
-  // the barrier, whose completion step (one thread, the others waiting) ends the phase: it gives the
-  // phase's nodes their slots, hands the set-aside nodes to their tiles (those a thread out of items
-  // did not already hand over: hand_over_done) and picks the next phase. The
+  // One team runs every phase. A round: each thread takes the tiles of its share (cut_tiles: a run of
+  // this phase's tiles along space, those with the most nodes waiting first), then the other shares'
+  // next tiles, then the copies of the nodes it placed in the previous phase into their store slots,
+  // then the others' copies (cut_copies: the long items start early and the short ones fill the end of
+  // the round). The first thread out of items prepares the next round and hands the set-aside nodes
+  // to their tiles (hand_over_done), then the team meets at the barrier, whose completion step (one
+  // thread, the others waiting) does what that left: slots, hand-over, the next phase. The
   // barrier orders every write of a round before every read of the next (storage/phase_barrier.hpp: the
   // completion happens after every arrival and before any thread returns from the wait). A thread that fails
   // still arrives, so nobody waits for it; the completion step then ends the fill.
@@ -470,9 +469,9 @@ class PnpFill {
       Scratch& s = *scratch_[static_cast<std::size_t>(t)];
       while (!done_) {
         try {
-          // Its own share, then what is left of the others'.
-          for (int v = 0; v < threads_ && !failed_.load(std::memory_order_relaxed); ++v) {
-            Share& share = shares_[static_cast<std::size_t>((t + v) % threads_)];
+          // Its own run of the tiles, then what is left of the others', then the copies the same way.
+          for (int v = 0; v < 2 * threads_ && !failed_.load(std::memory_order_relaxed); ++v) {
+            Share& share = shares_[static_cast<std::size_t>(v / threads_ * threads_ + (t + v) % threads_)];
             for (std::size_t i; (i = share.next.fetch_add(1, std::memory_order_relaxed)) < share.end;) {
               if (failed_.load(std::memory_order_relaxed)) break;
               const auto start = log_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
@@ -509,6 +508,14 @@ class PnpFill {
     std::vector<Vec<D>> nodes;
     int worker;  // the thread that placed them
   };
+  // A round's items as cut_tiles and cut_copies cut them: the order, and each share's range of it
+  // (the threads' runs of tiles, then their copies), with the nodes waiting in the phase's tiles.
+  struct Cut {
+    std::vector<std::uint32_t> order;
+    std::vector<std::pair<std::size_t, std::size_t>> ranges;
+    std::size_t tiles = 0;    // items below this are tiles, the others copies
+    std::size_t waiting = 0;  // nodes waiting in the tiles
+  };
   void copy_to_store(CopyJob& job) {
     for (std::size_t k = 0; k < job.nodes.size(); ++k) store_.set(job.first + k, to_stored<D>(job.nodes[k]));
     std::vector<Vec<D>>().swap(job.nodes);
@@ -531,10 +538,13 @@ class PnpFill {
         if (log_) log_->completion_seconds.push_back(seconds_since(start));
         return;
       }
+      // What the hand-over during the round (hand_over_done) left: the slots and set-aside nodes of
+      // the phase's last tiles, and the next phase unless it prepared it.
       if (!failed_.load(std::memory_order_relaxed)) {
-        queue_copies(claim_slots(placed_count()));
+        queue_copies(handed_, active_.size(), next_copies_);
         hand_over_set_aside();
       }
+      copies_.swap(next_copies_);
       start_next_phase();  // timed with the rest: picking and sorting the next phase's tiles is serial too
       // The hand-over and the heap trim done during the round are logged with the completion step, as if
       // serial: the model (docs/parallel-fill.md) then does not count on the round's tails to hide them.
@@ -544,6 +554,7 @@ class PnpFill {
     } catch (...) {
       fail(std::current_exception());
       copies_.clear();
+      next_copies_.clear();
       active_.clear();
       order_.clear();
       done_ = true;
@@ -563,29 +574,43 @@ class PnpFill {
     report_progress(n);
     return slot;
   }
-  // The phase's nodes get their slots from `slot` on, tile by tile in the merge order; the next round
-  // writes them there.
-  void queue_copies(std::size_t slot) {
-    for (std::uint32_t t : active_) {
-      Tile& tile = *tiles_[t];
+  // The nodes of the phase's tiles active_[from, to) get their slots from `slot` on, tile by tile in
+  // the merge order; the next round writes them there (the jobs go to `into`).
+  void queue_copies(std::size_t from, std::size_t to, std::size_t slot, std::vector<CopyJob>& into) {
+    for (std::size_t k = from; k < to; ++k) {
+      Tile& tile = *tiles_[active_[k]];
       stats_.largest_run = std::max(stats_.largest_run, tile.placed.size());
       if (!tile.placed.empty()) {
-        copies_.push_back({slot, std::move(tile.placed), tile.worker});
-        slot += copies_.back().nodes.size();
+        into.push_back({slot, std::move(tile.placed), tile.worker});
+        slot += into.back().nodes.size();
         tile.placed = {};
       }
     }
+  }
+  // The same with slots claimed here, after those of the tiles before `from` (one process).
+  void queue_copies(std::size_t from, std::size_t to, std::vector<CopyJob>& into) {
+    std::size_t n = 0;
+    for (std::size_t k = from; k < to; ++k) n += tiles_[active_[k]]->placed.size();
+    queue_copies(from, to, claim_slots(n), into);
   }
   // The set-aside nodes go to their tiles (those this process owns) in the merge order too, and a tile
   // with nodes left waits for the next generation. From handed_ on: hand_over_done may have taken the
   // first tiles during the round.
   void hand_over_set_aside() {
-    for (; handed_ < active_.size(); ++handed_) hand_over(*tiles_[active_[handed_]]);
+    for (const SetAside& n : new_tiles_) enqueue(tile_at(n.key), n.node, generation_ + 1);
+    new_tiles_.clear();
+    for (; handed_ < active_.size(); ++handed_) hand_over(*tiles_[active_[handed_]], /*in_round=*/false);
   }
-  void hand_over(Tile& tile) {
+  // During the round (in_round) a node whose tile does not exist yet waits in new_tiles_ for the
+  // completion step, which creates the tile (the expanding threads read the tile map meanwhile) and
+  // hands the waiting ones over first, before the tiles the round left: a tile missing at the start
+  // of the round gets all its nodes of the round through new_tiles_, in the merge order.
+  void hand_over(Tile& tile, bool in_round) {
     for (const SetAside& n : tile.set_aside)
-      if (ranks_ == 1 || own_.owner(n.key) == rank_)
-        enqueue(n.tile != kNoTile ? *tiles_[n.tile] : tile_at(n.key), n.node, generation_ + 1);
+      if (ranks_ > 1 && own_.owner(n.key) != rank_) continue;
+      else if (n.tile != kNoTile) enqueue(*tiles_[n.tile], n.node, generation_ + 1);
+      else if (in_round) new_tiles_.push_back(n);
+      else enqueue(tile_at(n.key), n.node, generation_ + 1);
     // A tile the front is crossing keeps its set-aside list's room for its next phase; one the front
     // has passed (nothing waiting) keeps no capacity: 3.5 B a node at 1e6 nodes in 2D if it did.
     tile.set_aside.clear();
@@ -605,10 +630,10 @@ class PnpFill {
   // only by the completion step and later rounds, after the barrier. One thread at a time (handing_).
   // At a tile not yet expanded it waits for it when every thread has a core (`spin`, as the barrier's
   // waiters: the tile's thread is at work on it, and the barrier would wait for it anyway) until
-  // kHandOverWait has passed since it began, and otherwise stops. It stops at a tile whose nodes need a
-  // tile that does not exist yet: tiles are created only in the completion step, while no thread reads
-  // the tile map. Wherever it stops, the completion step hands over the rest. With several processes
-  // the completion step hands over, interleaved with the nodes received.
+  // kHandOverWait has passed since it began, and otherwise stops; the completion step hands over the
+  // rest. With several processes the completion step hands over, interleaved with the nodes received.
+  // Before the hand-over, and again when it has handed over every tile, it prepares the next round
+  // (plan_next_phase), and it gives the tiles it hands over their store slots (queue_copies).
   void hand_over_done(bool spin) {
     if (ex_ || handing_.exchange(true, std::memory_order_acquire)) return;
     struct Release {  // the hand-over is free again however this ends
@@ -616,6 +641,7 @@ class PnpFill {
       ~Release() { flag.store(false, std::memory_order_release); }
     } release{handing_};
     const auto start = std::chrono::steady_clock::now();
+    if (!plan_.ready && !failed_.load(std::memory_order_relaxed)) plan_next_phase(false);
     Backoff backoff;
     unsigned waits = 0;
     // Counted here and written back once: handed_ and stats_ share cache lines with what the expanding
@@ -629,13 +655,33 @@ class PnpFill {
         backoff.pause();
         continue;
       }
-      if (tile.needs_new_tile) break;
-      hand_over(tile);
+      hand_over(tile, /*in_round=*/true);
       ++k;
     }
+    queue_copies(first, k, next_copies_);  // slots in the merge order: these tiles come first
     handed_ = k;
     stats_.early_hand_overs += k - first;
+    if (k == active_.size() && !plan_.ready && !failed_.load(std::memory_order_relaxed)) plan_next_phase(true);
     if (log_) handing_seconds_ += seconds_since(start);
+  }
+  // The next phase's tiles, sorted and cut into the next round's shares by the first thread out of
+  // items while the others finish theirs. The next phase is known once ready_'s smallest phase can no
+  // longer change: at once when it is of this phase's generation g (2 of 3 phases in 2D, 7 of 8 in
+  // 3D), since a node of generation g arrives only from phases of generation g - 1 and the hand-over
+  // adds only nodes of g + 1; otherwise once every tile is handed over (`all_handed`) and no node
+  // waits for a tile the completion step will create (new_tiles_). The completion step adds this
+  // phase's copies to the cut. Called by the thread holding the hand-over (handing_); ready_ and the
+  // plan are read by the completion step, after the barrier.
+  void plan_next_phase(bool all_handed) {
+    if (ready_.empty()) return;
+    if (ready_.begin()->first.generation != generation_ && !(all_handed && new_tiles_.empty())) return;
+    auto it = ready_.begin();
+    plan_.generation = it->first.generation;
+    plan_.active = std::move(it->second);
+    ready_.erase(it);
+    sort_merge_order(plan_.active);
+    cut_tiles(plan_.active, plan_.cut);
+    plan_.ready = true;
   }
   // The heap's free pages back to the kernel when begin_round asked for it, by one thread (the first
   // out of items) while the others finish their items. malloc_trim is thread-safe (it locks each
@@ -655,76 +701,130 @@ class PnpFill {
   void start_next_phase() {
     if (ex_) return agree_next_phase();
     active_.clear();
-    if (!ready_.empty() && !failed_.load(std::memory_order_relaxed)) {
-      auto it = ready_.begin();
-      generation_ = it->first.generation;
-      active_ = std::move(it->second);
-      ready_.erase(it);
+    const bool planned = std::exchange(plan_.ready, false);
+    if (failed_.load(std::memory_order_relaxed)) {
+      begin_round();
+    } else if (planned) {
+      generation_ = plan_.generation;
+      active_.swap(plan_.active);
       ++stats_.phases;
       stats_.tile_runs += active_.size();
+      cut_copies(copies_, plan_.cut);
+      begin_round(plan_.cut);
+    } else {
+      if (!ready_.empty()) {
+        auto it = ready_.begin();
+        generation_ = it->first.generation;
+        active_ = std::move(it->second);
+        ready_.erase(it);
+        ++stats_.phases;
+        stats_.tile_runs += active_.size();
+      }
+      begin_round();
     }
-    begin_round();
     done_ = order_.empty();
   }
 
-  // Sorts the phase's tiles into the merge order and hands out the round's items.
-  void begin_round() {
-    // Every 32 phases the heap's free pages go back to the kernel (release_free_heap.hpp). The front
-    // is largest near the boundary and then shrinks (a cube's, from six faces to its centre), so what
-    // its waiting lists took early would otherwise stay resident beside the growing store and tree
-    // until the end: 1e6-node cube, peak RSS 66.4 -> 63.0 B/node at the same speed (2D, whose front
-    // stays small, unchanged). The first thread out of items does it (trim_if_due), not this serial
-    // step: malloc_trim takes 20 us (2D) to 0.5 ms (3D) a call.
-    if (stats_.phases % 32 == 0) trim_due_.store(true, std::memory_order_relaxed);
-    // The merge order (tile_grid.hpp: ownership block, then Z-order), which any process can compute
-    // for its own tiles without knowing the others' history.
-    std::sort(active_.begin(), active_.end(), [&](std::uint32_t a, std::uint32_t b) {
+  // The merge order (tile_grid.hpp: ownership block, then Z-order), which any process can compute
+  // for its own tiles without knowing the others' history.
+  void sort_merge_order(std::vector<std::uint32_t>& tiles) const {
+    std::sort(tiles.begin(), tiles.end(), [&](std::uint32_t a, std::uint32_t b) {
       return merge_less<D>(tiles_[a]->key, tiles_[a]->block, tiles_[b]->key, tiles_[b]->block);
     });
+  }
+  // Sorts the phase's tiles into the merge order and hands out the round's items.
+  void begin_round() {
+    sort_merge_order(active_);
     if (failed_.load(std::memory_order_relaxed)) copies_.clear();
+    cut_tiles(active_, cut_);
+    cut_copies(copies_, cut_);
+    begin_round(cut_);
+  }
+  // The same for tiles already sorted and cut (`cut`, which is left empty).
+  void begin_round(Cut& cut) {
     ++round_;
     handed_ = 0;
-    share_out();
+    order_.swap(cut.order);
+    cut.order.clear();
+    for (std::size_t i = 0; i < cut.ranges.size(); ++i) {
+      shares_[i].next.store(cut.ranges[i].first, std::memory_order_relaxed);
+      shares_[i].end = cut.ranges[i].second;
+    }
+    if (front_shrunk(cut.waiting)) trim_due_.store(true, std::memory_order_relaxed);
     if (log_ && !order_.empty()) log_->item_seconds.emplace_back(order_.size(), 0.0f);
+  }
+
+  // Whether the heap's free pages should go back to the kernel (release_free_heap.hpp), given the
+  // nodes waiting in this phase's tiles: when the front, a whole generation's waiting nodes, has
+  // shrunk to half its largest size since the last time. The front is largest near the boundary and
+  // then shrinks (a cube's, from six faces to its centre), so what its waiting lists took early would
+  // otherwise stay resident beside the growing store and tree until the end (1e6-node cube, peak RSS
+  // 66.4 -> 63.0 B/node). Halving, rather than a fixed count of phases, gives back the same memory
+  // with fewer calls: a call takes 20-50 us in 2D, ten rounds' tails, and the round waits for it.
+  // The first thread out of items makes the call (trim_if_due), not this serial step.
+  bool front_shrunk(std::size_t waiting) {
+    bool shrunk = false;
+    if (generation_ != front_.generation) {  // the generation before is complete
+      shrunk = 2 * front_.nodes < front_.largest;
+      front_.largest = shrunk ? front_.nodes : std::max(front_.largest, front_.nodes);
+      front_ = {generation_, 0, front_.largest};
+    }
+    front_.nodes += waiting;
+    return shrunk;
   }
 
   // Who takes which of the round's items first (no tile's work depends on it). The tiles, in the merge
   // order, which follows space, are cut into one run per thread of about equal waiting nodes, so a
   // thread keeps expanding the same part of the front, whose tiles, tree leaves and store pages are in
-  // its core's cache, phase after phase; a tile's copy goes to the thread that placed its nodes. Each
-  // share is taken the most waiting nodes first, then the copies, so a round ends on short items; a
-  // thread that has finished its share takes the others' next items.
-  void share_out() {
+  // its core's cache, phase after phase; a tile's copy goes to the thread that placed its nodes. A run
+  // is taken the most waiting nodes first, and every thread's copies come after every tile, so a
+  // round ends on short items; a thread that has finished its run takes the others' next tiles.
+  // The phase's tiles `active` (sorted) go to `cut`, with the nodes waiting in them; cut_copies then
+  // adds the copies.
+  void cut_tiles(const std::vector<std::uint32_t>& active, Cut& cut) {
     const std::size_t teams = static_cast<std::size_t>(threads_);
     for (auto& list : share_lists_) list.clear();
     // Every share is sorted as plain integers, (most waiting first, then k) packed into one key whose
     // low half is the item: with a comparison reading both tiles' counts this step took 1.9 ms of a
     // 2D 1e6 fill's 4.5 ms of completion steps at one thread, 1.2 ms so (20-odd tiles a phase).
     std::size_t total = 0;
-    for (std::uint32_t t : active_) total += tiles_[t]->front_count;
+    for (std::uint32_t t : active) total += tiles_[t]->front_count;
     std::size_t before = 0;
-    for (std::size_t k = 0; k < active_.size(); ++k) {
-      const std::size_t w = tiles_[active_[k]]->front_count;
+    for (std::size_t k = 0; k < active.size(); ++k) {
+      const std::size_t w = tiles_[active[k]]->front_count;
       const std::size_t who = total ? std::min(teams - 1, (2 * before + w) * teams / (2 * total)) : 0;
       const std::uint64_t fewer = 0xFFFF'FFFFu - std::min<std::uint64_t>(w, 0xFFFF'FFFFu);
       share_lists_[who].push_back(fewer << 32 | k);
       before += w;
     }
     for (auto& list : share_lists_) std::sort(list.begin(), list.end());
-    for (std::size_t j = 0; j < copies_.size(); ++j)
-      share_lists_[static_cast<std::size_t>(copies_[j].worker) % teams].push_back(active_.size() + j);
-    order_.clear();
+    cut.order.clear();
+    cut.ranges.resize(2 * teams);
     for (std::size_t t = 0; t < teams; ++t) {
-      shares_[t].next.store(order_.size(), std::memory_order_relaxed);
-      for (std::uint64_t key : share_lists_[t]) order_.push_back(static_cast<std::uint32_t>(key));
-      shares_[t].end = order_.size();
+      cut.ranges[t].first = cut.order.size();
+      for (std::uint64_t key : share_lists_[t]) cut.order.push_back(static_cast<std::uint32_t>(key));
+      cut.ranges[t].second = cut.order.size();
+      share_lists_[t].clear();
+    }
+    cut.tiles = active.size();
+    cut.waiting = total;
+  }
+  // The copies go to the threads that placed their nodes, after the tiles.
+  void cut_copies(const std::vector<CopyJob>& copies, Cut& cut) {
+    const std::size_t teams = static_cast<std::size_t>(threads_);
+    for (std::size_t j = 0; j < copies.size(); ++j)
+      share_lists_[static_cast<std::size_t>(copies[j].worker) % teams].push_back(cut.tiles + j);
+    for (std::size_t t = 0; t < teams; ++t) {
+      cut.ranges[teams + t].first = cut.order.size();
+      for (std::uint64_t key : share_lists_[t]) cut.order.push_back(static_cast<std::uint32_t>(key));
+      cut.ranges[teams + t].second = cut.order.size();
+      share_lists_[t].clear();
     }
   }
 
   // Expands the tile's waiting nodes of `generation` (the front of its list); the nodes of its own
   // that they place wait for the next generation's phase.
   void expand_tile(Tile& tile, std::uint64_t generation, Scratch& s) {
-    tile.needs_new_tile = false;
     if (tile.waiting.empty() || tile.front_generation != generation) return;
     const std::size_t due = tile.front_count;
     TileKey<D> last_key{};  // the nodes a tile sets aside mostly go to the same neighbour
@@ -744,7 +844,6 @@ class PnpFill {
           if (last_tile == kNoTile || !(key == last_key)) {
             last_key = key;
             last_tile = find_tile(key);
-            tile.needs_new_tile |= last_tile == kNoTile;
           }
           tile.set_aside.push_back({child, key, last_tile});
         }
@@ -1007,7 +1106,7 @@ class PnpFill {
       const std::size_t slot = claim_slots(local);
       if (lmin_ < old_min || lmax_ > old_max) open_levels(old_min, old_max, stored, out);
       for (std::uint32_t t : active_) send_placed(*tiles_[t], out);
-      queue_copies(slot);
+      queue_copies(0, active_.size(), slot, copies_);
     } catch (...) {
       failure = std::current_exception();
     }
@@ -1237,10 +1336,20 @@ class PnpFill {
   std::vector<std::uint32_t> active_;  // this phase's tiles, in the merge order (merge_less)
   std::uint64_t generation_ = 0;       // this phase's generation
   std::vector<CopyJob> copies_;        // the previous phase's nodes, to be written to the store
-  // The round's items, thread by thread (share_out): k < active_.size() is the tile active_[k], the
-  // others the copies.
+  std::vector<CopyJob> next_copies_;   // this phase's, queued by hand_over_done and the completion step
+  std::vector<SetAside> new_tiles_;    // nodes handed over during the round whose tiles do not exist yet
+  // The round's items (cut_tiles, cut_copies): k < active_.size() is the tile active_[k], the others
+  // the copies.
   std::vector<std::uint32_t> order_;
-  std::vector<std::vector<std::uint64_t>> share_lists_;  // scratch of share_out
+  std::vector<std::vector<std::uint64_t>> share_lists_;  // scratch of cut_tiles and cut_copies
+  Cut cut_;  // scratch of begin_round
+  // The next phase, prepared during the round (plan_next_phase) for the completion step to start.
+  struct {
+    bool ready = false;
+    std::uint64_t generation = 0;
+    std::vector<std::uint32_t> active;  // its tiles, in the merge order
+    Cut cut;
+  } plan_;
   // A thread's share of the round, order_[next, end). Whoever takes from it takes the next item (its
   // owner, and a thread whose own share is done): both threads then end the round on short items, where
   // a thief taking the shortest from the back left the owner a longer last one (the idle time of the
@@ -1249,11 +1358,15 @@ class PnpFill {
     std::atomic<std::size_t> next{0};
     std::size_t end = 0;
   };
-  std::unique_ptr<Share[]> shares_;    // one per thread
+  std::unique_ptr<Share[]> shares_;    // each thread's run of tiles, then each thread's copies
   std::uint64_t round_ = 0;            // rounds begun
   std::size_t handed_ = 0;             // active_[0, handed_) are handed over (hand_over_done)
   alignas(64) std::atomic<bool> handing_{false};
-  std::atomic<bool> trim_due_{false};  // set by begin_round every 32 phases, taken by trim_if_due
+  std::atomic<bool> trim_due_{false};  // set by begin_round (front_shrunk), taken by trim_if_due
+  struct {
+    std::uint64_t generation = 0;
+    std::size_t nodes = 0, largest = 0;  // waiting nodes of that generation, and the most since the last trim
+  } front_;
   float handing_seconds_ = 0;          // the phase log's: hand_over_done's time this round
   float trim_seconds_ = 0;             // the phase log's: trim_if_due's (written by the one that took it)
   bool done_ = false;
