@@ -597,20 +597,35 @@ class PnpFill {
   // with nodes left waits for the next generation. From handed_ on: hand_over_done may have taken the
   // first tiles during the round.
   void hand_over_set_aside() {
-    for (const SetAside& n : new_tiles_) enqueue(tile_at(n.key), n.node, generation_ + 1);
-    new_tiles_.clear();
+    for (std::uint32_t t : new_tile_sources_) {
+      Tile& tile = *tiles_[t];
+      for (const SetAside& n : tile.set_aside)
+        if (n.tile == kNoTile) enqueue(tile_at(n.key), n.node, generation_ + 1);
+      release_set_aside(tile);
+    }
+    new_tile_sources_.clear();
     for (; handed_ < active_.size(); ++handed_) hand_over(*tiles_[active_[handed_]], /*in_round=*/false);
   }
-  // During the round (in_round) a node whose tile does not exist yet waits in new_tiles_ for the
-  // completion step, which creates the tile (the expanding threads read the tile map meanwhile) and
-  // hands the waiting ones over first, before the tiles the round left: a tile missing at the start
-  // of the round gets all its nodes of the round through new_tiles_, in the merge order.
+  // During the round (in_round) the nodes whose tile does not exist yet stay in the tile's set-aside
+  // list, and the tile in new_tile_sources_, for the completion step, which creates their tiles (the
+  // expanding threads read the tile map meanwhile) and hands them over first, before the tiles the
+  // round left: a tile missing at the start of the round gets all its nodes of the round so, in the
+  // merge order.
   void hand_over(Tile& tile, bool in_round) {
+    bool to_new_tiles = false;
     for (const SetAside& n : tile.set_aside)
       if (ranks_ > 1 && own_.owner(n.key) != rank_) continue;
       else if (n.tile != kNoTile) enqueue(*tiles_[n.tile], n.node, generation_ + 1);
-      else if (in_round) new_tiles_.push_back(n);
+      else if (in_round) to_new_tiles = true;
       else enqueue(tile_at(n.key), n.node, generation_ + 1);
+    if (to_new_tiles) {
+      new_tile_sources_.push_back(tile.index);
+      if (!tile.waiting.empty()) schedule(tile, generation_ + 1);
+    } else {
+      release_set_aside(tile);
+    }
+  }
+  void release_set_aside(Tile& tile) {
     // A tile the front is crossing keeps its set-aside list's room for its next phase; one the front
     // has passed (nothing waiting) keeps no capacity: 3.5 B a node at 1e6 nodes in 2D if it did.
     tile.set_aside.clear();
@@ -669,12 +684,12 @@ class PnpFill {
   // longer change: at once when it is of this phase's generation g (2 of 3 phases in 2D, 7 of 8 in
   // 3D), since a node of generation g arrives only from phases of generation g - 1 and the hand-over
   // adds only nodes of g + 1; otherwise once every tile is handed over (`all_handed`) and no node
-  // waits for a tile the completion step will create (new_tiles_). The completion step adds this
+  // waits for a tile the completion step will create (new_tile_sources_). The completion step adds this
   // phase's copies to the cut. Called by the thread holding the hand-over (handing_); ready_ and the
   // plan are read by the completion step, after the barrier.
   void plan_next_phase(bool all_handed) {
     if (ready_.empty()) return;
-    if (ready_.begin()->first.generation != generation_ && !(all_handed && new_tiles_.empty())) return;
+    if (ready_.begin()->first.generation != generation_ && !(all_handed && new_tile_sources_.empty())) return;
     auto it = ready_.begin();
     plan_.generation = it->first.generation;
     plan_.active = std::move(it->second);
@@ -1337,7 +1352,7 @@ class PnpFill {
   std::uint64_t generation_ = 0;       // this phase's generation
   std::vector<CopyJob> copies_;        // the previous phase's nodes, to be written to the store
   std::vector<CopyJob> next_copies_;   // this phase's, queued by hand_over_done and the completion step
-  std::vector<SetAside> new_tiles_;    // nodes handed over during the round whose tiles do not exist yet
+  std::vector<std::uint32_t> new_tile_sources_;  // tiles with set-aside nodes for tiles not yet made
   // The round's items (cut_tiles, cut_copies): k < active_.size() is the tile active_[k], the others
   // the copies.
   std::vector<std::uint32_t> order_;
