@@ -576,16 +576,20 @@ class PnpFill {
   }
   // The nodes of the phase's tiles active_[from, to) get their slots from `slot` on, tile by tile in
   // the merge order; the next round writes them there (the jobs go to `into`).
+  // stats_ is written once: during the round a write per tile would take its cache line, which it shares
+  // with what the expanding threads read for every item, from them.
   void queue_copies(std::size_t from, std::size_t to, std::size_t slot, std::vector<CopyJob>& into) {
+    std::size_t largest = stats_.largest_run;
     for (std::size_t k = from; k < to; ++k) {
       Tile& tile = *tiles_[active_[k]];
-      stats_.largest_run = std::max(stats_.largest_run, tile.placed.size());
+      largest = std::max(largest, tile.placed.size());
       if (!tile.placed.empty()) {
         into.push_back({slot, std::move(tile.placed), tile.worker});
         slot += into.back().nodes.size();
         tile.placed = {};
       }
     }
+    stats_.largest_run = largest;
   }
   // The same with slots claimed here, after those of the tiles before `from` (one process).
   void queue_copies(std::size_t from, std::size_t to, std::vector<CopyJob>& into) {
@@ -685,8 +689,9 @@ class PnpFill {
   // 3D), since a node of generation g arrives only from phases of generation g - 1 and the hand-over
   // adds only nodes of g + 1; otherwise once every tile is handed over (`all_handed`) and no node
   // waits for a tile the completion step will create (new_tile_sources_). The completion step adds this
-  // phase's copies to the cut. Called by the thread holding the hand-over (handing_); ready_ and the
-  // plan are read by the completion step, after the barrier.
+  // phase's copies to the cut. Called by the thread holding the hand-over (handing_), whose ready_ and
+  // plan the completion step reads after the barrier, and by the completion step when the hand-over
+  // did not get that far.
   void plan_next_phase(bool all_handed) {
     if (ready_.empty()) return;
     if (ready_.begin()->first.generation != generation_ && !(all_handed && new_tile_sources_.empty())) return;
@@ -716,10 +721,10 @@ class PnpFill {
   void start_next_phase() {
     if (ex_) return agree_next_phase();
     active_.clear();
-    const bool planned = std::exchange(plan_.ready, false);
-    if (failed_.load(std::memory_order_relaxed)) {
-      begin_round();
-    } else if (planned) {
+    const bool failed = failed_.load(std::memory_order_relaxed);
+    // Every tile is handed over by now, so the next phase is known if the round did not prepare it.
+    if (!failed && !plan_.ready) plan_next_phase(/*all_handed=*/true);
+    if (std::exchange(plan_.ready, false) && !failed) {
       generation_ = plan_.generation;
       active_.swap(plan_.active);
       ++stats_.phases;
@@ -727,15 +732,7 @@ class PnpFill {
       cut_copies(copies_, plan_.cut);
       begin_round(plan_.cut);
     } else {
-      if (!ready_.empty()) {
-        auto it = ready_.begin();
-        generation_ = it->first.generation;
-        active_ = std::move(it->second);
-        ready_.erase(it);
-        ++stats_.phases;
-        stats_.tile_runs += active_.size();
-      }
-      begin_round();
+      begin_round();  // no phase: the last copies, or none when a thread failed
     }
     done_ = order_.empty();
   }
