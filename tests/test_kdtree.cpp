@@ -216,6 +216,9 @@ void expect_finger_walks_match_root_walks(const std::vector<Vec<D>>& pts) {
       std::sort(a.begin(), a.end());
       std::sort(b.begin(), b.end());
       ASSERT_EQ(a, b) << "point " << i << " r " << r;
+      ASSERT_EQ(tree.exists_within(pts[i], r, finger), tree.exists_within(pts[i], r)) << "point " << i << " r " << r;
+      ASSERT_EQ(tree.exists_within(pts[i], r, pts[i], finger), tree.exists_within(pts[i], r, pts[i]))
+          << "point " << i << " r " << r;
     }
   }
   EXPECT_EQ(tree.size(), pts.size());

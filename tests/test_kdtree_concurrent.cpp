@@ -124,7 +124,7 @@ void run_concurrent(PointOrder order, std::size_t per_thread, Walk walk = Walk::
           ++must;
           if (!seen.count(k)) fail();
         }
-        if (must > 0 && !tree.exists_within(q, r)) fail();
+        if (must > 0 && !(fingers ? tree.exists_within(q, r, *finger) : tree.exists_within(q, r))) fail();
         if (completed(snapshot, probe)) {
           const auto nn = tree.nearest(q);
           if (!nn || nn->first != probe || nn->second != 0.0) fail();

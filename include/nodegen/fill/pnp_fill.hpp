@@ -922,7 +922,7 @@ class PnpFill {
   NearValue<D> nearest_squared_by_queries(const Vec<D>& p, double rz, Scratch& s) const {
     s.nearest2.resize(s.cands.size());
     for (std::size_t i = 0; i < s.cands.size(); ++i)
-      s.nearest2[i] = tree_->exists_within(s.cands.at(i), rz, p) ? -1 : std::numeric_limits<NearValue<D>>::infinity();
+      s.nearest2[i] = tree_->exists_within(s.cands.at(i), rz, p, s.finger) ? -1 : std::numeric_limits<NearValue<D>>::infinity();
     return 0;
   }
 
