@@ -6,7 +6,9 @@
 // Point sets: a jittered lattice (quasi-uniform, like generated nodes) of n points in the unit square
 // or cube, inserted in random order or in advancing-front order (sorted by distance from a corner).
 // Variants: our KdTree on each storage backend with 1 and 2 threads (threads take chunks of 4096
-// consecutive steps), and nanoflann's KDTreeSingleIndexDynamicAdaptor (single thread; its adaptor
+// consecutive steps; each thread inserts and queries through its own KdTree::Finger, as the fill's
+// threads do: the query then starts from the path its step's insert has just walked, not from the
+// root), and nanoflann's KDTreeSingleIndexDynamicAdaptor (single thread; its adaptor
 // reports the current count, so its constructor inserts nothing and addPoints(i, i) adds one point).
 //
 // A third order, "front-patches" (not in the default run; --orders front-patches), models how the
@@ -185,6 +187,7 @@ Result run_ours(const Workload<D>& w, int threads) {
   nodegen::PhaseBarrier barrier(threads);
   nodegen::run_team(threads, [&](int, int) {
     std::size_t local_hits = 0;
+    typename nodegen::KdTree<D, Store>::Finger finger;  // this thread's place in the tree, as in the fill
     while (!done) {
       try {  // a throw (a full arena) must still reach the barrier, or the others wait forever
         for (;;) {
@@ -192,8 +195,8 @@ Result run_ours(const Workload<D>& w, int threads) {
           if (begin >= round_end || failed.load(std::memory_order_relaxed)) break;
           const std::size_t end = std::min(round_end, begin + w.chunk);
           for (std::size_t i = begin; i < end; ++i) {
-            tree.insert(w.points[i], static_cast<std::uint32_t>(i));
-            local_hits += tree.exists_within(w.queries[i], w.radius) ? 1 : 0;
+            tree.insert(w.points[i], static_cast<std::uint32_t>(i), finger);
+            local_hits += tree.exists_within(w.queries[i], w.radius, finger) ? 1 : 0;
           }
         }
       } catch (...) {
