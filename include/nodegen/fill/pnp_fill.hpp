@@ -812,12 +812,7 @@ class PnpFill {
     for (auto& list : share_lists_) std::sort(list.begin(), list.end());
     cut.order.clear();
     cut.ranges.resize(2 * teams);
-    for (std::size_t t = 0; t < teams; ++t) {
-      cut.ranges[t].first = cut.order.size();
-      for (std::uint64_t key : share_lists_[t]) cut.order.push_back(static_cast<std::uint32_t>(key));
-      cut.ranges[t].second = cut.order.size();
-      share_lists_[t].clear();
-    }
+    append_runs(cut, 0);
     cut.tiles = active.size();
     cut.waiting = total;
   }
@@ -826,10 +821,15 @@ class PnpFill {
     const std::size_t teams = static_cast<std::size_t>(threads_);
     for (std::size_t j = 0; j < copies.size(); ++j)
       share_lists_[static_cast<std::size_t>(copies[j].worker) % teams].push_back(cut.tiles + j);
-    for (std::size_t t = 0; t < teams; ++t) {
-      cut.ranges[teams + t].first = cut.order.size();
+    append_runs(cut, teams);
+  }
+  // Appends each thread's list (share_lists_, emptied; an item in the low half of each key) to the
+  // cut's order as the range of share `first` + thread.
+  void append_runs(Cut& cut, std::size_t first) {
+    for (std::size_t t = 0; t < share_lists_.size(); ++t) {
+      cut.ranges[first + t].first = cut.order.size();
       for (std::uint64_t key : share_lists_[t]) cut.order.push_back(static_cast<std::uint32_t>(key));
-      cut.ranges[teams + t].second = cut.order.size();
+      cut.ranges[first + t].second = cut.order.size();
       share_lists_[t].clear();
     }
   }
