@@ -12,6 +12,11 @@
 # Every summary also gives, per mode, how busy its threads were (CPU seconds per wall second per
 # thread) and its nodes per CPU second relative to the 1-thread run's: a 2-thread fill whose threads
 # are busy but slower per CPU second than one thread loses to shared hardware, not to waiting.
+# Every 2-thread run is bracketed by two measurements of how long a cache line takes to travel between
+# CPUs 0 and 1 (bench/storage/core_latency, taken from the first binary's folder or CORE_LATENCY=PATH):
+# this host moves its two vCPUs between nearby cores (~26 ns) and distant ones (~165 ns) for minutes at a
+# time, and a 2-thread fill is slower on distant ones while 1-thread runs are not. The summary then also
+# gives the ratios of the rounds whose 2-thread run saw nearby cores before and after (below 60 ns).
 # DOMAIN=FILE.json fills that domain file instead of the unit box (boundary placement included; DIM is
 # then ignored, and NODES = - keeps the file's own spacing, e.g. a graded one):
 #   DOMAIN=bench/domains/cube_graded.json bench/fill/fill_scaling.sh 6 3 - build/release/bench/fill
@@ -20,6 +25,9 @@ rounds=$1 dim=$2 nodes=$3; shift 3
 bins=("$@")
 lock=(); command -v flock >/dev/null && lock=(flock /tmp/nodegen-cpu.lock)
 out=$(mktemp); trap 'rm -f "$out"' EXIT
+latency=${CORE_LATENCY:-$(dirname "$1")/core_latency}
+[[ -x "$latency" ]] || latency=""
+core_ns() { [[ -n "$latency" ]] && "${lock[@]}" "$latency" | sed -n 's/.*core_latency_ns=\([0-9]*\).*/\1/p' || echo 0; }
 modes="1 2"; [[ "${CEILING:-0}" == 1 ]] && modes="1 2 c"
 what=(--dim "$dim" --nodes "$nodes")
 if [[ -n "${DOMAIN:-}" ]]; then
@@ -32,10 +40,13 @@ for r in $(seq 1 "$rounds"); do
   for b in "${order[@]}"; do
     for m in $these; do
       args=(--threads "$m"); [[ $m == c ]] && args=(--threads 2 --independent)
+      before=0; [[ $m != 1 ]] && before=$(core_ns)
       line=$("${lock[@]}" "${bins[$b]}" "${what[@]}" "${args[@]}" --no-quality | tail -1)
+      after=0; [[ $m != 1 ]] && after=$(core_ns)
+      c2c=$(( before > after ? before : after ))
       rate=$(sed -n 's/.* nodes_per_s=\([0-9.e+]*\).*/\1/p' <<<"$line")
       cpu_rate=$(sed -n 's/.* nodes_per_cpu_s=\([0-9.e+]*\).*/\1/p' <<<"$line")
-      echo "round=$r bin=$b threads=$m nodes_per_s=$rate nodes_per_cpu_s=$cpu_rate" | tee -a "$out"
+      echo "round=$r bin=$b threads=$m nodes_per_s=$rate nodes_per_cpu_s=$cpu_rate core_ns=$c2c" | tee -a "$out"
     done
   done
 done
@@ -54,6 +65,18 @@ for b, name in enumerate(sys.argv[2:]):
     p = pairs("2")
     print(f"{name}: 1 thread {med['1']:.3g}, 2 threads {med['2']:.3g} nodes/s (medians over {len(p)} rounds): "
           f"{med['2'] / med['1']:.2f}x; pairs median {st.median(p):.2f}x (range {min(p):.2f}-{max(p):.2f})")
+    core = {int(x["round"]): int(x["core_ns"]) for x in runs if int(x["bin"]) == b and x["threads"] == "2"}
+    if any(core.values()):
+        near = [r for r, ns in core.items() if ns < 60]
+        print(f"{name}: cache line between the CPUs, 2-thread runs: median {st.median(core.values())} ns "
+              f"(range {min(core.values())}-{max(core.values())}); {len(near)} of {len(core)} rounds on nearby cores")
+        for label, rounds in (("nearby", near), ("distant", [r for r in core if r not in near])):
+            if not rounds: continue
+            one = st.median(rate[(r, "1")] for r in rounds)
+            two = st.median(rate[(r, "2")] for r in rounds)
+            pr = [rate[(r, "2")] / rate[(r, "1")] for r in rounds]
+            print(f"{name}:   {label} cores ({len(rounds)} rounds): {two / one:.2f}x; pairs median {st.median(pr):.2f}x "
+                  f"(range {min(pr):.2f}-{max(pr):.2f})")
     if "c" in med:
         c = pairs("c")
         share = [rate[(r, "2")] / rate[(r, "c")] for (r, t) in rate if t == "c" and (r, "2") in rate]
