@@ -62,6 +62,7 @@
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/spatial/point.hpp"
 #include "nodegen/storage/backoff.hpp"
+#include "nodegen/storage/false_sharing.hpp"
 #include "nodegen/storage/phase_barrier.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/thread_team.hpp"
@@ -364,7 +365,7 @@ class PnpFill {
   // Per-thread scratch, reused by every expansion of that thread. On cache lines of its own: the
   // vectors' headers are written by every expansion, and the threads' scratches are allocated one
   // after the other.
-  struct alignas(64) Scratch {
+  struct alignas(kFalseSharingBytes) Scratch {
     explicit Scratch(typename SpacingT::Evaluator e) : h(std::move(e)) {
       neighbours.reserve(256);
       accepted.reserve(64);
@@ -1366,14 +1367,14 @@ class PnpFill {
   // owner, and a thread whose own share is done): both threads then end the round on short items, where
   // a thief taking the shortest from the back left the owner a longer last one (the idle time of the
   // round's first finisher, 2D 1e6 at 2 threads: 2.9-3.4 µs a phase against 5.6-10 µs).
-  struct alignas(64) Share {
+  struct alignas(kFalseSharingBytes) Share {
     std::atomic<std::size_t> next{0};
     std::size_t end = 0;
   };
   std::unique_ptr<Share[]> shares_;    // each thread's run of tiles, then each thread's copies
   std::uint64_t round_ = 0;            // rounds begun
   std::size_t handed_ = 0;             // active_[0, handed_) are handed over (hand_over_done)
-  alignas(64) std::atomic<bool> handing_{false};
+  alignas(kFalseSharingBytes) std::atomic<bool> handing_{false};
   std::atomic<bool> trim_due_{false};  // set by begin_round (front_shrunk), taken by trim_if_due
   struct {
     std::uint64_t generation = 0;

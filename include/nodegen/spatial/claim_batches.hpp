@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "nodegen/storage/false_sharing.hpp"
 #include "nodegen/storage/spin_lock.hpp"
 
 namespace nodegen::spatial_detail {
@@ -58,7 +59,7 @@ class ClaimBatches {
   }
 
  private:
-  struct alignas(64) Stripe {
+  struct alignas(kFalseSharingBytes) Stripe {
     std::atomic<std::uint32_t> lock{0};
     std::size_t next = 0;  // guarded by lock
     std::size_t end = 0;   // guarded by lock

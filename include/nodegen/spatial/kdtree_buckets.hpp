@@ -41,6 +41,7 @@
 #include "nodegen/spatial/atomic_field.hpp"
 #include "nodegen/spatial/claim_batches.hpp"
 #include "nodegen/spatial/kdtree_layout.hpp"
+#include "nodegen/storage/false_sharing.hpp"
 #include "nodegen/storage/spin_lock.hpp"
 #include "nodegen/storage/store_concept.hpp"
 
@@ -233,7 +234,7 @@ class BucketArenas<D, Store, LeafSize, Ids, C, std::integer_sequence<int, K...>>
   std::size_t bytes_resident() const { return (std::size_t{0} + ... + base<K>().arena.bytes_resident()); }
 
  private:
-  struct alignas(64) FreeStripe {
+  struct alignas(kFalseSharingBytes) FreeStripe {
     FreeStripe() {
       std::fill(std::begin(head), std::end(head), kNone);
       std::fill(std::begin(pending), std::end(pending), kNone);

@@ -28,6 +28,8 @@
 #include <cstdint>
 #include <thread>
 
+#include "nodegen/storage/false_sharing.hpp"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -72,8 +74,8 @@ class PhaseBarrier {
   static constexpr std::chrono::microseconds kSpin{2000};
   const int threads_;
   const bool spin_;
-  alignas(64) std::atomic<int> remaining_;
-  alignas(64) std::atomic<std::uint32_t> phase_{0};
+  alignas(kFalseSharingBytes) std::atomic<int> remaining_;
+  alignas(kFalseSharingBytes) std::atomic<std::uint32_t> phase_{0};
 };
 
 }  // namespace nodegen

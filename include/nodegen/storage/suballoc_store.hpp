@@ -30,6 +30,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "nodegen/storage/false_sharing.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/suballocator.hpp"
 
@@ -160,8 +161,8 @@ class SuballocStore {
   std::size_t top_size_;
   std::unique_ptr<std::atomic<BlockPtr*>[]> top_;
   std::unique_ptr<BlockPool> blocks_;
-  alignas(64) std::atomic<std::size_t> next_{0};
-  alignas(64) std::atomic<std::size_t> blocks_made_{0};
+  alignas(kFalseSharingBytes) std::atomic<std::size_t> next_{0};
+  alignas(kFalseSharingBytes) std::atomic<std::size_t> blocks_made_{0};
   std::atomic<std::size_t> pages_made_{0};
 };
 

@@ -36,6 +36,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "nodegen/storage/false_sharing.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/vm_populate.hpp"
 #include "nodegen/storage/vm_region.hpp"
@@ -166,8 +167,8 @@ class VmStore {
   std::size_t fault_bytes_ = kSmallPageBytes;  // what one first touch commits
   VmRegion region_;
   T* data_ = nullptr;
-  alignas(64) std::atomic<std::size_t> next_{0};  // own cache line: the one contended word
-  alignas(64) std::atomic<std::size_t> populated_end_{0};
+  alignas(kFalseSharingBytes) std::atomic<std::size_t> next_{0};  // lines of its own: the one contended word
+  alignas(kFalseSharingBytes) std::atomic<std::size_t> populated_end_{0};
 };
 
 static_assert(NodeStore<VmStore<std::size_t>>);
