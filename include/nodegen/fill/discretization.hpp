@@ -71,8 +71,8 @@ struct Discretization {
   // How the fill's work was cut (pnp_fill.hpp): phases run, tiles expanded over all phases, and the most
   // nodes one tile placed in one phase. The scaling model of docs/parallel-fill.md is fed with them.
   std::size_t phases = 0, tile_runs = 0, largest_tile_run = 0;
-  // Tile runs whose set-aside nodes a thread out of items handed over during the round
-  // (hand_over_done), the rest by the completion step.
+  // Tile runs whose set-aside nodes their run's thread handed over during the round (pnp_fill.hpp,
+  // hand_over_run), the rest by the completion step.
   std::size_t early_hand_overs = 0;
   // fill_domain: the room the last fill reserved (FillOptions::reserve_nodes) and how many fills ran
   // (more than one when an estimate left too little room; the nodes are the same).

@@ -316,6 +316,12 @@ class PnpFill {
     std::int64_t listed = -1;       // the latest generation whose phase lists this tile
     int worker = 0;                 // the thread that expanded it last (where its lines are cached)
     std::atomic<std::uint64_t> expanded_round{~std::uint64_t{0}};  // the last round that expanded it
+    // The nodes runs handed over to it in round seg_round (deliver): waiting[seg_base, ...) holds one
+    // segment per run that delivered, in run order, each (run, end) ending where the next begins.
+    std::uint64_t seg_round = ~std::uint64_t{0};
+    std::size_t seg_base = 0;
+    std::vector<std::pair<int, std::size_t>> segs;
+    std::atomic<std::uint32_t> lock{0};  // deliveries from several runs during a round
   };
   // A phase: the nodes of one generation in the tiles of one level and one colour.
   struct Phase {
@@ -339,6 +345,7 @@ class PnpFill {
     for (int t = 0; t < threads_; ++t) scratch_.push_back(std::make_unique<Scratch>(spacing_.evaluator()));
     share_lists_.resize(static_cast<std::size_t>(threads_));
     shares_ = std::make_unique<Share[]>(2 * static_cast<std::size_t>(threads_));
+    runs_ = std::make_unique<Run[]>(static_cast<std::size_t>(threads_));
     try {
       if (ex_) seed_boundary_ranks(boundary);
       else seed_boundary(boundary);
@@ -447,7 +454,11 @@ class PnpFill {
   void schedule(Tile& tile, std::uint64_t generation) {
     if (tile.listed >= static_cast<std::int64_t>(generation)) return;
     tile.listed = static_cast<std::int64_t>(generation);
-    ready_[{generation, tile.key.level, TileGrid<D>::colour(tile.key)}].push_back(tile.index);
+    phase_list(tile, generation).push_back(tile.index);
+  }
+  // The list of the tile's phase of `generation` in ready_.
+  std::vector<std::uint32_t>& phase_list(const Tile& tile, std::uint64_t generation) {
+    return ready_[{generation, tile.key.level, TileGrid<D>::colour(tile.key)}];
   }
 
   // Phases in ascending (generation, level, colour) until no tile has a waiting node. A phase of
@@ -455,11 +466,11 @@ class PnpFill {
   //
   // One team runs every phase. A round: each thread takes the tiles of its share (cut_tiles: a run of
   // this phase's tiles along space, those with the most nodes waiting first), then the other shares'
-  // next tiles, then the copies of the nodes it placed in the previous phase into their store slots,
-  // then the others' copies (cut_copies: the long items start early and the short ones fill the end of
-  // the round). The first thread out of items prepares the next round and hands the set-aside nodes
-  // to their tiles (hand_over_done), then the team meets at the barrier, whose completion step (one
-  // thread, the others waiting) does what that left: slots, hand-over, the next phase. The
+  // next tiles, then hands its run over (hand_over_run: the set-aside nodes to their tiles; the first
+  // thread there also prepares the next round), then takes the copies of the nodes it placed in the
+  // previous phase into their store slots, then the others' copies (cut_copies: the long items start
+  // early and the short ones fill the end of the round). Then the team meets at the barrier, whose
+  // completion step (one thread, the others waiting) does what that left: hand-over, slots, the next phase. The
   // barrier orders every write of a round before every read of the next (storage/phase_barrier.hpp: the
   // completion happens after every arrival and before any thread returns from the wait). A thread that fails
   // still arrives, so nobody waits for it; the completion step then ends the fill.
@@ -470,8 +481,10 @@ class PnpFill {
       Scratch& s = *scratch_[static_cast<std::size_t>(t)];
       while (!done_) {
         try {
-          // Its own run of the tiles, then what is left of the others', then the copies the same way.
+          // Its own run of the tiles, then what is left of the others'; the hand-over of its run's
+          // tiles that are done; then the copies the same way; then the rest of the hand-over.
           for (int v = 0; v < 2 * threads_ && !failed_.load(std::memory_order_relaxed); ++v) {
+            if (v == threads_) hand_over_run(t, false);
             Share& share = shares_[static_cast<std::size_t>(v / threads_ * threads_ + (t + v) % threads_)];
             for (std::size_t i; (i = share.next.fetch_add(1, std::memory_order_relaxed)) < share.end;) {
               if (failed_.load(std::memory_order_relaxed)) break;
@@ -481,14 +494,14 @@ class PnpFill {
                 Tile& tile = *tiles_[active_[item]];
                 tile.worker = t;
                 expand_tile(tile, generation_, s);
-                tile.expanded_round.store(round_, std::memory_order_release);  // hand_over_done may take it
+                tile.expanded_round.store(round_, std::memory_order_release);  // its run's thread may hand it over
               } else {
                 copy_to_store(copies_[item - active_.size()]);
               }
               if (log_) log_->item_seconds.back()[i] = seconds_since(start);
             }
           }
-          hand_over_done(sync.spins());
+          hand_over_run(t, sync.spins());
           trim_if_due();
         } catch (...) {
           fail(std::current_exception());
@@ -516,6 +529,7 @@ class PnpFill {
     std::vector<std::pair<std::size_t, std::size_t>> ranges;
     std::size_t tiles = 0;    // items below this are tiles, the others copies
     std::size_t waiting = 0;  // nodes waiting in the tiles
+    std::vector<std::pair<std::size_t, std::size_t>> runs;  // each thread's tiles, as merge positions [first, second)
   };
   void copy_to_store(CopyJob& job) {
     for (std::size_t k = 0; k < job.nodes.size(); ++k) store_.set(job.first + k, to_stored<D>(job.nodes[k]));
@@ -539,19 +553,21 @@ class PnpFill {
         if (log_) log_->completion_seconds.push_back(seconds_since(start));
         return;
       }
-      // What the hand-over during the round (hand_over_done) left: the slots and set-aside nodes of
-      // the phase's last tiles, and the next phase unless it prepared it.
+      // What the runs' hand-overs during the round (hand_over_run) left, then what they deferred.
       if (!failed_.load(std::memory_order_relaxed)) {
-        queue_copies(handed_, active_.size(), next_copies_);
-        hand_over_set_aside();
+        for (int t = 0; t < threads_; ++t)
+          for (Run& run = runs_[static_cast<std::size_t>(t)]; run.next < run.hi; ++run.next) hand_over_in_run(t);
+        finish_hand_over();
       }
       copies_.swap(next_copies_);
       start_next_phase();  // timed with the rest: picking and sorting the next phase's tiles is serial too
-      // The hand-over and the heap trim done during the round are logged with the completion step, as if
-      // serial: the model (docs/parallel-fill.md) then does not count on the round's tails to hide them.
-      if (log_)
-        log_->completion_seconds.push_back(seconds_since(start) + std::exchange(handing_seconds_, 0.0f) +
-                                           std::exchange(trim_seconds_, 0.0f));
+      // The hand-overs and the heap trim done during the round are logged with the completion step, as
+      // if serial: the model (docs/parallel-fill.md) then does not count on the round's tails to hide them.
+      if (log_) {
+        float handing = 0.0f;
+        for (int t = 0; t < threads_; ++t) handing += std::exchange(runs_[static_cast<std::size_t>(t)].seconds, 0.0f);
+        log_->completion_seconds.push_back(seconds_since(start) + handing + std::exchange(trim_seconds_, 0.0f));
+      }
     } catch (...) {
       fail(std::current_exception());
       copies_.clear();
@@ -576,9 +592,7 @@ class PnpFill {
     return slot;
   }
   // The nodes of the phase's tiles active_[from, to) get their slots from `slot` on, tile by tile in
-  // the merge order; the next round writes them there (the jobs go to `into`).
-  // stats_ is written once: during the round a write per tile would take its cache line, which it shares
-  // with what the expanding threads read for every item, from them.
+  // the merge order; the next round writes them there (the jobs go to `into`). Several processes.
   void queue_copies(std::size_t from, std::size_t to, std::size_t slot, std::vector<CopyJob>& into) {
     std::size_t largest = stats_.largest_run;
     for (std::size_t k = from; k < to; ++k) {
@@ -592,110 +606,204 @@ class PnpFill {
     }
     stats_.largest_run = largest;
   }
-  // The same with slots claimed here, after those of the tiles before `from` (one process).
-  void queue_copies(std::size_t from, std::size_t to, std::vector<CopyJob>& into) {
-    std::size_t n = 0;
-    for (std::size_t k = from; k < to; ++k) n += tiles_[active_[k]]->placed.size();
-    queue_copies(from, to, claim_slots(n), into);
-  }
-  // The set-aside nodes go to their tiles (those this process owns) in the merge order too, and a tile
-  // with nodes left waits for the next generation. From handed_ on: hand_over_done may have taken the
-  // first tiles during the round.
+  // With several processes the completion step hands over every tile, interleaved with the nodes
+  // received (take_nodes), in the merge order, each node straight into its tile.
   void hand_over_set_aside() {
-    for (std::uint32_t t : new_tile_sources_) {
-      Tile& tile = *tiles_[t];
-      for (const SetAside& n : tile.set_aside)
-        if (n.tile == kNoTile) enqueue(tile_at(n.key), n.node, generation_ + 1);
-      release_set_aside(tile);
-    }
-    new_tile_sources_.clear();
-    for (; handed_ < active_.size(); ++handed_) hand_over(*tiles_[active_[handed_]], /*in_round=*/false);
+    for (std::uint32_t t : active_) hand_over(*tiles_[t], 0, nullptr);
   }
-  // During the round (in_round) the nodes whose tile does not exist yet stay in the tile's set-aside
-  // list, and the tile in new_tile_sources_, for the completion step, which creates their tiles (the
-  // expanding threads read the tile map meanwhile) and hands them over first, before the tiles the
-  // round left: a tile missing at the start of the round gets all its nodes of the round so, in the
-  // merge order.
-  void hand_over(Tile& tile, bool in_round) {
-    bool to_new_tiles = false;
-    for (const SetAside& n : tile.set_aside)
-      if (ranks_ > 1 && own_.owner(n.key) != rank_) continue;
-      else if (n.tile != kNoTile) enqueue(*tiles_[n.tile], n.node, generation_ + 1);
-      else if (in_round) to_new_tiles = true;
-      else enqueue(tile_at(n.key), n.node, generation_ + 1);
-    if (to_new_tiles) {
-      new_tile_sources_.push_back(tile.index);
-      if (!tile.waiting.empty()) schedule(tile, generation_ + 1);
-    } else {
-      release_set_aside(tile);
-    }
-  }
-  void release_set_aside(Tile& tile) {
-    // A tile the front is crossing keeps its set-aside list's room for its next phase; one the front
-    // has passed (nothing waiting) keeps no capacity: 3.5 B a node at 1e6 nodes in 2D if it did.
-    tile.set_aside.clear();
-    if (!tile.waiting.empty()) {
-      schedule(tile, generation_ + 1);
-    } else {
-      std::vector<Waiting>().swap(tile.waiting);
-      std::vector<SetAside>().swap(tile.set_aside);
-    }
-  }
-  // A thread out of items hands over the set-aside nodes of the phase's tiles already expanded, in the
-  // merge order, while the others finish theirs: the completion step, which the others wait for, then
-  // has that much less to do. The order, hence the nodes, are the completion step's. It is safe during
-  // the round: a tile of the phase sets nodes aside only to tiles outside the phase (other colours or
-  // levels, tile_grid.hpp), which no thread expands in it, or to itself, and only tiles it has finished
-  // are handed over (expanded_round, release / acquire); ready_ and the lists it appends to are read
-  // only by the completion step and later rounds, after the barrier. One thread at a time (handing_).
-  // At a tile not yet expanded it waits for it when every thread has a core (`spin`, as the barrier's
-  // waiters: the tile's thread is at work on it, and the barrier would wait for it anyway) until
-  // kHandOverWait has passed since it began, and otherwise stops; the completion step hands over the
-  // rest. With several processes the completion step hands over, interleaved with the nodes received.
-  // Before the hand-over, and again when it has handed over every tile, it prepares the next round
-  // (plan_next_phase), and it gives the tiles it hands over their store slots (queue_copies).
-  void hand_over_done(bool spin) {
-    if (ex_ || handing_.exchange(true, std::memory_order_acquire)) return;
-    struct Release {  // the hand-over is free again however this ends
-      std::atomic<bool>& flag;
-      ~Release() { flag.store(false, std::memory_order_release); }
-    } release{handing_};
+
+  // The hand-over. Each run (a thread's share of the phase's tiles, a range of the merge order: runs
+  // in thread order cover the phase's tiles in the merge order) is handed over by its own thread as
+  // soon as it has run out of tiles (hand_over_run), tile by tile in the merge order: the tile's
+  // set-aside nodes go to their tiles (deliver) and its placed nodes are queued for the store, at
+  // offsets from the run's first slot. The completion step hands over what the runs left, in the same
+  // way, then the nodes whose tile did not exist at the start of the round (their tiles are made then,
+  // since the expanding threads read the tile map during the round), in the merge order of their
+  // sources, and gives each run its first slot, after the runs before it (finish_hand_over).
+  //
+  // Why the nodes come out as if one thread had handed over every tile in the merge order: a tile's
+  // nodes arrive in its waiting list in segments, one per run, kept in run order whichever thread
+  // delivers first (deliver), and within a segment in the order its one thread handed its run over,
+  // the merge order. It is safe during the round: a tile of the phase sets nodes aside only to tiles
+  // outside the phase (other colours or levels, tile_grid.hpp), which no thread expands in it, or to
+  // itself; a run's thread hands over only tiles that are expanded (expanded_round, release /
+  // acquire); deliveries to one tile from several runs take its lock; and what they would add to
+  // ready_, which the first thread out of tiles reads for the next phase (plan_next_phase), waits in
+  // the run's list for the completion step. Each thread's hand-over touches its own run's tiles,
+  // which it expanded itself unless another thread took them, and the tiles next to them: on this
+  // VM's distant vCPU placement a cache line between the two threads costs about 165 ns.
+  //
+  // A run's thread hands over the tiles that are done before it takes copies, without waiting; after
+  // the copies it goes on, and waits for its tiles that another thread is still expanding when every
+  // thread has a core (`spin`, as the barrier's waiters) until kHandOverWait has passed since it
+  // began, and otherwise stops; the completion step hands over the rest. The first thread out of
+  // tiles also prepares the next round (plan_next_phase).
+  struct alignas(kFalseSharingBytes) Run {
+    std::size_t hi = 0, next = 0;  // its tiles are active_[.., hi); those before next are handed over
+    std::size_t placed = 0;        // nodes its handed-over tiles placed (its copies' offsets)
+    std::size_t largest = 0, early = 0;  // the most nodes one tile placed; tiles handed over in the round
+    float seconds = 0.0f;                // the phase log's: its hand-over time this round
+    std::vector<CopyJob> copies;         // first: the offset from the run's first slot
+    std::vector<std::uint32_t> scheduled;  // tiles to list in ready_ for the next generation
+    std::vector<std::pair<std::size_t, std::uint32_t>> new_tile_sources;  // (merge position, tile)
+  };
+
+  void hand_over_run(int t, bool spin) {
+    if (ex_ || runs_[static_cast<std::size_t>(t)].next == runs_[static_cast<std::size_t>(t)].hi) return;
     const auto start = std::chrono::steady_clock::now();
-    if (!plan_.ready && !failed_.load(std::memory_order_relaxed)) plan_next_phase(false);
+    if (!planning_.exchange(true, std::memory_order_acquire) && !plan_.ready && !failed_.load(std::memory_order_relaxed))
+      plan_next_phase(false);
+    Run& run = runs_[static_cast<std::size_t>(t)];
     Backoff backoff;
     unsigned waits = 0;
-    // Counted here and written back once: handed_ and stats_ share cache lines with what the expanding
-    // threads read for every item (round_, active_), which a write per tile would take from them.
-    std::size_t k = handed_;
-    const std::size_t first = k;
-    while (k < active_.size() && !failed_.load(std::memory_order_relaxed)) {
-      Tile& tile = *tiles_[active_[k]];
-      if (tile.expanded_round.load(std::memory_order_acquire) != round_) {
+    while (run.next < run.hi && !failed_.load(std::memory_order_relaxed)) {
+      if (tiles_[active_[run.next]]->expanded_round.load(std::memory_order_acquire) != round_) {
         if (!spin || (++waits % 64 == 0 && std::chrono::steady_clock::now() - start > kHandOverWait)) break;
         backoff.pause();
         continue;
       }
-      hand_over(tile, /*in_round=*/true);
-      ++k;
+      hand_over_in_run(t);
+      ++run.next;
+      ++run.early;
     }
-    queue_copies(first, k, next_copies_);  // slots in the merge order: these tiles come first
-    handed_ = k;
-    stats_.early_hand_overs += k - first;
-    if (k == active_.size() && !plan_.ready && !failed_.load(std::memory_order_relaxed)) plan_next_phase(true);
-    if (log_) handing_seconds_ += seconds_since(start);
+    if (log_) run.seconds += seconds_since(start);
+  }
+  // Hands over the tile at run t's position next.
+  void hand_over_in_run(int t) {
+    Run& run = runs_[static_cast<std::size_t>(t)];
+    Tile& tile = *tiles_[active_[run.next]];
+    hand_over(tile, t, &run);
+    run.largest = std::max(run.largest, tile.placed.size());
+    if (!tile.placed.empty()) {
+      run.copies.push_back({run.placed, std::move(tile.placed), tile.worker});
+      run.placed += run.copies.back().nodes.size();
+      tile.placed = {};
+    }
+  }
+  // The tile's set-aside nodes (those for tiles this process owns) go to their tiles, as run `r`'s.
+  // With `run` (one process) the nodes for tiles not made yet wait for finish_hand_over and the tiles
+  // to list go to the run's list; without, everything goes straight in (several processes, whose
+  // completion step hands over alone).
+  void hand_over(Tile& tile, int r, Run* run) {
+    bool to_new_tiles = false;
+    const std::vector<SetAside>& aside = tile.set_aside;
+    for (std::size_t i = 0; i < aside.size();) {
+      const SetAside& n = aside[i];
+      if (ranks_ > 1 && own_.owner(n.key) != rank_) {
+        ++i;
+      } else if (n.tile == kNoTile) {
+        if (run) to_new_tiles = true;
+        else enqueue(tile_at(n.key), n.node, generation_ + 1);
+        ++i;
+      } else {  // the nodes for one tile mostly come together: one delivery for them all
+        std::size_t j = i + 1;
+        while (j < aside.size() && aside[j].tile == n.tile) ++j;
+        deliver(*tiles_[n.tile], aside.data() + i, aside.data() + j, r, run);
+        i = j;
+      }
+    }
+    if (to_new_tiles) {
+      run->new_tile_sources.push_back({run->next, tile.index});
+      if (!tile.waiting.empty()) list_next(tile, run);
+    } else {
+      release_set_aside(tile, run);
+    }
+  }
+  // Appends the nodes [from, to) to the tile's waiting list as run r's (generation_ + 1) in this
+  // round: after the segments of the runs before r, before those of the runs after it.
+  void deliver(Tile& tile, const SetAside* from, const SetAside* to, int r, Run* run) {
+    SpinGuard guard(tile.lock);
+    const std::uint64_t generation = generation_ + 1;
+    const std::size_t n = static_cast<std::size_t>(to - from);
+    if (tile.waiting.empty()) {
+      tile.front_generation = generation;
+      tile.front_count = 0;
+    }
+    if (generation == tile.front_generation) tile.front_count += n;
+    if (tile.seg_round != round_) {
+      tile.seg_round = round_;
+      tile.seg_base = tile.waiting.size();
+      tile.segs.clear();
+    }
+    std::size_t s = 0, at = tile.seg_base;
+    while (s < tile.segs.size() && tile.segs[s].first < r) at = tile.segs[s++].second;
+    if (s == tile.segs.size() || tile.segs[s].first != r) tile.segs.insert(tile.segs.begin() + static_cast<std::ptrdiff_t>(s), {r, at});
+    at = tile.segs[s].second;
+    for (std::size_t k = s; k < tile.segs.size(); ++k) tile.segs[k].second += n;
+    if (at == tile.waiting.size()) {
+      for (const SetAside* p = from; p != to; ++p) tile.waiting.push_back(p->node);
+    } else {  // a run after r delivered first
+      tile.waiting.insert(tile.waiting.begin() + static_cast<std::ptrdiff_t>(at), n, from->node);
+      for (const SetAside* p = from; p != to; ++p) tile.waiting[at++] = p->node;
+    }
+    list_next(tile, run);
+  }
+  // Lists the tile in the next generation's phase: in ready_ at once, or through the run's list.
+  void list_next(Tile& tile, Run* run) {
+    if (!run) return schedule(tile, generation_ + 1);
+    if (tile.listed >= static_cast<std::int64_t>(generation_ + 1)) return;
+    tile.listed = static_cast<std::int64_t>(generation_ + 1);
+    run->scheduled.push_back(tile.index);
+  }
+  void release_set_aside(Tile& tile, Run* run) {
+    // A tile the front is crossing keeps its set-aside list's room for its next phase; one the front
+    // has passed (nothing waiting) keeps no capacity: 3.5 B a node at 1e6 nodes in 2D if it did.
+    tile.set_aside.clear();
+    if (!tile.waiting.empty()) {
+      list_next(tile, run);
+    } else {
+      std::vector<Waiting>().swap(tile.waiting);
+      std::vector<SetAside>().swap(tile.set_aside);
+      std::vector<std::pair<int, std::size_t>>().swap(tile.segs);
+    }
+  }
+  // The completion step's end of the hand-over (one process): the tiles the runs listed go to ready_;
+  // the nodes for tiles not made at the start of the round go to them, now made, in the merge order of
+  // their sources; and each run's queued nodes get their store slots, after the runs before it.
+  void finish_hand_over() {
+    const std::uint64_t generation = generation_ + 1;
+    for (int t = 0; t < threads_; ++t) {
+      Run& run = runs_[static_cast<std::size_t>(t)];
+      for (std::uint32_t i : run.scheduled) phase_list(*tiles_[i], generation).push_back(i);
+      run.scheduled.clear();
+      new_tile_sources_.insert(new_tile_sources_.end(), run.new_tile_sources.begin(), run.new_tile_sources.end());
+      run.new_tile_sources.clear();
+    }
+    std::sort(new_tile_sources_.begin(), new_tile_sources_.end());
+    for (const auto& [position, t] : new_tile_sources_) {
+      Tile& tile = *tiles_[t];
+      for (const SetAside& n : tile.set_aside)
+        if (n.tile == kNoTile) enqueue(tile_at(n.key), n.node, generation);
+      release_set_aside(tile, nullptr);
+    }
+    new_tile_sources_.clear();
+    std::size_t total = 0;
+    for (int t = 0; t < threads_; ++t) total += runs_[static_cast<std::size_t>(t)].placed;
+    std::size_t slot = claim_slots(total);
+    for (int t = 0; t < threads_; ++t) {
+      Run& run = runs_[static_cast<std::size_t>(t)];
+      for (CopyJob& job : run.copies) {
+        job.first += slot;
+        next_copies_.push_back(std::move(job));
+      }
+      slot += run.placed;
+      stats_.largest_run = std::max(stats_.largest_run, run.largest);
+      stats_.early_hand_overs += run.early;
+      run.copies.clear();
+      run.placed = run.largest = run.early = 0;
+    }
   }
   // The next phase's tiles, sorted and cut into the next round's shares by the first thread out of
-  // items while the others finish theirs. The next phase is known once ready_'s smallest phase can no
+  // tiles while the others finish theirs. The next phase is known once ready_'s smallest phase can no
   // longer change: at once when it is of this phase's generation g (2 of 3 phases in 2D, 7 of 8 in
   // 3D), since a node of generation g arrives only from phases of generation g - 1 and the hand-over
-  // adds only nodes of g + 1; otherwise once every tile is handed over (`all_handed`) and no node
-  // waits for a tile the completion step will create (new_tile_sources_). The completion step adds this
-  // phase's copies to the cut. Called by the thread holding the hand-over (handing_), whose ready_ and
-  // plan the completion step reads after the barrier, and by the completion step when the hand-over
-  // did not get that far.
+  // adds only nodes of g + 1; otherwise once the hand-over is finished (`all_handed`: the completion
+  // step, after finish_hand_over). The completion step adds this phase's copies to the cut. Called by
+  // the first thread out of tiles (planning_), whose ready_ and plan the completion step reads after
+  // the barrier, and by the completion step when that one could not.
   void plan_next_phase(bool all_handed) {
     if (ready_.empty()) return;
-    if (ready_.begin()->first.generation != generation_ && !(all_handed && new_tile_sources_.empty())) return;
+    if (ready_.begin()->first.generation != generation_ && !all_handed) return;
     auto it = ready_.begin();
     plan_.generation = it->first.generation;
     plan_.active = std::move(it->second);
@@ -756,12 +864,16 @@ class PnpFill {
   // The same for tiles already sorted and cut (`cut`, which is left empty).
   void begin_round(Cut& cut) {
     ++round_;
-    handed_ = 0;
+    planning_.store(false, std::memory_order_relaxed);
     order_.swap(cut.order);
     cut.order.clear();
     for (std::size_t i = 0; i < cut.ranges.size(); ++i) {
       shares_[i].next.store(cut.ranges[i].first, std::memory_order_relaxed);
       shares_[i].end = cut.ranges[i].second;
+    }
+    for (std::size_t t = 0; t < cut.runs.size(); ++t) {
+      runs_[t].next = cut.runs[t].first;
+      runs_[t].hi = cut.runs[t].second;
     }
     if (front_shrunk(cut.waiting)) trim_due_.store(true, std::memory_order_relaxed);
     if (log_ && !order_.empty()) log_->item_seconds.emplace_back(order_.size(), 0.0f);
@@ -803,11 +915,14 @@ class PnpFill {
     std::size_t total = 0;
     for (std::uint32_t t : active) total += tiles_[t]->front_count;
     std::size_t before = 0;
+    cut.runs.assign(teams, {0, 0});
     for (std::size_t k = 0; k < active.size(); ++k) {
       const std::size_t w = tiles_[active[k]]->front_count;
       const std::size_t who = total ? std::min(teams - 1, (2 * before + w) * teams / (2 * total)) : 0;
       const std::uint64_t fewer = 0xFFFF'FFFFu - std::min<std::uint64_t>(w, 0xFFFF'FFFFu);
       share_lists_[who].push_back(fewer << 32 | k);
+      if (share_lists_[who].size() == 1) cut.runs[who].first = k;  // `who` never decreases with k
+      cut.runs[who].second = k + 1;
       before += w;
     }
     for (auto& list : share_lists_) std::sort(list.begin(), list.end());
@@ -1343,14 +1458,14 @@ class PnpFill {
   std::size_t count_ = 0;                              // nodes in the store
   struct {
     std::size_t phases = 0, tile_runs = 0, largest_run = 0;
-    std::size_t early_hand_overs = 0;  // written by the thread holding the hand-over (handing_)
+    std::size_t early_hand_overs = 0;  // tiles the runs' threads handed over during the round
   } stats_;
   // The current round (written by the barrier's completion step, read by the team after the barrier).
   std::vector<std::uint32_t> active_;  // this phase's tiles, in the merge order (merge_less)
   std::uint64_t generation_ = 0;       // this phase's generation
   std::vector<CopyJob> copies_;        // the previous phase's nodes, to be written to the store
-  std::vector<CopyJob> next_copies_;   // this phase's, queued by hand_over_done and the completion step
-  std::vector<std::uint32_t> new_tile_sources_;  // tiles with set-aside nodes for tiles not yet made
+  std::vector<CopyJob> next_copies_;   // this phase's, from the runs' queues (finish_hand_over)
+  std::vector<std::pair<std::size_t, std::uint32_t>> new_tile_sources_;  // scratch of finish_hand_over
   // The round's items (cut_tiles, cut_copies): k < active_.size() is the tile active_[k], the others
   // the copies.
   std::vector<std::uint32_t> order_;
@@ -1372,15 +1487,14 @@ class PnpFill {
     std::size_t end = 0;
   };
   std::unique_ptr<Share[]> shares_;    // each thread's run of tiles, then each thread's copies
+  std::unique_ptr<Run[]> runs_;        // each thread's run of the round's tiles, for the hand-over
   std::uint64_t round_ = 0;            // rounds begun
-  std::size_t handed_ = 0;             // active_[0, handed_) are handed over (hand_over_done)
-  alignas(kFalseSharingBytes) std::atomic<bool> handing_{false};
+  alignas(kFalseSharingBytes) std::atomic<bool> planning_{false};  // taken by the first thread out of tiles
   std::atomic<bool> trim_due_{false};  // set by begin_round (front_shrunk), taken by trim_if_due
   struct {
     std::uint64_t generation = 0;
     std::size_t nodes = 0, largest = 0;  // waiting nodes of that generation, and the most since the last trim
   } front_;
-  float handing_seconds_ = 0;          // the phase log's: hand_over_done's time this round
   float trim_seconds_ = 0;             // the phase log's: trim_if_due's (written by the one that took it)
   bool done_ = false;
   std::atomic<bool> failed_{false};
