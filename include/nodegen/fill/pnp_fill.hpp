@@ -594,17 +594,16 @@ class PnpFill {
   // The nodes of the phase's tiles active_[from, to) get their slots from `slot` on, tile by tile in
   // the merge order; the next round writes them there (the jobs go to `into`). Several processes.
   void queue_copies(std::size_t from, std::size_t to, std::size_t slot, std::vector<CopyJob>& into) {
-    std::size_t largest = stats_.largest_run;
-    for (std::size_t k = from; k < to; ++k) {
-      Tile& tile = *tiles_[active_[k]];
-      largest = std::max(largest, tile.placed.size());
-      if (!tile.placed.empty()) {
-        into.push_back({slot, std::move(tile.placed), tile.worker});
-        slot += into.back().nodes.size();
-        tile.placed = {};
-      }
-    }
-    stats_.largest_run = largest;
+    for (std::size_t k = from; k < to; ++k) queue_copy(*tiles_[active_[k]], slot, stats_.largest_run, into);
+  }
+  // The tile's placed nodes go to `into` as a job for the store from `slot` on (then moved past them);
+  // `largest` keeps the most nodes one tile placed.
+  static void queue_copy(Tile& tile, std::size_t& slot, std::size_t& largest, std::vector<CopyJob>& into) {
+    largest = std::max(largest, tile.placed.size());
+    if (tile.placed.empty()) return;
+    into.push_back({slot, std::move(tile.placed), tile.worker});
+    slot += into.back().nodes.size();
+    tile.placed = {};
   }
   // With several processes the completion step hands over every tile, interleaved with the nodes
   // received (take_nodes), in the merge order, each node straight into its tile.
@@ -673,12 +672,7 @@ class PnpFill {
     Run& run = runs_[static_cast<std::size_t>(t)];
     Tile& tile = *tiles_[active_[run.next]];
     hand_over(tile, t, &run);
-    run.largest = std::max(run.largest, tile.placed.size());
-    if (!tile.placed.empty()) {
-      run.copies.push_back({run.placed, std::move(tile.placed), tile.worker});
-      run.placed += run.copies.back().nodes.size();
-      tile.placed = {};
-    }
+    queue_copy(tile, run.placed, run.largest, run.copies);
   }
   // The tile's set-aside nodes (those for tiles this process owns) go to their tiles, as run `r`'s.
   // With `run` (one process) the nodes for tiles not made yet wait for finish_hand_over and the tiles
