@@ -12,14 +12,14 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "bench_stats.hpp"
 
 namespace {
 
@@ -55,13 +55,13 @@ std::vector<double> measure(int cpu_a, int cpu_b, long trips, int blocks) {
   });
   bool pinned = pin_to(cpu_a);
   for (int b = 0; b < blocks; ++b) {
-    const auto start = std::chrono::steady_clock::now();
+    const double start = nodegen::bench::now_seconds();
     for (long i = static_cast<long>(b) * trips; i < static_cast<long>(b + 1) * trips; ++i) {
       line.value.store(2 * i + 1, std::memory_order_release);
       while (line.value.load(std::memory_order_acquire) != 2 * i + 2) {
       }
     }
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s = nodegen::bench::now_seconds() - start;
     ns.push_back(s / static_cast<double>(trips) * 1e9 / 2.0);
   }
   ponger.join();
@@ -94,8 +94,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "core_latency: needs two CPUs\n");
     return 1;
   }
-  std::vector<double> ns = measure(cpu_a, cpu_b, trips, blocks);
-  std::sort(ns.begin(), ns.end());
-  std::printf("cpus=%d,%d core_latency_ns=%.0f min=%.0f max=%.0f\n", cpu_a, cpu_b, ns[ns.size() / 2], ns.front(), ns.back());
+  const nodegen::bench::Summary ns = nodegen::bench::summarize(measure(cpu_a, cpu_b, trips, blocks));
+  std::printf("cpus=%d,%d core_latency_ns=%.0f min=%.0f max=%.0f\n", cpu_a, cpu_b, ns.median, ns.min, ns.max);
   return 0;
 }
