@@ -648,11 +648,11 @@ class PnpFill {
   };
 
   void hand_over_run(int t, bool spin) {
-    if (ex_ || runs_[static_cast<std::size_t>(t)].next == runs_[static_cast<std::size_t>(t)].hi) return;
+    Run& run = runs_[static_cast<std::size_t>(t)];
+    if (ex_ || run.next == run.hi) return;
     const auto start = std::chrono::steady_clock::now();
     if (!planning_.exchange(true, std::memory_order_acquire) && !plan_.ready && !failed_.load(std::memory_order_relaxed))
       plan_next_phase(false);
-    Run& run = runs_[static_cast<std::size_t>(t)];
     Backoff backoff;
     unsigned waits = 0;
     while (run.next < run.hi && !failed_.load(std::memory_order_relaxed)) {
