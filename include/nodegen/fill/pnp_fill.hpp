@@ -454,11 +454,11 @@ class PnpFill {
   void schedule(Tile& tile, std::uint64_t generation) {
     if (tile.listed >= static_cast<std::int64_t>(generation)) return;
     tile.listed = static_cast<std::int64_t>(generation);
-    phase_list(tile, generation).push_back(tile.index);
+    ready_[phase_of(tile, generation)].push_back(tile.index);
   }
   // The list of the tile's phase of `generation` in ready_.
-  std::vector<std::uint32_t>& phase_list(const Tile& tile, std::uint64_t generation) {
-    return ready_[{generation, tile.key.level, TileGrid<D>::colour(tile.key)}];
+  static Phase phase_of(const Tile& tile, std::uint64_t generation) {
+    return {generation, tile.key.level, TileGrid<D>::colour(tile.key)};
   }
 
   // Phases in ascending (generation, level, colour) until no tile has a waiting node. A phase of
@@ -467,9 +467,9 @@ class PnpFill {
   // One team runs every phase. A round: each thread takes the tiles of its share (cut_tiles: a run of
   // this phase's tiles along space, those with the most nodes waiting first), then the other shares'
   // next tiles, then hands its run over (hand_over_run: the set-aside nodes to their tiles; the first
-  // thread there also prepares the next round), then takes the copies of the nodes it placed in the
-  // previous phase into their store slots, then the others' copies (cut_copies: the long items start
-  // early and the short ones fill the end of the round). Then the team meets at the barrier, whose
+  // thread there also prepares the next round), then takes the copies of the tiles its run handed over
+  // in the previous phase into their store slots, then the others' copies (cut_copies: the long items
+  // start early and the short ones fill the end of the round). Then the team meets at the barrier, whose
   // completion step (one thread, the others waiting) does what that left: hand-over, slots, the next phase. The
   // barrier orders every write of a round before every read of the next (storage/phase_barrier.hpp: the
   // completion happens after every arrival and before any thread returns from the wait). A thread that fails
@@ -485,7 +485,8 @@ class PnpFill {
           // tiles that are done; then the copies the same way; then the rest of the hand-over.
           for (int v = 0; v < 2 * threads_ && !failed_.load(std::memory_order_relaxed); ++v) {
             if (v == threads_) hand_over_run(t, false);
-            Share& share = shares_[static_cast<std::size_t>(v / threads_ * threads_ + (t + v) % threads_)];
+            const std::size_t owner = static_cast<std::size_t>((t + v) % threads_);
+            Share& share = shares_[static_cast<std::size_t>(v / threads_ * threads_) + owner];
             for (std::size_t i; (i = share.next.fetch_add(1, std::memory_order_relaxed)) < share.end;) {
               if (failed_.load(std::memory_order_relaxed)) break;
               const auto start = log_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
@@ -496,7 +497,7 @@ class PnpFill {
                 expand_tile(tile, generation_, s);
                 tile.expanded_round.store(round_, std::memory_order_release);  // its run's thread may hand it over
               } else {
-                copy_to_store(copies_[item - active_.size()]);
+                copy_to_store(runs_[owner], item - active_.size());
               }
               if (log_) log_->item_seconds.back()[i] = seconds_since(start);
             }
@@ -516,11 +517,11 @@ class PnpFill {
     return std::chrono::duration<float>(std::chrono::steady_clock::now() - t).count();
   }
 
-  // The nodes one tile placed in one phase, and the store slot of the first.
+  struct Run;
+  // The nodes one tile placed in one phase, and the store slot of the first (from a run's base).
   struct CopyJob {
     std::size_t first;
     std::vector<Vec<D>> nodes;
-    int worker;  // the thread that placed them
   };
   // A round's items as cut_tiles and cut_copies cut them: the order, and each share's range of it
   // (the threads' runs of tiles, then their copies), with the nodes waiting in the phase's tiles.
@@ -531,9 +532,19 @@ class PnpFill {
     std::size_t waiting = 0;  // nodes waiting in the tiles
     std::vector<std::pair<std::size_t, std::size_t>> runs;  // each thread's tiles, as merge positions [first, second)
   };
-  void copy_to_store(CopyJob& job) {
-    for (std::size_t k = 0; k < job.nodes.size(); ++k) store_.set(job.first + k, to_stored<D>(job.nodes[k]));
+  // Writes the round's copy item `copy` (cut_copies), one of the run's due jobs.
+  void copy_to_store(Run& run, std::size_t copy) {
+    CopyJob& job = run.due[copy - run.due_item];
+    const std::size_t first = run.due_base + job.first;
+    for (std::size_t k = 0; k < job.nodes.size(); ++k) store_.set(first + k, to_stored<D>(job.nodes[k]));
     std::vector<Vec<D>>().swap(job.nodes);
+  }
+  // Drops every run's copies not written (a thread failed).
+  void drop_copies() {
+    for (int t = 0; t < threads_; ++t) {
+      runs_[static_cast<std::size_t>(t)].due.clear();
+      runs_[static_cast<std::size_t>(t)].copies.clear();
+    }
   }
 
   void fail(std::exception_ptr e) noexcept {
@@ -547,7 +558,7 @@ class PnpFill {
     const auto start = std::chrono::steady_clock::now();
     try {
       tree_->reuse_retired();  // no thread is in the tree (KdTree::reuse_retired)
-      copies_.clear();
+      for (int t = 0; t < threads_; ++t) runs_[static_cast<std::size_t>(t)].due.clear();  // written
       if (ex_) {
         end_phase_ranks();
         if (log_) log_->completion_seconds.push_back(seconds_since(start));
@@ -559,7 +570,6 @@ class PnpFill {
           for (Run& run = runs_[static_cast<std::size_t>(t)]; run.next < run.hi; ++run.next) hand_over_in_run(t);
         finish_hand_over();
       }
-      copies_.swap(next_copies_);
       start_next_phase();  // timed with the rest: picking and sorting the next phase's tiles is serial too
       // The hand-overs and the heap trim done during the round are logged with the completion step, as
       // if serial: the model (docs/parallel-fill.md) then does not count on the round's tails to hide them.
@@ -570,8 +580,7 @@ class PnpFill {
       }
     } catch (...) {
       fail(std::current_exception());
-      copies_.clear();
-      next_copies_.clear();
+      drop_copies();
       active_.clear();
       order_.clear();
       done_ = true;
@@ -593,15 +602,20 @@ class PnpFill {
   }
   // The nodes of the phase's tiles active_[from, to) get their slots from `slot` on, tile by tile in
   // the merge order; the next round writes them there (the jobs go to `into`). Several processes.
-  void queue_copies(std::size_t from, std::size_t to, std::size_t slot, std::vector<CopyJob>& into) {
-    for (std::size_t k = from; k < to; ++k) queue_copy(*tiles_[active_[k]], slot, stats_.largest_run, into);
+  void queue_copies(std::size_t from, std::size_t to, std::size_t slot) {
+    for (std::size_t k = from; k < to; ++k) {
+      Tile& tile = *tiles_[active_[k]];
+      Run& run = runs_[static_cast<std::size_t>(tile.worker)];  // the thread whose cache holds the nodes
+      run.due_base = 0;
+      queue_copy(tile, slot, stats_.largest_run, run.due);
+    }
   }
   // The tile's placed nodes go to `into` as a job for the store from `slot` on (then moved past them);
   // `largest` keeps the most nodes one tile placed.
   static void queue_copy(Tile& tile, std::size_t& slot, std::size_t& largest, std::vector<CopyJob>& into) {
     largest = std::max(largest, tile.placed.size());
     if (tile.placed.empty()) return;
-    into.push_back({slot, std::move(tile.placed), tile.worker});
+    into.push_back({slot, std::move(tile.placed)});
     slot += into.back().nodes.size();
     tile.placed = {};
   }
@@ -645,6 +659,11 @@ class PnpFill {
     std::vector<CopyJob> copies;         // first: the offset from the run's first slot
     std::vector<std::uint32_t> scheduled;  // tiles to list in ready_ for the next generation
     std::vector<std::pair<std::size_t, std::uint32_t>> new_tile_sources;  // (merge position, tile)
+    // The copies of the round before, which this round writes (the run's thread first: it handed
+    // them over), from slot due_base on; the first is the round's copy item due_item (cut_copies).
+    // Written only by the completion step; apart from the fields above, which its thread writes.
+    alignas(kFalseSharingBytes) std::vector<CopyJob> due;
+    std::size_t due_base = 0, due_item = 0;
   };
 
   void hand_over_run(int t, bool spin) {
@@ -665,7 +684,26 @@ class PnpFill {
       ++run.next;
       ++run.early;
     }
+    if (run.next == run.hi) list_scheduled(run);
     if (log_) run.seconds += seconds_since(start);
+  }
+  // The tiles the run listed for the next generation go to ready_, by the run's thread as soon as its
+  // hand-over is done (the tiles are in its cache; in the completion step the same took 1.1 ms of a
+  // 2D 1e6 fill's 4 ms of serial steps at 2 threads), or by the completion step. ready_lock_ orders
+  // this with the other runs and with the round's planner; the order within a phase's list does not
+  // matter, since plan_next_phase sorts it.
+  void list_scheduled(Run& run) {
+    if (run.scheduled.empty()) return;
+    const std::uint64_t generation = generation_ + 1;
+    SpinGuard guard(ready_lock_);
+    std::vector<std::uint32_t>* list = nullptr;
+    Phase last{};
+    for (std::uint32_t i : run.scheduled) {  // a run's tiles mostly list in a few phases
+      const Phase phase = phase_of(*tiles_[i], generation);
+      if (!list || phase != last) list = &ready_[last = phase];
+      list->push_back(i);
+    }
+    run.scheduled.clear();
   }
   // Hands over the tile at run t's position next.
   void hand_over_in_run(int t) {
@@ -758,8 +796,7 @@ class PnpFill {
     const std::uint64_t generation = generation_ + 1;
     for (int t = 0; t < threads_; ++t) {
       Run& run = runs_[static_cast<std::size_t>(t)];
-      for (std::uint32_t i : run.scheduled) phase_list(*tiles_[i], generation).push_back(i);
-      run.scheduled.clear();
+      list_scheduled(run);
       new_tile_sources_.insert(new_tile_sources_.end(), run.new_tile_sources.begin(), run.new_tile_sources.end());
       run.new_tile_sources.clear();
     }
@@ -776,14 +813,11 @@ class PnpFill {
     std::size_t slot = claim_slots(total);
     for (int t = 0; t < threads_; ++t) {
       Run& run = runs_[static_cast<std::size_t>(t)];
-      for (CopyJob& job : run.copies) {
-        job.first += slot;
-        next_copies_.push_back(std::move(job));
-      }
+      run.due.swap(run.copies);  // the jobs stay where the run's thread wrote them
+      run.due_base = slot;
       slot += run.placed;
       stats_.largest_run = std::max(stats_.largest_run, run.largest);
       stats_.early_hand_overs += run.early;
-      run.copies.clear();
       run.placed = run.largest = run.early = 0;
     }
   }
@@ -796,6 +830,7 @@ class PnpFill {
   // the first thread out of tiles (planning_), whose ready_ and plan the completion step reads after
   // the barrier, and by the completion step when that one could not.
   void plan_next_phase(bool all_handed) {
+    SpinGuard guard(ready_lock_);
     if (ready_.empty()) return;
     if (ready_.begin()->first.generation != generation_ && !all_handed) return;
     auto it = ready_.begin();
@@ -832,7 +867,7 @@ class PnpFill {
       active_.swap(plan_.active);
       ++stats_.phases;
       stats_.tile_runs += active_.size();
-      cut_copies(copies_, plan_.cut);
+      cut_copies(plan_.cut);
       begin_round(plan_.cut);
     } else {
       begin_round();  // no phase: the last copies, or none when a thread failed
@@ -850,9 +885,9 @@ class PnpFill {
   // Sorts the phase's tiles into the merge order and hands out the round's items.
   void begin_round() {
     sort_merge_order(active_);
-    if (failed_.load(std::memory_order_relaxed)) copies_.clear();
+    if (failed_.load(std::memory_order_relaxed)) drop_copies();
     cut_tiles(active_, cut_);
-    cut_copies(copies_, cut_);
+    cut_copies(cut_);
     begin_round(cut_);
   }
   // The same for tiles already sorted and cut (`cut`, which is left empty).
@@ -895,7 +930,7 @@ class PnpFill {
   // Who takes which of the round's items first (no tile's work depends on it). The tiles, in the merge
   // order, which follows space, are cut into one run per thread of about equal waiting nodes, so a
   // thread keeps expanding the same part of the front, whose tiles, tree leaves and store pages are in
-  // its core's cache, phase after phase; a tile's copy goes to the thread that placed its nodes. A run
+  // its core's cache, phase after phase; a tile's copy goes to the thread that handed it over. A run
   // is taken the most waiting nodes first, and every thread's copies come after every tile, so a
   // round ends on short items; a thread that has finished its run takes the others' next tiles.
   // The phase's tiles `active` (sorted) go to `cut`, with the nodes waiting in them; cut_copies then
@@ -922,24 +957,35 @@ class PnpFill {
     for (auto& list : share_lists_) std::sort(list.begin(), list.end());
     cut.order.clear();
     cut.ranges.resize(2 * teams);
-    append_runs(cut, 0);
+    append_runs(cut);
     cut.tiles = active.size();
     cut.waiting = total;
   }
-  // The copies go to the threads that placed their nodes, after the tiles.
-  void cut_copies(const std::vector<CopyJob>& copies, Cut& cut) {
+  // The copies, after the tiles: each run's due jobs to its thread, which handed them over and (unless
+  // another thread took the tile) placed their nodes, so neither the jobs nor the nodes leave its cache.
+  void cut_copies(Cut& cut) {
     const std::size_t teams = static_cast<std::size_t>(threads_);
-    for (std::size_t j = 0; j < copies.size(); ++j)
-      share_lists_[static_cast<std::size_t>(copies[j].worker) % teams].push_back(cut.tiles + j);
-    append_runs(cut, teams);
+    std::size_t item = 0;
+    for (std::size_t t = 0; t < teams; ++t) {
+      Run& run = runs_[t];
+      run.due_item = item;
+      cut.ranges[teams + t].first = cut.order.size();
+      for (std::size_t j = 0; j < run.due.size(); ++j) cut.order.push_back(static_cast<std::uint32_t>(cut.tiles + item++));
+      cut.ranges[teams + t].second = cut.order.size();
+    }
+  }
+  bool copies_due() const {
+    for (int t = 0; t < threads_; ++t)
+      if (!runs_[static_cast<std::size_t>(t)].due.empty()) return true;
+    return false;
   }
   // Appends each thread's list (share_lists_, emptied; an item in the low half of each key) to the
-  // cut's order as the range of share `first` + thread.
-  void append_runs(Cut& cut, std::size_t first) {
+  // cut's order as the range of the thread's share.
+  void append_runs(Cut& cut) {
     for (std::size_t t = 0; t < share_lists_.size(); ++t) {
-      cut.ranges[first + t].first = cut.order.size();
+      cut.ranges[t].first = cut.order.size();
       for (std::uint64_t key : share_lists_[t]) cut.order.push_back(static_cast<std::uint32_t>(key));
-      cut.ranges[first + t].second = cut.order.size();
+      cut.ranges[t].second = cut.order.size();
       share_lists_[t].clear();
     }
   }
@@ -1228,7 +1274,7 @@ class PnpFill {
       const std::size_t slot = claim_slots(local);
       if (lmin_ < old_min || lmax_ > old_max) open_levels(old_min, old_max, stored, out);
       for (std::uint32_t t : active_) send_placed(*tiles_[t], out);
-      queue_copies(0, active_.size(), slot, copies_);
+      queue_copies(0, active_.size(), slot);
     } catch (...) {
       failure = std::current_exception();
     }
@@ -1324,7 +1370,7 @@ class PnpFill {
   void agree_next_phase() {
     std::int64_t next[2] = {ready_.empty() || failed_.load(std::memory_order_relaxed) ? kNoPhase
                                                                                      : pack(ready_.begin()->first),
-                            copies_.empty() ? 1 : 0};
+                            copies_due() ? 0 : 1};
     ex_->min(next);
     active_.clear();
     if (next[0] != kNoPhase) {
@@ -1449,6 +1495,7 @@ class PnpFill {
   std::vector<std::unique_ptr<Tile>> tiles_;       // in the order they were first met
   std::unordered_map<TileKey<D>, std::uint32_t, TileKeyHash<D>> tile_index_;
   std::map<Phase, std::vector<std::uint32_t>> ready_;  // tiles with waiting nodes, by phase
+  alignas(kFalseSharingBytes) std::atomic<std::uint32_t> ready_lock_{0};  // ready_ during a round (list_scheduled)
   std::size_t count_ = 0;                              // nodes in the store
   struct {
     std::size_t phases = 0, tile_runs = 0, largest_run = 0;
@@ -1457,13 +1504,11 @@ class PnpFill {
   // The current round (written by the barrier's completion step, read by the team after the barrier).
   std::vector<std::uint32_t> active_;  // this phase's tiles, in the merge order (merge_less)
   std::uint64_t generation_ = 0;       // this phase's generation
-  std::vector<CopyJob> copies_;        // the previous phase's nodes, to be written to the store
-  std::vector<CopyJob> next_copies_;   // this phase's, from the runs' queues (finish_hand_over)
   std::vector<std::pair<std::size_t, std::uint32_t>> new_tile_sources_;  // scratch of finish_hand_over
   // The round's items (cut_tiles, cut_copies): k < active_.size() is the tile active_[k], the others
   // the copies.
   std::vector<std::uint32_t> order_;
-  std::vector<std::vector<std::uint64_t>> share_lists_;  // scratch of cut_tiles and cut_copies
+  std::vector<std::vector<std::uint64_t>> share_lists_;  // scratch of cut_tiles
   Cut cut_;  // scratch of begin_round
   // The next phase, prepared during the round (plan_next_phase) for the completion step to start.
   struct {
