@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -43,6 +44,31 @@ TEST(PhaseBarrierConcurrent, MoreThreadsThanCoresSleep) { check_team(7, 2000); }
 TEST(PhaseBarrierConcurrent, OneThreadPerCoreSpin) {
   check_team(static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 2u, 4u)), 2000);
 }
+
+// The first meeting (meet) waits for a member that starts late, here 20 ms, ten times the spin of a
+// round's wait, and orders its writes before the others' reads; the rounds after it count on.
+void check_late_start(int threads) {
+  PhaseBarrier barrier(threads);
+  int late_write = 0;  // written by member 0 before it meets, read by every member after
+  std::vector<int> seen(static_cast<std::size_t>(threads), -1);
+  int completions = 0;
+  run_team(threads, [&](int t, int) {
+    if (t == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      late_write = 1;
+    }
+    barrier.meet();
+    seen[static_cast<std::size_t>(t)] = late_write;
+    for (int round = 0; round < 100; ++round) barrier.arrive_and_wait([&]() noexcept { ++completions; });
+  });
+  for (int s : seen) EXPECT_EQ(s, 1);
+  EXPECT_EQ(completions, 100);
+}
+
+TEST(PhaseBarrierConcurrent, FirstMeetingWaitsForALateMemberWhenSpinning) {
+  check_late_start(static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 2u, 4u)));
+}
+TEST(PhaseBarrierConcurrent, FirstMeetingWaitsForALateMemberWhenSleeping) { check_late_start(7); }
 
 TEST(PhaseBarrierConcurrent, OneThreadRunsTheCompletionInline) {
   PhaseBarrier barrier(1);

@@ -479,6 +479,7 @@ class PnpFill {
     PhaseBarrier sync(threads_);
     run_team(threads_, [&](int t, int) {
       Scratch& s = *scratch_[static_cast<std::size_t>(t)];
+      sync.meet();  // the members start at different times
       while (!done_) {
         try {
           // Its own run of the tiles, then what is left of the others'; the hand-over of its run's

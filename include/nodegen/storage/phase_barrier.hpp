@@ -49,6 +49,21 @@ class PhaseBarrier {
   // `completion` must not throw (it runs while every other thread waits for it).
   template <class Completion>
   void arrive_and_wait(Completion&& completion) noexcept {
+    arrive_and_wait_up_to(completion, kSpin);
+  }
+
+  // The team's first meeting, before its first round. The operating system starts (or wakes) the
+  // members at different times: on this VM a member's idle vCPU took 2.7 ms to come up, longer than
+  // kSpin, so its partner fell asleep at this meeting, was woken as late in turn, and the two took
+  // turns sleeping for the next rounds (2D, 1e6 nodes, 2 threads: 3 of 6 runs lost 3-10 ms so). Here
+  // a waiter spins up to kStartSpin instead.
+  void meet() noexcept {
+    arrive_and_wait_up_to([]() noexcept {}, kStartSpin);
+  }
+
+ private:
+  template <class Completion>
+  void arrive_and_wait_up_to(Completion&& completion, std::chrono::microseconds spin) noexcept {
     const std::uint32_t phase = phase_.load(std::memory_order_acquire);
     if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       completion();
@@ -64,14 +79,14 @@ class PhaseBarrier {
 #if defined(__x86_64__) || defined(__i386__)
         _mm_pause();
 #endif
-        if (spins % 256 == 0 && std::chrono::steady_clock::now() - start > kSpin) break;
+        if (spins % 256 == 0 && std::chrono::steady_clock::now() - start > spin) break;
       }
     }
     while (phase_.load(std::memory_order_acquire) == phase) phase_.wait(phase, std::memory_order_acquire);
   }
 
- private:
   static constexpr std::chrono::microseconds kSpin{2000};
+  static constexpr std::chrono::microseconds kStartSpin{50000};
   const int threads_;
   const bool spin_;
   alignas(kFalseSharingBytes) std::atomic<int> remaining_;
