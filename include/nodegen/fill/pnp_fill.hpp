@@ -641,9 +641,10 @@ class PnpFill {
   // the merge order. It is safe during the round: a tile of the phase sets nodes aside only to tiles
   // outside the phase (other colours or levels, tile_grid.hpp), which no thread expands in it, or to
   // itself; a run's thread hands over only tiles that are expanded (expanded_round, release /
-  // acquire); deliveries to one tile from several runs take its lock; and what they would add to
-  // ready_, which the first thread out of tiles reads for the next phase (plan_next_phase), waits in
-  // the run's list for the completion step. Each thread's hand-over touches its own run's tiles,
+  // acquire); deliveries to one tile from several runs take its lock; and what they add to ready_
+  // waits in the run's list until the run is handed over, then goes there under ready_lock_
+  // (list_scheduled), into phases of the next generation, which the round's planner
+  // (plan_next_phase) does not take. Each thread's hand-over touches its own run's tiles,
   // which it expanded itself unless another thread took them, and the tiles next to them: on this
   // VM's distant vCPU placement a cache line between the two threads costs about 165 ns.
   //
