@@ -398,6 +398,18 @@ class PnpFill {
     if (++alone_inserts_ % 1024 == 0) tree_->reuse_retired();
   }
 
+  // The completion step's: the k-d tree's retired buckets made reusable (no thread is in the tree,
+  // KdTree::reuse_retired) once kReuseAfter nodes have been placed since the last time, not every
+  // round: the call reads every stripe, the other threads' lines among them, 0.4 ms of a 2D 1e6 fill's
+  // 2 ms of completion steps at 2 threads (1.0 of 4.6 ms on distant cores), and the buckets a few
+  // thousand inserts retire are a few tens of KiB.
+  void reuse_retired_buckets() {
+    if (count_ - reused_at_ < kReuseAfter) return;
+    tree_->reuse_retired();
+    reused_at_ = count_;
+  }
+  static constexpr std::size_t kReuseAfter = 4096;
+
   // The boundary nodes are the store's first nodes, in the order the geometry produced them, and the
   // first waiting nodes of their tiles.
   template <class BoundaryNodeT>
@@ -558,7 +570,7 @@ class PnpFill {
   void end_phase() noexcept {
     const auto start = std::chrono::steady_clock::now();
     try {
-      tree_->reuse_retired();  // no thread is in the tree (KdTree::reuse_retired)
+      reuse_retired_buckets();
       for (int t = 0; t < threads_; ++t) runs_[static_cast<std::size_t>(t)].due.clear();  // written
       if (ex_) {
         end_phase_ranks();
@@ -1486,6 +1498,7 @@ class PnpFill {
   std::vector<Vec<D>> boundary_pos_;  // with several processes: every boundary node...
   std::vector<bool> in_tree_;         // ... and whether it is in this process's tree
   std::size_t alone_inserts_ = 0;     // inserts by the one thread at work (insert_alone)
+  std::size_t reused_at_ = 0;         // count_ when the retired buckets were last made reusable
   std::vector<int> readers_;          // scratch of the completion step
   std::size_t boundary_first_ = 0, boundary_local_ = 0;  // this process's boundary rows
   std::size_t row_base_ = 0;          // rows of the whole so far
