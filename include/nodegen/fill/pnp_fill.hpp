@@ -571,7 +571,10 @@ class PnpFill {
     const auto start = std::chrono::steady_clock::now();
     try {
       reuse_retired_buckets();
-      for (int t = 0; t < threads_; ++t) runs_[static_cast<std::size_t>(t)].due.clear();  // written
+      for (int t = 0; t < threads_; ++t) {  // written; slots are absolute until finish_hand_over sets a base
+        runs_[static_cast<std::size_t>(t)].due.clear();
+        runs_[static_cast<std::size_t>(t)].due_base = 0;
+      }
       if (ex_) {
         end_phase_ranks();
         if (log_) log_->completion_seconds.push_back(seconds_since(start));
@@ -614,13 +617,12 @@ class PnpFill {
     return slot;
   }
   // The nodes of the phase's tiles active_[from, to) get their slots from `slot` on, tile by tile in
-  // the merge order; the next round writes them there (the jobs go to `into`). Several processes.
+  // the merge order; the next round writes them there (each job in the due list of the thread that
+  // placed its nodes, whose cache holds them). Several processes.
   void queue_copies(std::size_t from, std::size_t to, std::size_t slot) {
     for (std::size_t k = from; k < to; ++k) {
       Tile& tile = *tiles_[active_[k]];
-      Run& run = runs_[static_cast<std::size_t>(tile.worker)];  // the thread whose cache holds the nodes
-      run.due_base = 0;
-      queue_copy(tile, slot, stats_.largest_run, run.due);
+      queue_copy(tile, slot, stats_.largest_run, runs_[static_cast<std::size_t>(tile.worker)].due);
     }
   }
   // The tile's placed nodes go to `into` as a job for the store from `slot` on (then moved past them);
@@ -988,6 +990,7 @@ class PnpFill {
       cut.ranges[teams + t].second = cut.order.size();
     }
   }
+  // Whether a run has copies for the next round (several processes agree on it before the fill ends).
   bool copies_due() const {
     for (int t = 0; t < threads_; ++t)
       if (!runs_[static_cast<std::size_t>(t)].due.empty()) return true;
