@@ -16,7 +16,7 @@
 namespace nodegen::spatial_detail {
 namespace {
 
-constexpr ScanVersion kVersions[] = {ScanVersion::portable, ScanVersion::avx2};
+constexpr ScanVersion kVersions[] = {ScanVersion::portable, ScanVersion::avx2, ScanVersion::avx512};
 
 // Coordinate arrays of 64 points; grid coordinates as a grid tree keeps them (large indices, so the
 // differences use the whole double).

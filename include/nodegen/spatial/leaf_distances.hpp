@@ -4,8 +4,8 @@
 // indices: grid_frame.hpp) in 2D and 3D; and which of them lie within a radius, as a bit mask.
 //
 // Each has a version per instruction set chosen at run time (src/spatial/leaf_distances.cpp says how),
-// so the portable build scans with AVX2 where the CPU has it (four points a step) and SSE2 elsewhere
-// (two). Every version computes the same sums in the same order, so the answers do not depend on the CPU.
+// so the portable build scans with AVX-512 or AVX2 where the CPU has it (eight or four points a step)
+// and SSE2 elsewhere (two). Every version computes the same sums in the same order, so the answers do not depend on the CPU.
 #include <cstdint>
 
 #if defined(__SSE2__)
@@ -51,7 +51,7 @@ std::uint64_t leaf_within(const std::int32_t* const* x, int dims, std::uint32_t 
 
 // The versions of leaf_within, each callable where the CPU runs it (for the tests, which check that
 // they set the same bits).
-enum class ScanVersion { portable, avx2 };
+enum class ScanVersion { portable, avx2, avx512 };
 bool cpu_runs(ScanVersion v) noexcept;
 std::uint64_t leaf_within(ScanVersion v, const double* const* x, int dims, std::uint32_t n, const double* q,
                           double r2) noexcept;
