@@ -5,9 +5,13 @@
 # the figure to quote: this host's speed drifts by tens of percent over minutes.
 #   bench/fill/fill_ab.sh ROUNDS "BENCH_FILL_ARGS" A B
 #   e.g. bench/fill/fill_ab.sh 7 "--dim 3 --nodes 1e6 --threads 1" BASE/bench/fill build/release/bench/fill
+# CPU=N runs every run on CPU N alone (taskset): on a VM whose vCPUs each flip between a core of their
+# own and one shared with another guest (a 1-thread 2D fill at ~2.1e6 or ~1.3e6 nodes/s, for seconds at
+# a time), a 1-thread run left to the scheduler lands on either, which doubles the spread of the ratios.
 set -eu
 rounds=$1 args=$2 a_bin=$3 b_bin=$4
 lock=(); command -v flock >/dev/null && lock=(flock /tmp/nodegen-cpu.lock)
+[[ -n "${CPU:-}" ]] && lock+=(taskset -c "$CPU")
 run() {
   # shellcheck disable=SC2086  # the arguments are words on purpose
   "${lock[@]}" "$1" $args --no-quality 2>/dev/null | tail -1 | sed -n 's/.* nodes_per_cpu_s=\([0-9.e+]*\).*/\1/p'
@@ -23,3 +27,11 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%.4g
 echo "A $a_bin: $(median "${a_rates[@]}") nodes per CPU second"
 echo "B $b_bin: $(median "${b_rates[@]}") nodes per CPU second"
 echo "B/A per round: $(median "${ratios[@]}")  [$args, $rounds rounds]"
+# How far the median ratio can be trusted: a 95 % interval of it from 4000 resamples of the rounds (on
+# this VM a 2 % difference needs about 60 rounds to leave 1 outside it).
+printf '%s\n' "${ratios[@]}" | /usr/bin/python3 -c '
+import random, statistics as st, sys
+r = [float(x) for x in sys.stdin]
+random.seed(1)
+m = sorted(st.median(random.choices(r, k=len(r))) for _ in range(4000))
+print(f"B/A median, 95 % interval of it (bootstrap): {m[100]:.4g}-{m[3899]:.4g}")'
