@@ -5,8 +5,8 @@
 // nearest_squared settles exactly.
 //
 // Compiled once per instruction set and chosen at run time (src/spatial/target_clones.hpp), so the
-// portable build runs the AVX2 loop where the CPU has it and the SSE2 one elsewhere. The two round
-// alike: the same products and sums in the same order, so the nodes do not depend on the CPU.
+// portable build runs the AVX-512 or AVX2 loop where the CPU has it and the SSE2 one elsewhere. They
+// round alike: the same products and sums in the same order, so the nodes do not depend on the CPU.
 #include <cstddef>
 
 namespace nodegen::fill_detail {

@@ -503,9 +503,9 @@ class KdTree {
   }
   // Calls f(i) for each of a leaf's first n points whose squared distance (as distances2 sums it, in
   // the tree's units) lies below r2u, in ascending i. The comparisons come from the scan itself as a
-  // bit mask (leaf_within: with AVX2 a compare and a movemask per four points, the distances never
-  // stored), and f runs once per set bit: a leaf of 64 points holds a few matches, and a test and
-  // branch per point mispredicted on each of them.
+  // bit mask (leaf_within: with AVX2 a compare and a movemask per four points, with AVX-512 a masked
+  // compare per eight, the distances never stored), and f runs once per set bit: a leaf of 64 points
+  // holds a few matches, and a test and branch per point mispredicted on each of them.
   template <class Bucket, class F>
   void for_each_in_ball(const Bucket& bucket, std::uint32_t n, const double* q, double r2u, F&& f) const {
     const Coord* x[D];
