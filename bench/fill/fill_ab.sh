@@ -5,9 +5,9 @@
 # the figure to quote: this host's speed drifts by tens of percent over minutes.
 #   bench/fill/fill_ab.sh ROUNDS "BENCH_FILL_ARGS" A B
 #   e.g. bench/fill/fill_ab.sh 7 "--dim 3 --nodes 1e6 --threads 1" BASE/bench/fill build/release/bench/fill
-# CPU=N runs every run on CPU N alone (taskset): on a VM whose vCPUs each flip between a core of their
-# own and one shared with another guest (a 1-thread 2D fill at ~2.1e6 or ~1.3e6 nodes/s, for seconds at
-# a time), a 1-thread run left to the scheduler lands on either, which doubles the spread of the ratios.
+# CPU=N runs every run on CPU N alone (taskset): on a VM whose vCPUs each flip between two speeds for
+# seconds at a time, and not at the same times (a 1-thread 2D fill at ~2.1e6 or ~1.3e6 nodes/s), a
+# 1-thread run left to the scheduler lands on either, which doubles the spread of the ratios.
 set -eu
 rounds=$1 args=$2 a_bin=$3 b_bin=$4
 lock=(); command -v flock >/dev/null && lock=(flock /tmp/nodegen-cpu.lock)

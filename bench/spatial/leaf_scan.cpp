@@ -39,7 +39,8 @@ struct Case {
   std::vector<double> q;       // leaf l's query: q[l * 3 + d]
   std::vector<double> r2;
 
-  Case(int dims_, std::mt19937_64& rng) : dims(dims_), coords(kLeaves * 3 * 64), n(kLeaves), q(kLeaves * 3), r2(kLeaves) {
+  Case(int dims_, std::mt19937_64& rng)
+      : dims(dims_), coords(kLeaves * 3 * 64), n(kLeaves), q(kLeaves * 3), r2(kLeaves) {
     std::uniform_int_distribution<int> count(33, 64);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     const double span = 1 << 20;  // a leaf's extent in grid steps

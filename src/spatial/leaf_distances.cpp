@@ -106,7 +106,9 @@ const bool kCpuHasAvx512 = [] {
 template <class C>
 __attribute__((target("avx512f,avx512vl"))) inline __m512d load8(__mmask8 k, const C* p) {
   if constexpr (std::is_same_v<C, double>) return _mm512_maskz_loadu_pd(k, p);
-  else return _mm512_maskz_cvtepi32_pd(k, _mm256_maskz_loadu_epi32(k, p));  // not cvtepi32_pd: g++ 12 warns on its undefined source
+  // The masked conversion, not _mm512_cvtepi32_pd: g++ 12 warns that the latter's undefined source is
+  // used uninitialised.
+  else return _mm512_maskz_cvtepi32_pd(k, _mm256_maskz_loadu_epi32(k, p));
 }
 
 // Eight points a step, the last step's lanes past n masked off: a masked-off lane is neither loaded

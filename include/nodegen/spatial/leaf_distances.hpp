@@ -5,7 +5,8 @@
 //
 // Each has a version per instruction set chosen at run time (src/spatial/leaf_distances.cpp says how),
 // so the portable build scans with AVX-512 or AVX2 where the CPU has it (eight or four points a step)
-// and SSE2 elsewhere (two). Every version computes the same sums in the same order, so the answers do not depend on the CPU.
+// and SSE2 elsewhere (two). Every version computes the same sums in the same order, so the answers do
+// not depend on the CPU.
 #include <cstdint>
 
 #if defined(__SSE2__)
