@@ -13,7 +13,7 @@
 #include "fill_test_support.hpp"
 #include "sanitized_build.hpp"
 #include "nodegen/fill/discard_pages.hpp"
-#include "nodegen/fill/pnp_fill.hpp"
+#include "fill_test_instances.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/vm_store.hpp"
 

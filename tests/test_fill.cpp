@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "fill_test_support.hpp"
-#include "nodegen/fill/pnp_fill.hpp"
+#include "fill_test_instances.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/vm_store.hpp"
 

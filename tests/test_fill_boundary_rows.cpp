@@ -9,7 +9,7 @@
 #include "fill_test_support.hpp"
 #include "nodegen/fill/boundary_rows.hpp"
 #include "nodegen/fill/fill.hpp"
-#include "nodegen/fill/pnp_fill.hpp"
+#include "fill_test_instances.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/vm_store.hpp"
 

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "fill_test_support.hpp"
-#include "nodegen/fill/pnp_fill.hpp"
+#include "fill_test_instances.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/suballoc_store.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "fill_test_support.hpp"
-#include "nodegen/fill/pnp_fill.hpp"
+#include "fill_test_instances.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
 #include "nodegen/storage/vm_store.hpp"
@@ -47,7 +47,9 @@ TEST(FillDeterminismConcurrent, GradedSquareSeeds1To20) {
 
 TEST(FillDeterminismConcurrent, GradedCubeSeeds1To20) {
   const auto domain = testing::unit_box<3>();
-  expect_seeds_identical<3>(domain, Spacing::expression("0.06 + 0.3 * x * x"), box_boundary<3>(domain.box, 0.06), {2, 4});
+  // 4 threads alone: at 2 and 4 the cube's 60 fills took 92 s of the tsan run. The cube meets 3 threads
+  // in CandidatesAskingTheTreeOneByOneKeepTheNodes, the square 2, 4 and 7 here.
+  expect_seeds_identical<3>(domain, Spacing::expression("0.06 + 0.3 * x * x"), box_boundary<3>(domain.box, 0.06), {4});
 }
 
 // Every backend gives the same nodes, and different seeds give different ones.

@@ -7,7 +7,7 @@
 #include <numbers>
 
 #include "fill_test_support.hpp"
-#include "nodegen/fill/pnp_fill.hpp"
+#include "fill_test_instances.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
 namespace nodegen {

@@ -9,7 +9,7 @@
 
 #include "fill_test_support.hpp"
 #include "in_process_ranks.hpp"
-#include "nodegen/fill/pnp_fill.hpp"
+#include "fill_test_instances.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
 namespace nodegen {

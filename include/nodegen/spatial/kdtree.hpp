@@ -832,7 +832,9 @@ class KdTree {
       for (int d = 0; d < D; ++d) sorted[d][to] = stored[d][i];
       if constexpr (kIds) sorted_ids[to] = ids[i];
     }
-    const Link halves[2] = {new_leaf(sorted, sorted_ids, 0, left), new_leaf(sorted, sorted_ids, left, n - left)};
+    // A tree without ids passes none: g++ 12 warns of the unwritten array wherever it sees the call alone.
+    const std::uint32_t* const ids_sorted = kIds ? sorted_ids : nullptr;
+    const Link halves[2] = {new_leaf(sorted, ids_sorted, 0, left), new_leaf(sorted, ids_sorted, left, n - left)};
 
     // The chain of internal nodes: empty-side steps, then the separating one.
     const std::uint32_t first = claim_nodes(nsteps);
