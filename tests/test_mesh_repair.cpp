@@ -290,13 +290,16 @@ Soup fan_cone(int sides) {
 // A cone whose apex and base centre are corners of 3000 faces each: CGAL's self-intersection test would
 // compare their 9e6 pairs of overlapping boxes (16 384 faces took a minute). Past its budget the test
 // is not run, the note says why and where, and the winding number decides the (still exact) cone.
+// Under the asan preset 2100 sides, still past the budget: the cone's voxel cache is most of the time.
 TEST_F(MeshRepair, AVertexOfThousandsOfFacesSkipsTheSelfIntersectionTest) {
-  constexpr int kSides = 3000;
+  constexpr int kSides = test::kSanitized ? 2100 : 3000;
   const Soup cone = fan_cone(kSides);
   const DomainFile f = load(cone, "cone", "", 0.1);
   ASSERT_EQ(f.repairs.size(), 1u);
   EXPECT_NE(f.repairs[0].find("is not checked for self-intersections"), std::string::npos) << f.repairs[0];
-  EXPECT_NE(f.repairs[0].find("the vertex at (0, 0, 1) is a corner of 3000 faces"), std::string::npos) << f.repairs[0];
+  std::string corner = "the vertex at (0, 0, 1) is a corner of ";  // appended: g++ 12 misreads a + b + c here
+  corner += std::to_string(kSides) + " faces";
+  EXPECT_NE(f.repairs[0].find(corner), std::string::npos) << f.repairs[0];
   // Without repair the mesh is refused for it, with the same reason.
   const std::string strict = error_of(cone, "cone_strict", R"(,"repair":"none")");
   EXPECT_NE(strict.find("is not checked for self-intersections: it would compare more than 4194304 pairs"), std::string::npos)

@@ -10,6 +10,7 @@
 #include "nodegen/solve/filled_nodes.hpp"
 #include "nodegen/solve/poisson.hpp"
 #include "nodegen/solve/rbf_fd.hpp"
+#include "sanitized_build.hpp"
 
 namespace {
 
@@ -102,8 +103,9 @@ TEST(PoissonSolve, DirichletErrorFallsFourfoldAsHHalves3D) { expect_second_order
 
 // Without ghost nodes some seeds give a Neumann max error many times the rest (at h = 0.02, seeds
 // 2 and 3 of 5: 8x and 3.5x the median); with them every seed stays within 1.5x of its Dirichlet error.
+// Under the asan preset seed 2 alone, for the memory checks of the solves.
 TEST(PoissonSolve, GhostNodesKeepEverySeedsNeumannErrorNearDirichlet) {
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+  for (std::uint64_t seed = nodegen::test::kSanitized ? 2 : 1; seed <= (nodegen::test::kSanitized ? 2u : 5u); ++seed) {
     const PoissonResult dirichlet = solve_box(2, 0.02, seed, false, false);
     const PoissonResult ghost = solve_box(2, 0.02, seed, true, true);
     EXPECT_LT(ghost.max_error, 1.5 * dirichlet.max_error) << "seed " << seed;
