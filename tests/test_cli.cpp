@@ -599,9 +599,9 @@ TEST_P(DomainDeterminism, SameNodesAtEveryThreadCountAndBackend) {
   }
   // Under AddressSanitizer (10-50 times slower) one run, for its memory checks: the release run
   // compares the variants. The other domains run on the suballocator there (most other runs of the CLI
-  // take the default backend, and QuietPrintsNothingAndEveryBackendWorks each), a mesh domain on the
-  // default at 3 threads: its loading and surface nodes (20-25 s a run under the sanitizers) are the
-  // same on every backend.
+  // take the default backend, and QuietPrintsNothingAndEveryBackendWorks runs every backend), a mesh
+  // domain on the default at 3 threads: its loading and surface nodes (20-25 s a run under the
+  // sanitizers) are the same on every backend.
   const std::vector<std::vector<std::string>> variants =
       kSanitized ? (reads_a_mesh ? std::vector<std::vector<std::string>>{{"--threads", "3"}}
                                  : std::vector<std::vector<std::string>>{{"--threads", "2", "--backend", "suballoc"}})
