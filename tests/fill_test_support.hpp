@@ -1,16 +1,18 @@
 #pragma once
-// Analytic domains and brute-force checks shared by the fill's test suites. The domains are exact
-// (a box, a disk) so a failure points at the fill, not at the geometry layer.
+// Exact domains (a box, a disk) and brute-force checks shared by the fill's test suites.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <numbers>
 #include <random>
+#include <sstream>
 #include <string>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "nodegen/fill/discretization.hpp"
@@ -47,20 +49,33 @@ inline FillOptions threads(int n) {
   return o;
 }
 
+// A domain file's domain: the library's Domain, whose fills the library compiles once for every suite
+// (fill.hpp), on one shape that is exact (a box, a disk), so a failure points at the fill rather than
+// at the geometry layer.
 template <int D>
-struct BoxDomain {
-  Box<D> box;
-  bool contains(const Vec<D>& p) const { return (p.array() > box.lo.array()).all() && (p.array() < box.hi.array()).all(); }
-  const Box<D>& bounding_box() const { return box; }
-  double measure() const { return box.volume(); }
-};
+Domain<D> domain_of_shape(const std::string& shape_json) {
+  const std::string text = R"({"dim": )" + std::to_string(D) + R"(, "spacing": 1, "shape": )" + shape_json + "}";
+  const auto file = parse_domain_text(text, "test-domain.json");
+  return *std::get<std::shared_ptr<const Domain<D>>>(file.domain);
+}
+
+// The box [lo, hi], its corners written with every digit so the domain's box is `box` exactly.
+template <int D>
+Domain<D> box_domain(const Box<D>& box) {
+  const auto corner = [](const Vec<D>& v) {
+    std::ostringstream out;
+    out.precision(17);
+    out << '[';
+    for (int i = 0; i < D; ++i) out << (i ? ", " : "") << v[i];
+    out << ']';
+    return out.str();
+  };
+  return domain_of_shape<D>(R"({"type": "box", "min": )" + corner(box.lo) + R"(, "max": )" + corner(box.hi) + "}");
+}
 
 template <int D>
-BoxDomain<D> unit_box() {
-  BoxDomain<D> d;
-  d.box.lo = Vec<D>::Zero();
-  d.box.hi = Vec<D>::Ones();
-  return d;
+Domain<D> unit_box() {
+  return box_domain<D>(Box<D>{Vec<D>::Zero(), Vec<D>::Ones()});
 }
 
 // Boundary nodes of a box at spacing <= h: cell-centred grids on every face (so faces share no node),
@@ -89,26 +104,21 @@ std::vector<BoundaryNode<D>> box_boundary(const Box<D>& box, double h) {
   return out;
 }
 
-struct DiskDomain {
-  Vec<2> centre = Vec<2>(0.0, 0.0);
-  double radius = 1.0;
-  Box<2> box{Vec<2>(-1.0, -1.0), Vec<2>(1.0, 1.0)};
-  bool contains(const Vec<2>& p) const { return (p - centre).squaredNorm() < radius * radius; }
-  const Box<2>& bounding_box() const { return box; }
-  double measure() const { return std::numbers::pi * radius * radius; }
-};
+// The disk of radius 1 about the origin.
+inline Domain<2> unit_disk() { return domain_of_shape<2>(R"({"type": "disk", "center": [0, 0], "radius": 1})"); }
 
-// Nodes on the circle, stepping by h at the current point (so a variable spacing is followed).
-inline std::vector<BoundaryNode<2>> disk_boundary(const DiskDomain& disk, const Spacing& spacing) {
+// Nodes on the unit disk's circle, stepping by h at the current point (so a variable spacing is
+// followed).
+inline std::vector<BoundaryNode<2>> unit_disk_boundary(const Spacing& spacing) {
   auto h = spacing.evaluator();
   std::vector<BoundaryNode<2>> out;
-  const double inner = 0.999999 * disk.radius;  // just inside, so contains() agrees it is not outside
+  const double inner = 0.999999;  // just inside, so contains() agrees it is not outside
   double angle = 0.0;
   while (angle < 2.0 * std::numbers::pi) {
     const Vec<2> n(std::cos(angle), std::sin(angle));
-    const Vec<2> p = disk.centre + inner * n;
+    const Vec<2> p = inner * n;
     out.push_back({p, n, 1});
-    angle += h(p) / disk.radius;
+    angle += h(p);
   }
   // The last step may land closer than h to the first node; drop it so the boundary respects h too.
   if (out.size() > 2 && (out.back().pos - out.front().pos).norm() < 0.5 * h(out.front().pos)) out.pop_back();

@@ -13,7 +13,7 @@
 #include "fill_test_support.hpp"
 #include "sanitized_build.hpp"
 #include "nodegen/fill/discard_pages.hpp"
-#include "fill_test_instances.hpp"
+#include "nodegen/fill/fill.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
@@ -70,7 +70,7 @@ template <int D>
 void expect_same_nodes_as_vector_store(double h) {
   const auto domain = testing::unit_box<D>();
   const Spacing spacing = Spacing::constant(h);
-  const auto boundary = testing::box_boundary<D>(domain.box, h);
+  const auto boundary = testing::box_boundary<D>(domain.bounding_box(), h);
   FillParams params = FillParams::defaults_for(D);
   params.max_nodes = 2'000'000;
   const auto vm = pnp_fill<D, VmStore>(domain, spacing, boundary, params, FillOptions{});
@@ -100,7 +100,7 @@ TEST(CollectDiscardingTheStore, ParallelBlockCopyKeepsEveryNode) {
   const FillParams params = testing::fill_params(3, 1, 2'000'000);
   // Under the sanitizers 3 threads alone (a fill of this size takes ~20 s there): blocks shared unevenly.
   for (int threads : test::kSanitized ? std::vector<int>{3} : std::vector<int>{2, 3}) {
-    const auto d = pnp_fill<3, VmStore>(domain, spacing, testing::box_boundary<3>(domain.box, h), params,
+    const auto d = pnp_fill<3, VmStore>(domain, spacing, testing::box_boundary<3>(domain.bounding_box(), h), params,
                                         testing::threads(threads));
     ASSERT_GT(d.positions.size(), 4u * ((std::size_t{2} << 20) / 24));
     for (std::size_t i = d.boundary_count; i < d.positions.size(); ++i)

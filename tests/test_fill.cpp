@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "fill_test_support.hpp"
-#include "fill_test_instances.hpp"
+#include "nodegen/fill/fill.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
@@ -24,7 +24,8 @@ template <int D>
 Discretization<D> fill_unit_box(double h, std::uint64_t seed = 7) {
   const auto domain = unit_box<D>();
   const Spacing spacing = Spacing::constant(h);
-  return pnp_fill<D, VmStore>(domain, spacing, box_boundary<D>(domain.box, h), params(D, seed), FillOptions{});
+  return pnp_fill<D, VmStore>(domain, spacing, box_boundary<D>(domain.bounding_box(), h), params(D, seed),
+                              FillOptions{});
 }
 
 TEST(Fill, SquareRespectsSpacing) {
@@ -72,11 +73,9 @@ TEST(Fill, SquareFarFromTheOriginFillsLikeAtTheOrigin) {
   const double h = 0.01;
   const Vec<2> offset(1e6, -2e6);
   const auto near = fill_unit_box<2>(h);
-  testing::BoxDomain<2> far_box;
-  far_box.box.lo = offset;
-  far_box.box.hi = offset + Vec<2>::Ones();
-  const auto far = pnp_fill<2, VmStore>(far_box, Spacing::constant(h), box_boundary<2>(far_box.box, h), params(2),
-                                        FillOptions{});
+  const auto far_box = testing::box_domain<2>(Box<2>{offset, offset + Vec<2>::Ones()});
+  const auto far = pnp_fill<2, VmStore>(far_box, Spacing::constant(h), box_boundary<2>(far_box.bounding_box(), h),
+                                        params(2), FillOptions{});
   const double ratio = static_cast<double>(far.positions.size()) / static_cast<double>(near.positions.size());
   EXPECT_NEAR(ratio, 1.0, 0.01) << far.positions.size() << " nodes far away, " << near.positions.size() << " near";
   auto hf = [&](const Vec<2>&) { return h; };
@@ -94,7 +93,8 @@ TEST(Fill, NodesWithHugeSpacingDoNotScanEveryNode) {
   const auto domain = unit_box<2>();
   auto seconds = [&](const Spacing& spacing) {
     const auto start = std::chrono::steady_clock::now();
-    const auto d = pnp_fill<2, VmStore>(domain, spacing, box_boundary<2>(domain.box, 0.003), params(2), FillOptions{});
+    const auto d = pnp_fill<2, VmStore>(domain, spacing, box_boundary<2>(domain.bounding_box(), 0.003), params(2),
+                                        FillOptions{});
     EXPECT_GT(d.positions.size(), 50000u);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
@@ -106,7 +106,7 @@ TEST(Fill, NodesWithHugeSpacingDoNotScanEveryNode) {
 TEST(Fill, AllNodesInsideAndBoundaryFirst) {
   const double h = 0.02;
   const auto domain = unit_box<2>();
-  const auto boundary = box_boundary<2>(domain.box, h);
+  const auto boundary = box_boundary<2>(domain.bounding_box(), h);
   const auto d = fill_unit_box<2>(h);
   ASSERT_EQ(d.boundary_count, boundary.size());
   for (std::size_t i = 0; i < boundary.size(); ++i) {
@@ -137,7 +137,7 @@ TEST(Fill, SameNodesOnEveryBackend) {
   // The backend is only where nodes live: with one thread the node sequence is identical.
   const double h = 0.02;
   const auto domain = unit_box<2>();
-  const auto boundary = box_boundary<2>(domain.box, h);
+  const auto boundary = box_boundary<2>(domain.bounding_box(), h);
   const Spacing spacing = Spacing::constant(h);
   const auto vm = pnp_fill<2, VmStore>(domain, spacing, boundary, params(2), FillOptions{});
   const auto vec = pnp_fill<2, LockedVectorStore>(domain, spacing, boundary, params(2), FillOptions{});
@@ -146,9 +146,9 @@ TEST(Fill, SameNodesOnEveryBackend) {
 
 TEST(Fill, VariableSpacingOnDisk) {
   // h grows from 0.01 at the centre to 0.04 on the rim; neighbours respect the local spacing.
-  const testing::DiskDomain disk;
+  const auto disk = testing::unit_disk();
   const Spacing spacing = Spacing::expression("0.01 + 0.03 * sqrt(x*x + y*y)");
-  const auto boundary = testing::disk_boundary(disk, spacing);
+  const auto boundary = testing::unit_disk_boundary(spacing);
   const auto d = pnp_fill<2, VmStore>(disk, spacing, boundary, params(2), FillOptions{});
   auto h = spacing.evaluator();
   auto hf = [&](const Vec<2>& p) { return h(p); };
@@ -165,8 +165,8 @@ TEST(Fill, ProgressCountsEveryNode) {
   FillOptions options;
   options.progress = &progress;
   const auto domain = unit_box<2>();
-  const auto d = pnp_fill<2, VmStore>(domain, Spacing::constant(0.01), box_boundary<2>(domain.box, 0.01), params(2),
-                                      options);
+  const auto d = pnp_fill<2, VmStore>(domain, Spacing::constant(0.01), box_boundary<2>(domain.bounding_box(), 0.01),
+                                      params(2), options);
   EXPECT_EQ(progress.load(), d.positions.size());
   EXPECT_GT(d.fill_seconds, 0.0);
 }
@@ -176,13 +176,14 @@ TEST(Fill, NodeCapThrowsStoreFullWithAClearMessage) {
   FillParams p = params(2);
   p.max_nodes = 1000;  // the square at h = 0.01 needs ~9000
   try {
-    pnp_fill<2, VmStore>(domain, Spacing::constant(0.01), box_boundary<2>(domain.box, 0.01), p, FillOptions{});
+    pnp_fill<2, VmStore>(domain, Spacing::constant(0.01), box_boundary<2>(domain.bounding_box(), 0.01), p,
+                         FillOptions{});
     FAIL() << "expected StoreFull";
   } catch (const StoreFull& e) {
     EXPECT_NE(std::string(e.what()).find("node cap of 1000"), std::string::npos) << e.what();
   }
   p.max_nodes = 100;  // fewer than the boundary nodes alone
-  const auto boundary = box_boundary<2>(domain.box, 0.01);
+  const auto boundary = box_boundary<2>(domain.bounding_box(), 0.01);
   EXPECT_THROW((pnp_fill<2, VmStore>(domain, Spacing::constant(0.01), boundary, p, FillOptions{})), StoreFull);
 }
 

@@ -9,7 +9,7 @@
 #include "fill_test_support.hpp"
 #include "nodegen/fill/boundary_rows.hpp"
 #include "nodegen/fill/fill.hpp"
-#include "fill_test_instances.hpp"
+#include "nodegen/fill/fill.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
@@ -53,7 +53,7 @@ void expect_boundary_rows(const Discretization<D>& d, const std::vector<Boundary
 }
 
 TEST(BoundaryRows, TakesNormalsAndIdsAndFreesTheVector) {
-  auto boundary = box_boundary<3>(unit_box<3>().box, 0.1);
+  auto boundary = box_boundary<3>(unit_box<3>().bounding_box(), 0.1);
   const auto copy = boundary;
   const auto rows = fill_detail::take_boundary_rows<3>(std::move(boundary));
   EXPECT_TRUE(boundary.empty());  // NOLINT(bugprone-use-after-move): taking it is the point
@@ -69,7 +69,7 @@ TEST(BoundaryRows, TakesNormalsAndIdsAndFreesTheVector) {
 TEST(FillConsumingBoundary, SameNodesAsReadingIt2D) {
   const auto domain = unit_box<2>();
   const Spacing spacing = Spacing::constant(0.01);
-  const auto boundary = box_boundary<2>(domain.box, 0.01);
+  const auto boundary = box_boundary<2>(domain.bounding_box(), 0.01);
   const auto read = pnp_fill<2, VmStore>(domain, spacing, boundary, params(2), threads(1));
   auto owned = boundary;
   const auto consumed = pnp_fill<2, VmStore>(domain, spacing, std::move(owned), params(2), threads(1));
@@ -79,9 +79,9 @@ TEST(FillConsumingBoundary, SameNodesAsReadingIt2D) {
 }
 
 TEST(FillConsumingBoundary, SameNodesAsReadingItOnADiskWithVariableSpacing) {
-  const testing::DiskDomain disk;
+  const auto disk = testing::unit_disk();
   const Spacing spacing = Spacing::expression("0.01 + 0.02*sqrt(x^2+y^2)");
-  const auto boundary = testing::disk_boundary(disk, spacing);
+  const auto boundary = testing::unit_disk_boundary(spacing);
   const auto read = pnp_fill<2, LockedVectorStore>(disk, spacing, boundary, params(2), threads(1));
   const auto consumed = pnp_fill<2, LockedVectorStore>(disk, spacing, std::vector(boundary), params(2), threads(1));
   expect_same(read, consumed);
@@ -91,7 +91,7 @@ TEST(FillConsumingBoundary, SameNodesAsReadingItOnADiskWithVariableSpacing) {
 TEST(FillConsumingBoundary, SameNodesAsReadingIt3DThroughTheBackendDispatch) {
   const auto domain = unit_box<3>();
   const Spacing spacing = Spacing::constant(0.06);
-  const auto boundary = box_boundary<3>(domain.box, 0.06);
+  const auto boundary = box_boundary<3>(domain.bounding_box(), 0.06);
   for (Backend backend : {Backend::vm, Backend::vector, Backend::suballoc}) {
     SCOPED_TRACE(backend_name(backend));
     const auto read = pnp_fill_on<3>(backend, domain, spacing, boundary, params(3), threads(1));
@@ -108,7 +108,7 @@ TEST(FillConsumingBoundary, ParallelFillWithEightThreads) {
   const auto domain = unit_box<2>();
   const double h = 0.01;
   const Spacing spacing = Spacing::constant(h);
-  const auto boundary = box_boundary<2>(domain.box, h);
+  const auto boundary = box_boundary<2>(domain.bounding_box(), h);
   const auto serial = pnp_fill<2, VmStore>(domain, spacing, boundary, params(2), threads(1));
   const auto d = pnp_fill<2, VmStore>(domain, spacing, std::vector(boundary), params(2), threads(8));
   expect_boundary_rows(d, boundary);
@@ -121,7 +121,7 @@ TEST(FillConsumingBoundary, CapSmallerThanTheBoundaryStillThrows) {
   const auto domain = unit_box<2>();
   FillParams p = params(2);
   p.max_nodes = 10;
-  EXPECT_THROW((pnp_fill<2, VmStore>(domain, Spacing::constant(0.01), box_boundary<2>(domain.box, 0.01), p,
+  EXPECT_THROW((pnp_fill<2, VmStore>(domain, Spacing::constant(0.01), box_boundary<2>(domain.bounding_box(), 0.01), p,
                                      threads(2))),
                StoreFull);
 }

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "fill_test_support.hpp"
-#include "fill_test_instances.hpp"
+#include "nodegen/fill/fill.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
@@ -35,7 +35,7 @@ template <template <class> class Store>
 void check_square(std::uint64_t seed) {
   const double h = 0.015;
   const auto domain = unit_box<2>();
-  const auto boundary = box_boundary<2>(domain.box, h);
+  const auto boundary = box_boundary<2>(domain.bounding_box(), h);
   const Spacing spacing = Spacing::constant(h);
   const auto serial = pnp_fill<2, Store>(domain, spacing, boundary, params(2, seed), threads(1));
   const auto d = pnp_fill<2, Store>(domain, spacing, boundary, params(2, seed), threads(kThreads));
@@ -77,7 +77,7 @@ TEST(FillConcurrent, SquareSuballocStore) {
 TEST(FillConcurrent, SmallDomainsManyRuns) {
   const double h = 0.04;
   const auto domain = unit_box<2>();
-  const auto boundary = box_boundary<2>(domain.box, h);
+  const auto boundary = box_boundary<2>(domain.bounding_box(), h);
   const Spacing spacing = Spacing::constant(h);
   auto hf = [&](const Vec<2>&) { return h; };
   for (std::uint64_t seed = 100; seed < 250; ++seed) {
@@ -91,7 +91,7 @@ TEST(FillConcurrent, SmallDomainsManyRuns) {
 TEST(FillConcurrent, CubeEveryBackend) {
   const double h = 0.1;
   const auto domain = unit_box<3>();
-  const auto boundary = box_boundary<3>(domain.box, h);
+  const auto boundary = box_boundary<3>(domain.bounding_box(), h);
   const Spacing spacing = Spacing::constant(h);
   auto hf = [&](const Vec<3>&) { return h; };
   auto check = [&](const Discretization<3>& d) {
@@ -105,9 +105,9 @@ TEST(FillConcurrent, CubeEveryBackend) {
 }
 
 TEST(FillConcurrent, VariableSpacingDisk) {
-  const testing::DiskDomain disk;
+  const auto disk = testing::unit_disk();
   const Spacing spacing = Spacing::expression("0.02 + 0.04 * sqrt(x*x + y*y)");
-  const auto boundary = testing::disk_boundary(disk, spacing);
+  const auto boundary = testing::unit_disk_boundary(spacing);
   const auto d = pnp_fill<2, VmStore>(disk, spacing, boundary, params(2, 11), threads(kThreads));
   auto h = spacing.evaluator();
   auto hf = [&](const Vec<2>& p) { return h(p); };
@@ -120,9 +120,9 @@ TEST(FillConcurrent, VariableSpacingDisk) {
 // p: |a - b| >= zeta h(p), and h(b) <= h(p) (1 + max |grad h|), with max |grad h| = 0.9 here; a race
 // shows as two nodes almost on top of each other, or as nodes that differ from one thread's.
 TEST(FillConcurrent, SteeplyGradedSpacing) {
-  const testing::DiskDomain domain;
+  const auto domain = testing::unit_disk();
   const Spacing spacing = Spacing::expression("0.004 + 0.3 * ((x + 1) / 2)^6");
-  const auto boundary = testing::disk_boundary(domain, spacing);
+  const auto boundary = testing::unit_disk_boundary(spacing);
   auto h = spacing.evaluator();
   auto hf = [&](const Vec<2>& p) { return h(p); };
   for (std::uint64_t seed : {21, 22}) {
@@ -159,7 +159,8 @@ TEST(FillConcurrent, SteeplyGradedSpacing) {
 TEST(FillConcurrent, HugeSpacingAtSomeNodesStillFinishes) {
   const auto domain = unit_box<2>();
   const Spacing spacing = Spacing::expression("0.01 + 1e10 * (x > 0.9999)");
-  const auto d = pnp_fill<2, VmStore>(domain, spacing, box_boundary<2>(domain.box, 0.01), params(2, 31), threads(kThreads));
+  const auto d = pnp_fill<2, VmStore>(domain, spacing, box_boundary<2>(domain.bounding_box(), 0.01), params(2, 31),
+                                      threads(kThreads));
   EXPECT_GT(d.positions.size(), 8000u);
 }
 
@@ -169,7 +170,7 @@ TEST(FillConcurrent, NodeCapStopsEveryThread) {
   const auto domain = unit_box<2>();
   FillParams p = params(2, 13);
   p.max_nodes = 2000;  // the square at h = 0.01 needs ~9000: the cap is hit mid-fill, by any thread
-  const auto boundary = box_boundary<2>(domain.box, 0.01);
+  const auto boundary = box_boundary<2>(domain.bounding_box(), 0.01);
   for (int t : {2, kThreads}) {
     EXPECT_THROW((pnp_fill<2, VmStore>(domain, Spacing::constant(0.01), boundary, p, threads(t))), StoreFull) << t;
     EXPECT_THROW((pnp_fill<2, SuballocStore>(domain, Spacing::constant(0.01), boundary, p, threads(t))), StoreFull)
@@ -181,7 +182,7 @@ TEST(FillConcurrent, NodeCapStopsEveryThread) {
 // by then, hands over all but those waiting for a new tile; two threads at least some.
 TEST(FillConcurrent, ThreadsOutOfItemsHandOverFinishedTiles) {
   const auto domain = unit_box<2>();
-  const auto boundary = box_boundary<2>(domain.box, 0.005);
+  const auto boundary = box_boundary<2>(domain.bounding_box(), 0.005);
   const auto one = pnp_fill<2, VmStore>(domain, Spacing::constant(0.005), boundary, params(2, 5), threads(1));
   EXPECT_GT(one.early_hand_overs, one.tile_runs / 2) << one.tile_runs;
   EXPECT_LE(one.early_hand_overs, one.tile_runs);

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "fill_test_support.hpp"
-#include "fill_test_instances.hpp"
+#include "nodegen/fill/fill.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
 #include "nodegen/storage/vm_store.hpp"
@@ -42,21 +42,23 @@ void expect_seeds_identical(const DomainT& domain, const Spacing& spacing, const
 // Small domains whose spacing varies 10x (2D) and 6x (3D), so nodes of several tile levels meet.
 TEST(FillDeterminismConcurrent, GradedSquareSeeds1To20) {
   const auto domain = testing::unit_box<2>();
-  expect_seeds_identical<2>(domain, Spacing::expression("0.01 + 0.1 * x * y"), box_boundary<2>(domain.box, 0.01), {2, 4, 7});
+  expect_seeds_identical<2>(domain, Spacing::expression("0.01 + 0.1 * x * y"),
+                            box_boundary<2>(domain.bounding_box(), 0.01), {2, 4, 7});
 }
 
 TEST(FillDeterminismConcurrent, GradedCubeSeeds1To20) {
   const auto domain = testing::unit_box<3>();
   // 4 threads alone: at 2 and 4 the cube's 60 fills took 92 s of the tsan run. The cube meets 3 threads
   // in CandidatesAskingTheTreeOneByOneKeepTheNodes, the square 2, 4 and 7 here.
-  expect_seeds_identical<3>(domain, Spacing::expression("0.06 + 0.3 * x * x"), box_boundary<3>(domain.box, 0.06), {4});
+  expect_seeds_identical<3>(domain, Spacing::expression("0.06 + 0.3 * x * x"),
+                            box_boundary<3>(domain.bounding_box(), 0.06), {4});
 }
 
 // Every backend gives the same nodes, and different seeds give different ones.
 TEST(FillDeterminismConcurrent, EveryBackendSameNodesSeedsDiffer) {
-  const testing::DiskDomain disk;
+  const auto disk = testing::unit_disk();
   const Spacing spacing = Spacing::expression("0.01 + 0.03 * sqrt(x*x + y*y)");
-  const auto boundary = testing::disk_boundary(disk, spacing);
+  const auto boundary = testing::unit_disk_boundary(spacing);
   const auto vm = pnp_fill<2, VmStore>(disk, spacing, boundary, fill_params(2, 3), threads(1));
   expect_same_nodes(vm, pnp_fill<2, LockedVectorStore>(disk, spacing, boundary, fill_params(2, 3), threads(5)), "vector");
   expect_same_nodes(vm, pnp_fill<2, SuballocStore>(disk, spacing, boundary, fill_params(2, 3), threads(3)), "suballoc");
@@ -81,7 +83,7 @@ TEST(FillDeterminismConcurrent, CandidatesAskingTheTreeOneByOneKeepTheNodes) {
   const auto square = testing::unit_box<2>();
   for (const char* h : {"0.01 + 0.1 * x * y", "x < 0.5 ? 0.005 : 0.5"}) {
     const Spacing spacing = Spacing::expression(h);
-    const auto boundary = box_boundary<2>(square.box, 0.005);
+    const auto boundary = box_boundary<2>(square.bounding_box(), 0.005);
     const auto gathered = pnp_fill<2, VmStore>(square, spacing, boundary, fill_params(2, 5), with_crowd(1, kNever));
     for (std::size_t crowd : {std::size_t{0}, std::size_t{4096}})
       for (int t : {1, 3})
@@ -90,7 +92,7 @@ TEST(FillDeterminismConcurrent, CandidatesAskingTheTreeOneByOneKeepTheNodes) {
   }
   const auto cube = testing::unit_box<3>();
   const Spacing graded = Spacing::expression("0.06 + 0.3 * x * x");
-  const auto boundary = box_boundary<3>(cube.box, 0.06);
+  const auto boundary = box_boundary<3>(cube.bounding_box(), 0.06);
   expect_same_nodes(pnp_fill<3, VmStore>(cube, graded, boundary, fill_params(3, 5), with_crowd(1, kNever)),
                     pnp_fill<3, VmStore>(cube, graded, boundary, fill_params(3, 5), with_crowd(3, 0)), "cube, crowd 0");
 }

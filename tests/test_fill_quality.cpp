@@ -7,7 +7,7 @@
 #include <numbers>
 
 #include "fill_test_support.hpp"
-#include "fill_test_instances.hpp"
+#include "nodegen/fill/fill.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
 namespace nodegen {
@@ -22,7 +22,7 @@ TEST(FillQuality, SquareHolesBelowMedusaAtMedusasDensity) {
   const auto domain = unit_box<2>();
   const Spacing spacing = Spacing::constant(h);
   for (std::uint64_t seed : {1, 2, 3}) {
-    const auto d = pnp_fill<2, VmStore>(domain, spacing, box_boundary<2>(domain.box, h),
+    const auto d = pnp_fill<2, VmStore>(domain, spacing, box_boundary<2>(domain.bounding_box(), h),
                                         testing::fill_params(2, seed), FillOptions{});
     const double density = static_cast<double>(d.positions.size()) * std::numbers::pi * 0.25 * h * h;
     EXPECT_GT(density, 0.68) << "seed " << seed;

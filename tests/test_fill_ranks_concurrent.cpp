@@ -9,7 +9,7 @@
 
 #include "fill_test_support.hpp"
 #include "in_process_ranks.hpp"
-#include "fill_test_instances.hpp"
+#include "nodegen/fill/fill.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
 namespace nodegen {
@@ -69,7 +69,7 @@ void expect_ranks_identical(const DomainT& domain, const Spacing& spacing, const
 TEST(FillRanksConcurrent, GradedSquareAtTwoThreeAndFiveRanks) {
   const auto domain = testing::unit_box<2>();
   const Spacing spacing = Spacing::expression("0.01 + 0.1 * x * y");
-  const auto boundary = box_boundary<2>(domain.box, 0.01);
+  const auto boundary = box_boundary<2>(domain.bounding_box(), 0.01);
   for (std::uint64_t seed : {1, 2})
     for (int ranks : {2, 3, 5}) expect_ranks_identical<2>(domain, spacing, boundary, seed, ranks, 2);
 }
@@ -77,7 +77,7 @@ TEST(FillRanksConcurrent, GradedSquareAtTwoThreeAndFiveRanks) {
 TEST(FillRanksConcurrent, GradedCubeAtTwoAndFourRanks) {
   const auto domain = testing::unit_box<3>();
   const Spacing spacing = Spacing::expression("0.06 + 0.3 * x * x");
-  const auto boundary = box_boundary<3>(domain.box, 0.06);
+  const auto boundary = box_boundary<3>(domain.bounding_box(), 0.06);
   for (int ranks : {2, 4}) expect_ranks_identical<3>(domain, spacing, boundary, 1, ranks, 2);
 }
 
@@ -86,22 +86,22 @@ TEST(FillRanksConcurrent, GradedCubeAtTwoAndFourRanks) {
 TEST(FillRanksConcurrent, FinerInsideThanOnTheBoundary) {
   const auto domain = testing::unit_box<2>();
   const Spacing spacing = Spacing::expression("0.02 - 0.015 * exp(-40 * ((x - 0.5)^2 + (y - 0.5)^2))");
-  const auto boundary = box_boundary<2>(domain.box, 0.02);
+  const auto boundary = box_boundary<2>(domain.bounding_box(), 0.02);
   for (int ranks : {2, 4}) expect_ranks_identical<2>(domain, spacing, boundary, 5, ranks, 2);
 }
 
 // Boundary nodes only inside a disk's box, a constant spacing, more ranks than the work has blocks with nodes.
 TEST(FillRanksConcurrent, DiskAtSevenRanks) {
-  const testing::DiskDomain disk;
+  const auto disk = testing::unit_disk();
   const Spacing spacing = Spacing::constant(0.02);
-  expect_ranks_identical<2>(disk, spacing, testing::disk_boundary(disk, spacing), 3, 7, 1);
+  expect_ranks_identical<2>(disk, spacing, testing::unit_disk_boundary(spacing), 3, 7, 1);
 }
 
 // A failure on one process (the node cap) ends every process with the error, none waits.
 TEST(FillRanksConcurrent, NodeCapEndsEveryRank) {
   const auto domain = testing::unit_box<2>();
   const Spacing spacing = Spacing::constant(0.01);
-  const auto boundary = box_boundary<2>(domain.box, 0.01);
+  const auto boundary = box_boundary<2>(domain.bounding_box(), 0.01);
   testing::InProcessRanks group(3);
   EXPECT_THROW(group.run([&](PhaseExchange& ex, int) {
     FillOptions o = testing::threads(2);
@@ -117,7 +117,7 @@ TEST(FillRanksConcurrent, NodeCapEndsEveryRank) {
 TEST(FillRanksConcurrent, TooLittleRoomEndsEveryRankAlike) {
   const auto domain = testing::unit_box<2>();
   const Spacing spacing = Spacing::constant(0.01);
-  const auto boundary = box_boundary<2>(domain.box, 0.01);
+  const auto boundary = box_boundary<2>(domain.bounding_box(), 0.01);
   testing::InProcessRanks group(3);
   const auto outcomes = group.run([&](PhaseExchange& ex, int) {
     FillOptions o = testing::threads(2);

@@ -7,11 +7,14 @@
 // compiled separately for every backend and never dispatches. Throws StoreFull (one line naming the node
 // cap) when FillParams::max_nodes would be exceeded.
 #include <utility>
+#include <vector>
 
 #include "nodegen/fill/backend.hpp"
 #include "nodegen/fill/discretization.hpp"
 #include "nodegen/fill/pnp_fill.hpp"
+#include "nodegen/geometry/domain.hpp"
 #include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/geometry/spacing.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
 #include "nodegen/storage/vm_store.hpp"
@@ -33,9 +36,27 @@ Discretization<D> pnp_fill_on(Backend backend, const DomainT& domain, const Spac
   return pnp_fill<D, VmStore>(domain, spacing, std::forward<BoundaryVector>(boundary), params, options);
 }
 
+// The fill of a loaded domain (Domain<D> at its Spacing) on one store, both pnp_fill overloads
+// (boundary read, boundary consumed), declared (PREFIX extern) or defined (PREFIX empty). The library
+// defines them for both dimensions and every store, one file a store (src/fill/domain_fill_<store>.cpp,
+// compiled side by side); every other file that fills a Domain (fill_domain, the test suites) compiles
+// none of the fill's body, about 10 s of compile time for each dimension and store.
+#define NODEGEN_DOMAIN_FILL(PREFIX, D, STORE)                                                                   \
+  PREFIX template Discretization<D> pnp_fill<D, STORE, Domain<D>, Spacing, BoundaryNode<D>>(                 \
+      const Domain<D>&, const Spacing&, const std::vector<BoundaryNode<D>>&, const FillParams&, const FillOptions&); \
+  PREFIX template Discretization<D> pnp_fill<D, STORE, Domain<D>, Spacing, BoundaryNode<D>>(                 \
+      const Domain<D>&, const Spacing&, std::vector<BoundaryNode<D>>&&, const FillParams&, const FillOptions&);
+#define NODEGEN_DOMAIN_FILLS_ON(PREFIX, STORE) \
+  NODEGEN_DOMAIN_FILL(PREFIX, 2, STORE)        \
+  NODEGEN_DOMAIN_FILL(PREFIX, 3, STORE)
+
+NODEGEN_DOMAIN_FILLS_ON(extern, VmStore)
+NODEGEN_DOMAIN_FILLS_ON(extern, LockedVectorStore)
+NODEGEN_DOMAIN_FILLS_ON(extern, SuballocStore)
+
 // Places the domain file's boundary nodes, then fills its interior on options.backend. fill_seconds
 // covers both (not the output copy's caller). Compiled once (src/fill/fill_domain.cpp): the run and
-// solve commands and the fill benchmark share one instantiation of the fill per dimension and backend.
+// solve commands and the fill benchmark share the fills above.
 AnyDiscretization fill_domain(const DomainFile& file, const FillOptions& options);
 
 }  // namespace nodegen

@@ -37,6 +37,9 @@ class Domain {
   // eagerly) and its boundary part names, so all const member functions are safe to call from many
   // threads at once without locks.
   Domain(std::shared_ptr<const geometry_detail::Shape<D>> root, std::vector<std::string> boundary_names);
+  // Copies share the shape tree, which no member function modifies.
+  Domain(const Domain&) = default;
+  Domain& operator=(const Domain&) = default;
   ~Domain();
 
   // Thread-safe, no lazy initialisation. Points on the boundary may be reported either way.

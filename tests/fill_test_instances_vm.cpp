@@ -1,6 +1,0 @@
-// The test domains' fills on the VmStore backend, compiled once for every suite (fill_test_instances.hpp).
-#include "fill_test_instances.hpp"
-
-namespace nodegen {
-NODEGEN_TEST_FILLS_ON(, VmStore)
-}  // namespace nodegen
