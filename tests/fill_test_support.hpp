@@ -78,6 +78,14 @@ Domain<D> unit_box() {
   return box_domain<D>(Box<D>{Vec<D>::Zero(), Vec<D>::Ones()});
 }
 
+// Strictly inside the box, as every interior node of a box's fill is: Domain::contains counts the
+// faces as inside, and a zeroed node (a slot never written, a page discarded too early) lies on the
+// unit box's corner.
+template <int D>
+bool strictly_inside(const Box<D>& box, const Vec<D>& p) {
+  return (p.array() > box.lo.array()).all() && (p.array() < box.hi.array()).all();
+}
+
 // Boundary nodes of a box at spacing <= h: cell-centred grids on every face (so faces share no node),
 // boundary id = face index + 1, outward normals.
 template <int D>
