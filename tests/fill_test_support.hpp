@@ -6,15 +6,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <numbers>
 #include <random>
 #include <sstream>
 #include <string>
 #include <unordered_map>
-#include <variant>
 #include <vector>
 
+#include "geometry_test_support.hpp"
 #include "nodegen/fill/discretization.hpp"
 #include "nodegen/geometry/box.hpp"
 #include "nodegen/geometry/domain.hpp"
@@ -55,8 +54,7 @@ inline FillOptions threads(int n) {
 template <int D>
 Domain<D> domain_of_shape(const std::string& shape_json) {
   const std::string text = R"({"dim": )" + std::to_string(D) + R"(, "spacing": 1, "shape": )" + shape_json + "}";
-  const auto file = parse_domain_text(text, "test-domain.json");
-  return *std::get<std::shared_ptr<const Domain<D>>>(file.domain);
+  return *test::domain_of<D>(test::parse(text, "test-domain.json"));
 }
 
 // The box [lo, hi], its corners written with every digit so the domain's box is `box` exactly.
