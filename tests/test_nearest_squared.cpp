@@ -1,9 +1,10 @@
 // The candidate test: the kernels (fill/nearest_squared.hpp), in the clone this CPU runs, equal the
 // per-candidate loop bit for bit (counts that are and are not multiples of the vector width, no
-// neighbours, starting values the pass must keep), the 3D one counting the results in a range; and
+// neighbours, starting values the 2D pass must keep), the 3D one on its offsets rounded to float and
+// listing the candidates at or above a bound; and
 // pnp_fill.hpp's nearest_squared (in 3D a float pass screening for the double sums) decides every
 // candidate as the double sums do, also for neighbours placed within a hair of the test radius on
-// either side, where a float pass cannot tell.
+// either side, where a float pass cannot tell, and in 3D lists exactly the clear ones, in order.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@ namespace {
 template <class T>
 struct Points {
   std::vector<T> x, y, z;
+  Points() = default;
   Points(std::size_t n, std::mt19937_64& rng) {
     std::uniform_real_distribution<T> u(-1, 1);
     for (std::size_t i = 0; i < n; ++i) x.push_back(u(rng)), y.push_back(u(rng)), z.push_back(u(rng));
@@ -45,29 +47,47 @@ std::vector<T> reference(const Points<T>& c, const Points<T>& p, int dim, T star
   return out;
 }
 
+// The 3D kernel's input as the reference reads it: each coordinate's offset from the centre times the
+// scale, rounded to float.
+Points<float> scaled_to_float(const Points<double>& pts, const double centre[3], double scale) {
+  Points<float> out;
+  for (std::size_t i = 0; i < pts.x.size(); ++i) {
+    out.x.push_back(static_cast<float>((pts.x[i] - centre[0]) * scale));
+    out.y.push_back(static_cast<float>((pts.y[i] - centre[1]) * scale));
+    out.z.push_back(static_cast<float>((pts.z[i] - centre[2]) * scale));
+  }
+  return out;
+}
+
 TEST(NearestSquared, KernelsEqualThePerCandidateLoopBitForBit) {
   std::mt19937_64 rng(5);
   for (std::size_t m : {0u, 1u, 3u, 4u, 7u, 8u, 15u, 16u, 65u, 200u}) {
     for (std::size_t n : {0u, 1u, 5u, 33u, 300u}) {
-      const Points<double> c2(m, rng), p2(n, rng);
-      const Points<float> c3(m, rng), p3(n, rng);
+      const Points<double> c2(m, rng), p2(n, rng), c3(m, rng), p3(n, rng);
+      const double centre[3] = {0.25, -0.5, 0.125}, scale = 0.7;
+      const ScreenInput3 in{{c3.x.data(), c3.y.data(), c3.z.data()}, m, {p3.x.data(), p3.y.data(), p3.z.data()}, n,
+                            {centre[0], centre[1], centre[2]}, scale};
       for (double start : {std::numeric_limits<double>::infinity(), 0.01}) {
         std::vector<double> two(m, start);
-        std::vector<float> three(m, static_cast<float>(start));
         nearest_squared_2d(c2.x.data(), c2.y.data(), m, p2.x.data(), p2.y.data(), n, two.data());
-        const float lo = 0.5f, hi = 1.5f;
-        const std::size_t in3 = nearest_squared_3f(c3.x.data(), c3.y.data(), c3.z.data(), m, p3.x.data(),
-                                                   p3.y.data(), p3.z.data(), n, lo, hi, three.data());
         const auto ref2 = reference(c2, p2, 2, start);
-        const auto ref3 = reference(c3, p3, 3, static_cast<float>(start));
-        std::size_t want3 = 0;
-        for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t i = 0; i < m; ++i)
           ASSERT_EQ(two[i], ref2[i]) << "2D, m " << m << ", n " << n << ", candidate " << i;
-          ASSERT_EQ(three[i], ref3[i]) << "3D, m " << m << ", n " << n << ", candidate " << i;
-          want3 += ref3[i] >= lo && ref3[i] < hi ? 1 : 0;
-        }
-        ASSERT_EQ(in3, want3) << "3D, m " << m << ", n " << n;
       }
+      // The 3D pass starts from infinity whatever near2 held.
+      std::vector<float> three(m, 0.01f), scratch(3 * (m + n));
+      std::vector<std::uint32_t> open(m);
+      const float lo = 0.5f;
+      const std::size_t listed = nearest_squared_3f(in, lo, scratch.data(), three.data(), open.data());
+      const auto ref3 = reference(scaled_to_float(c3, centre, scale), scaled_to_float(p3, centre, scale), 3,
+                                  std::numeric_limits<float>::infinity());
+      std::vector<std::uint32_t> want_open;
+      for (std::size_t i = 0; i < m; ++i) {
+        ASSERT_EQ(three[i], ref3[i]) << "3D, m " << m << ", n " << n << ", candidate " << i;
+        if (ref3[i] >= lo) want_open.push_back(static_cast<std::uint32_t>(i));
+      }
+      open.resize(listed);
+      ASSERT_EQ(open, want_open) << "3D, m " << m << ", n " << n;
     }
   }
 }
@@ -119,6 +139,12 @@ void check_screened(double r, const Vec<D>& p, std::uint64_t seed) {
     std::vector<NearValue<D>> out;
     const NearValue<D> limit = nearest_squared<D>(p, reach, cands, pts, rz2, f, out);
     ASSERT_EQ(out.size(), cands.size());
+    if constexpr (D == 3) {
+      std::vector<std::uint32_t> clear;
+      for (std::size_t i = 0; i < cands.size(); ++i)
+        if (!(out[i] < limit)) clear.push_back(static_cast<std::uint32_t>(i));
+      ASSERT_EQ(std::vector<std::uint32_t>(f.open.begin(), f.open.end()), clear) << "trial " << trial;
+    }
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const double exact = nearest_squared_reference<D>(cands.at(i), pts);
       ASSERT_EQ(out[i] < limit, exact < rz2) << "trial " << trial << ", candidate " << i << ": exact " << exact

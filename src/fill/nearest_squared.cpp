@@ -3,6 +3,9 @@
 // which each clone vectorises at its width.
 #include "nodegen/fill/nearest_squared.hpp"
 
+#include <bit>
+#include <limits>
+
 #include "../spatial/target_clones.hpp"
 
 namespace nodegen::fill_detail {
@@ -19,21 +22,46 @@ NODEGEN_CLONES void nearest_squared_2d(const double* cx, const double* cy, std::
   }
 }
 
-NODEGEN_CLONES std::size_t nearest_squared_3f(const float* cx, const float* cy, const float* cz, std::size_t m,
-                                              const float* px, const float* py, const float* pz, std::size_t n,
-                                              float lo, float hi, float* near2) noexcept {
+NODEGEN_CLONES std::size_t nearest_squared_3f(const ScreenInput3& in, float lo, float* scratch, float* near2,
+                                              std::uint32_t* open) noexcept {
+  // The offsets from the centre, scaled and rounded to float once each: the candidates' three arrays,
+  // then the neighbours'. Here rather than in the caller so they too run at the clone's width (in the
+  // caller's portable code they were SSE2 loops, a twentieth of the 3D fill's time).
+  const std::size_t m = in.m, n = in.n;
+  float* fc[3] = {scratch, scratch + m, scratch + 2 * m};
+  float* fq[3] = {scratch + 3 * m, scratch + 3 * m + n, scratch + 3 * m + 2 * n};
+  for (int a = 0; a < 3; ++a) {
+    const double pa = in.centre[a], scale = in.scale;
+    const double* cx = in.c[a];
+    const double* qx = in.q[a];
+    float* fca = fc[a];
+    float* fqa = fq[a];
+    for (std::size_t i = 0; i < m; ++i) fca[i] = static_cast<float>((cx[i] - pa) * scale);
+    for (std::size_t j = 0; j < n; ++j) fqa[j] = static_cast<float>((qx[j] - pa) * scale);
+  }
+  const float* cx = fc[0];
+  const float* cy = fc[1];
+  const float* cz = fc[2];
+  for (std::size_t i = 0; i < m; ++i) near2[i] = std::numeric_limits<float>::infinity();
   for (std::size_t j = 0; j < n; ++j) {
-    const float qx = px[j], qy = py[j], qz = pz[j];
+    const float qx = fq[0][j], qy = fq[1][j], qz = fq[2][j];
     for (std::size_t i = 0; i < m; ++i) {
       const float dx = qx - cx[i], dy = qy - cy[i], dz = qz - cz[i];
       const float d2 = dx * dx + dy * dy + dz * dz;
       near2[i] = d2 < near2[i] ? d2 : near2[i];
     }
   }
-  unsigned unsure = 0;
-  for (std::size_t i = 0; i < m; ++i)
-    unsure += static_cast<unsigned>(near2[i] >= lo) & static_cast<unsigned>(near2[i] < hi);
-  return unsure;
+  // A mask of 64 candidates at a time, then one step per listed candidate: most candidates of a node
+  // are blocked, and which are not is a coin flip to a branch per candidate.
+  std::size_t count = 0;
+  for (std::size_t base = 0; base < m; base += 64) {
+    const std::size_t end = m - base < 64 ? m : base + 64;
+    std::uint64_t bits = 0;
+    for (std::size_t i = base; i < end; ++i) bits |= static_cast<std::uint64_t>(near2[i] >= lo) << (i - base);
+    for (; bits != 0; bits &= bits - 1)
+      open[count++] = static_cast<std::uint32_t>(base + static_cast<std::size_t>(std::countr_zero(bits)));
+  }
+  return count;
 }
 
 }  // namespace nodegen::fill_detail

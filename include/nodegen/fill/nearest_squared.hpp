@@ -8,6 +8,7 @@
 // portable build runs the AVX-512 or AVX2 loop where the CPU has it and the SSE2 one elsewhere. They
 // round alike: the same products and sums in the same order, so the nodes do not depend on the CPU.
 #include <cstddef>
+#include <cstdint>
 
 namespace nodegen::fill_detail {
 
@@ -15,10 +16,21 @@ namespace nodegen::fill_detail {
 // order; near2 holds the starting values (infinity for a fresh pass).
 void nearest_squared_2d(const double* cx, const double* cy, std::size_t m, const double* px, const double* py,
                         std::size_t n, double* near2) noexcept;
-// The same in single precision; returns how many of near2 lie in [lo, hi) after the pass (the
-// candidates the screening cannot decide).
-std::size_t nearest_squared_3f(const float* cx, const float* cy, const float* cz, std::size_t m, const float* px,
-                               const float* py, const float* pz, std::size_t n, float lo, float hi,
-                               float* near2) noexcept;
+// What the single-precision pass reads: m candidates and n neighbours, one double array per axis each,
+// and the centre and scale that map them into [-1, 1].
+struct ScreenInput3 {
+  const double* c[3];
+  std::size_t m;
+  const double* q[3];
+  std::size_t n;
+  double centre[3];
+  double scale;
+};
+
+// The same in single precision on the offsets from the centre times the scale, each rounded to float
+// once (into scratch, room for 3 (m + n) floats), for all m candidates (near2 starts at infinity);
+// lists in `open` (room for m) the candidates whose near2 is at least lo, in order, and returns how many.
+std::size_t nearest_squared_3f(const ScreenInput3& in, float lo, float* scratch, float* near2,
+                               std::uint32_t* open) noexcept;
 
 }  // namespace nodegen::fill_detail

@@ -50,6 +50,7 @@
 
 #include "nodegen/fill/boundary_rows.hpp"
 #include "nodegen/fill/candidates.hpp"
+#include "nodegen/fill/default_init_allocator.hpp"
 #include "nodegen/fill/discard_pages.hpp"
 #include "nodegen/fill/discretization.hpp"
 #include "nodegen/fill/nearest_squared.hpp"
@@ -160,9 +161,11 @@ inline bool clear_of(const Vec<D>& c, const PointList<D>& pts, double r2) {
 template <int D>
 using NearValue = std::conditional_t<D == 2, double, float>;
 
-// Single-precision copies of the candidates and neighbours, for nearest_squared's screening pass (3D).
+// nearest_squared's lists in 3D: room for its single-precision copies of the candidates and
+// neighbours, and the candidates no node blocks, in order (the only ones select_candidates visits).
 struct ScreenLists {
-  std::array<std::vector<float>, 3> c, q;
+  std::vector<float> floats;
+  std::vector<std::uint32_t, DefaultInitAllocator<std::uint32_t>> open;
 };
 
 // The margin of the screening pass, in units of the squared gather radius: at least twice the largest
@@ -187,40 +190,41 @@ inline constexpr double kScreenMargin = 1.0 / 65536;
 // distance lies within kScreenMargin of the scaled r2 is decided by the double sums (clear_of; near2 -1
 // for blocked, infinity for clear); the others keep the float distance, which lies on the same side of the
 // limit as the double one. So every candidate is decided as the double sums decide it and the nodes do
-// not change: bench/fill 3D x1.07. (In 2D the same pass ran 0.91x: ~15 candidates leave 7 to the
+// not change: bench/fill 3D x1.07. f.open lists the candidates found clear, in order: the kernel lists
+// them without a branch per candidate, where a loop over all 65 testing near2 spent 5 % of the 3D fill. (In 2D the same pass ran 0.91x: ~15 candidates leave 7 to the
 // 8-wide loop's scalar tail, and the copies cost more than the narrower pass saves.)
 template <int D>
 inline NearValue<D> nearest_squared(const Vec<D>& p, double reach, const PointList<D>& cands,
                                     const PointList<D>& pts, double r2, ScreenLists& f,
                                     std::vector<NearValue<D>>& near2) {
   const std::size_t m = cands.size(), n = pts.size();
-  near2.assign(m, std::numeric_limits<NearValue<D>>::infinity());
   if constexpr (D == 2) {
+    near2.assign(m, std::numeric_limits<NearValue<D>>::infinity());
     nearest_squared_2d(cands.x[0].data(), cands.x[1].data(), m, pts.x[0].data(), pts.x[1].data(), n, near2.data());
     return r2;
   } else {
     const double scale = 1.0 / reach;
-    for (std::size_t a = 0; a < 3; ++a) {
-      f.c[a].resize(m);
-      f.q[a].resize(n);
-      const double* cx = cands.x[a].data();
-      const double* px = pts.x[a].data();
-      float* fc = f.c[a].data();
-      float* fq = f.q[a].data();
-      const double pa = p[static_cast<int>(a)];
-      for (std::size_t i = 0; i < m; ++i) fc[i] = static_cast<float>((cx[i] - pa) * scale);
-      for (std::size_t j = 0; j < n; ++j) fq[j] = static_cast<float>((px[j] - pa) * scale);
-    }
+    near2.resize(m);
+    f.open.resize(m);
+    if (f.floats.size() < 3 * (m + n)) f.floats.resize(2 * 3 * (m + n));
+    const ScreenInput3 in{{cands.x[0].data(), cands.x[1].data(), cands.x[2].data()}, m,
+                          {pts.x[0].data(), pts.x[1].data(), pts.x[2].data()}, n, {p[0], p[1], p[2]}, scale};
     // lo < limit < hi as floats: the margin is 512-1024 float ulps at the limit (just below 0.25).
     const double limit = r2 * scale * scale;
     const auto lo = static_cast<float>(limit - kScreenMargin), hi = static_cast<float>(limit + kScreenMargin);
-    std::size_t unsure = nearest_squared_3f(f.c[0].data(), f.c[1].data(), f.c[2].data(), m, f.q[0].data(),
-                                            f.q[1].data(), f.q[2].data(), n, lo, hi, near2.data());
-    for (std::size_t i = 0; unsure > 0 && i < m; ++i)
-      if (near2[i] >= lo && near2[i] < hi) {
-        near2[i] = clear_of<D>(cands.at(i), pts, r2) ? std::numeric_limits<float>::infinity() : -1.0f;
-        --unsure;
+    const std::size_t listed = nearest_squared_3f(in, lo, f.floats.data(), near2.data(), f.open.data());
+    // The listed candidates are clear but those within the margin, which the double sums settle.
+    std::size_t open = 0;
+    for (std::size_t t = 0; t < listed; ++t) {
+      const std::uint32_t i = f.open[t];
+      if (near2[i] < hi) {
+        const bool clear = clear_of<D>(cands.at(i), pts, r2);
+        near2[i] = clear ? std::numeric_limits<float>::infinity() : -1.0f;
+        if (!clear) continue;
       }
+      f.open[open++] = i;
+    }
+    f.open.resize(open);
     return static_cast<float>(limit);
   }
 }
@@ -1087,15 +1091,19 @@ class PnpFill {
   }
 
   // What nearest_squared gives, by asking the tree for each candidate: -1 when some node other than p
-  // lies within rz (= kZeta r), infinity when none does, and the limit 0. The tree's test sums the same
+  // lies within rz (= kZeta r), infinity when none does, the limit 0, and the open list. The tree's test sums the same
   // squares in the same order and compares with the same rz * rz as select_candidates, up to the
   // rounding of the candidate against the tree's grid (KdTree's distances2, up to 2^-22 of a grid
   // step), so every candidate is kept or refused as the gathered neighbours would decide unless a node
   // lies within that of zeta r from it.
   NearValue<D> nearest_squared_by_queries(const Vec<D>& p, double rz, Scratch& s) const {
     s.nearest2.resize(s.cands.size());
-    for (std::size_t i = 0; i < s.cands.size(); ++i)
-      s.nearest2[i] = tree_->exists_within(s.cands.at(i), rz, p, s.finger) ? -1 : std::numeric_limits<NearValue<D>>::infinity();
+    s.screen.open.clear();
+    for (std::size_t i = 0; i < s.cands.size(); ++i) {
+      const bool blocked = tree_->exists_within(s.cands.at(i), rz, p, s.finger);
+      s.nearest2[i] = blocked ? -1 : std::numeric_limits<NearValue<D>>::infinity();
+      if (!blocked) s.screen.open.push_back(static_cast<std::uint32_t>(i));
+    }
     return 0;
   }
 
@@ -1118,8 +1126,7 @@ class PnpFill {
                      s.accepted);
     } else {
       s.kept.clear();
-      for (std::size_t i = 0; i < s.cands.size(); ++i) {
-        if (near2[i] < limit) continue;  // most are: the point is made only for the few that are not
+      for (const std::uint32_t i : s.screen.open) {  // the point is made only for the few no node blocks
         const Vec<D> c = s.cands.at(i);
         if (!clear_of<D>(c, s.kept, rz2) || !domain_.contains(c)) continue;
         s.accepted.push_back(c);
