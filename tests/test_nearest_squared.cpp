@@ -1,10 +1,10 @@
 // The candidate test: the kernels (fill/nearest_squared.hpp), in the clone this CPU runs, equal the
 // per-candidate loop bit for bit (counts that are and are not multiples of the vector width, no
-// neighbours, starting values the 2D pass must keep), the 3D one on its offsets rounded to float and
-// listing the candidates at or above a bound; and
+// neighbours, starting values the 2D pass must keep), the 3D one on its offsets rounded to float, and
+// both mark the candidates at or above a bound; and
 // pnp_fill.hpp's nearest_squared (in 3D a float pass screening for the double sums) decides every
 // candidate as the double sums do, also for neighbours placed within a hair of the test radius on
-// either side, where a float pass cannot tell, and in 3D lists exactly the clear ones, in order.
+// either side, where a float pass cannot tell, marking exactly the clear ones.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,35 +59,44 @@ Points<float> scaled_to_float(const Points<double>& pts, const double centre[3],
   return out;
 }
 
+// The marks a kernel must set: bit i % 64 of word i / 64 when values[i] >= bound, the rest zero.
+template <class T>
+std::vector<std::uint64_t> marks_at_least(const std::vector<T>& values, T bound) {
+  std::vector<std::uint64_t> words((values.size() + 63) / 64, 0);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (values[i] >= bound) words[i / 64] |= std::uint64_t{1} << (i % 64);
+  return words;
+}
+
 TEST(NearestSquared, KernelsEqualThePerCandidateLoopBitForBit) {
   std::mt19937_64 rng(5);
-  for (std::size_t m : {0u, 1u, 3u, 4u, 7u, 8u, 15u, 16u, 65u, 200u}) {
+  for (std::size_t m : {0u, 1u, 3u, 4u, 7u, 8u, 15u, 16u, 63u, 64u, 65u, 200u}) {
     for (std::size_t n : {0u, 1u, 5u, 33u, 300u}) {
       const Points<double> c2(m, rng), p2(n, rng), c3(m, rng), p3(n, rng);
       const double centre[3] = {0.25, -0.5, 0.125}, scale = 0.7;
       const ScreenInput3 in{{c3.x.data(), c3.y.data(), c3.z.data()}, m, {p3.x.data(), p3.y.data(), p3.z.data()}, n,
                             {centre[0], centre[1], centre[2]}, scale};
+      const std::size_t words = (m + 63) / 64;
       for (double start : {std::numeric_limits<double>::infinity(), 0.01}) {
         std::vector<double> two(m, start);
-        nearest_squared_2d(c2.x.data(), c2.y.data(), m, p2.x.data(), p2.y.data(), n, two.data());
+        std::vector<std::uint64_t> marks(words, ~std::uint64_t{0});  // the kernel clears the unmarked bits too
+        const double bound = 0.6;
+        nearest_squared_2d(c2.x.data(), c2.y.data(), m, p2.x.data(), p2.y.data(), n, bound, two.data(), marks.data());
         const auto ref2 = reference(c2, p2, 2, start);
         for (std::size_t i = 0; i < m; ++i)
           ASSERT_EQ(two[i], ref2[i]) << "2D, m " << m << ", n " << n << ", candidate " << i;
+        ASSERT_EQ(marks, marks_at_least(ref2, bound)) << "2D, m " << m << ", n " << n;
       }
       // The 3D pass starts from infinity whatever near2 held.
       std::vector<float> three(m, 0.01f), scratch(3 * (m + n));
-      std::vector<std::uint32_t> open(m);
-      const float lo = 0.5f;
-      const std::size_t listed = nearest_squared_3f(in, lo, scratch.data(), three.data(), open.data());
+      std::vector<std::uint64_t> marks(words, ~std::uint64_t{0});
+      const float bound = 0.5f;
+      nearest_squared_3f(in, bound, scratch.data(), three.data(), marks.data());
       const auto ref3 = reference(scaled_to_float(c3, centre, scale), scaled_to_float(p3, centre, scale), 3,
                                   std::numeric_limits<float>::infinity());
-      std::vector<std::uint32_t> want_open;
-      for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t i = 0; i < m; ++i)
         ASSERT_EQ(three[i], ref3[i]) << "3D, m " << m << ", n " << n << ", candidate " << i;
-        if (ref3[i] >= lo) want_open.push_back(static_cast<std::uint32_t>(i));
-      }
-      open.resize(listed);
-      ASSERT_EQ(open, want_open) << "3D, m " << m << ", n " << n;
+      ASSERT_EQ(marks, marks_at_least(ref3, bound)) << "3D, m " << m << ", n " << n;
     }
   }
 }
@@ -135,23 +144,23 @@ void check_screened(double r, const Vec<D>& p, std::uint64_t seed) {
         pts.push(p + on_sphere(reach * std::pow(u(rng), 1.0 / D)));
       }
     }
-    ScreenLists f;
-    std::vector<NearValue<D>> out;
-    const NearValue<D> limit = nearest_squared<D>(p, reach, cands, pts, rz2, f, out);
-    ASSERT_EQ(out.size(), cands.size());
-    if constexpr (D == 3) {
-      std::vector<std::uint32_t> clear;
-      for (std::size_t i = 0; i < cands.size(); ++i)
-        if (!(out[i] < limit)) clear.push_back(static_cast<std::uint32_t>(i));
-      ASSERT_EQ(std::vector<std::uint32_t>(f.open.begin(), f.open.end()), clear) << "trial " << trial;
-    }
+    CandidateTest<D> t;
+    t.clear.assign(3, ~std::uint64_t{0});  // a previous node's marks, which must not survive
+    nearest_squared<D>(p, reach, cands, pts, rz2, t);
+    ASSERT_EQ(t.clear.size(), (cands.size() + 63) / 64);
+    std::vector<std::size_t> visited;
+    t.for_each_clear([&](std::size_t i) { visited.push_back(i); });
+    std::vector<std::size_t> want;
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const double exact = nearest_squared_reference<D>(cands.at(i), pts);
-      ASSERT_EQ(out[i] < limit, exact < rz2) << "trial " << trial << ", candidate " << i << ": exact " << exact
-                                           << " against rz^2 " << rz2;
+      const bool clear = ((t.clear[i / 64] >> (i % 64)) & 1) != 0;
+      ASSERT_EQ(clear, exact >= rz2) << "trial " << trial << ", candidate " << i << ": exact " << exact
+                                     << " against rz^2 " << rz2;
+      if (clear) want.push_back(i);
       ASSERT_EQ(exact < rz2, !clear_of<D>(cands.at(i), pts, rz2));
       borderline += std::abs(exact - rz2) < 1e-5 * rz2 ? 1 : 0;
     }
+    ASSERT_EQ(visited, want) << "trial " << trial << ": for_each_clear visits the clear candidates, in order";
   }
   EXPECT_GT(borderline, 30) << "the test should place many neighbours where the float pass cannot decide";
 }

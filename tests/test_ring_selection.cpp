@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <random>
 #include <set>
@@ -26,6 +27,15 @@ std::vector<Vec<2>> unit_ring(int n) {
   return ring;
 }
 
+// The ring's unblocked positions as select_on_ring reads them: bit k % 64 of word k / 64.
+template <class Blocked>
+std::vector<std::uint64_t> unblocked_bits(std::size_t n, Blocked&& blocked) {
+  std::vector<std::uint64_t> words((n + 63) / 64, 0);
+  for (std::size_t k = 0; k < n; ++k)
+    if (!blocked(k)) words[k / 64] |= std::uint64_t{1} << (k % 64);
+  return words;
+}
+
 // The kept candidates as ring positions, in the order they were kept.
 std::vector<int> select_positions(const std::vector<Vec<2>>& ring, const std::set<int>& blocked) {
   auto position_of = [&](const Vec<2>& c) {
@@ -35,8 +45,10 @@ std::vector<int> select_positions(const std::vector<Vec<2>>& ring, const std::se
   };
   std::vector<unsigned char> scratch;
   std::vector<Vec<2>> kept;
+  const auto unblocked =
+      unblocked_bits(ring.size(), [&](std::size_t k) { return blocked.contains(static_cast<int>(k)); });
   select_on_ring(
-      ring.size(), [&](std::size_t k) { return ring[k]; }, kZeta * kZeta, [&](std::size_t k) { return blocked.contains(static_cast<int>(k)); },
+      ring.size(), [&](std::size_t k) { return ring[k]; }, kZeta * kZeta, unblocked.data(),
       [](const Vec<2>&) { return true; }, scratch, kept);
   std::vector<int> out;
   for (const auto& c : kept) out.push_back(position_of(c));
@@ -122,9 +134,9 @@ TEST(RingSelection, MatchesThePlainRuleAndAsksInsideOnlyOfUnblockedCandidatesOnc
         return static_cast<bool>(inside[k]);
       };
       kept.clear();
+      const auto bits = unblocked_bits(ring.size(), [&](std::size_t k) { return static_cast<bool>(blocked[k]); });
       select_on_ring(
-          ring.size(), [&](std::size_t k) { return ring[k]; }, kZeta * kZeta,
-          [&](std::size_t k) { return static_cast<bool>(blocked[k]); }, is_inside, scratch, kept);
+          ring.size(), [&](std::size_t k) { return ring[k]; }, kZeta * kZeta, bits.data(), is_inside, scratch, kept);
       ASSERT_EQ(asked, unblocked.size()) << "inside not asked once of every unblocked candidate";
       const auto expected = reference_selection(ring, free, kZeta * kZeta);
       ASSERT_EQ(kept.size(), expected.size()) << "n " << n << " trial " << trial;

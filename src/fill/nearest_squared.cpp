@@ -3,15 +3,31 @@
 // which each clone vectorises at its width.
 #include "nodegen/fill/nearest_squared.hpp"
 
-#include <bit>
+#include <cstdint>
 #include <limits>
 
 #include "../spatial/target_clones.hpp"
 
 namespace nodegen::fill_detail {
+namespace {
+
+// Bit i % 64 of words[i / 64] set when v[i] >= bound, one word per 64 values, without a branch per
+// value (which are set is a coin flip to a predictor). Inlined into each clone, which vectorises it.
+template <class T>
+inline void mark_at_least(const T* v, std::size_t m, T bound, std::uint64_t* words) {
+  for (std::size_t base = 0; base < m; base += 64) {
+    const std::size_t end = m - base < 64 ? m : base + 64;
+    std::uint64_t bits = 0;
+    for (std::size_t i = base; i < end; ++i) bits |= static_cast<std::uint64_t>(v[i] >= bound) << (i - base);
+    words[base / 64] = bits;
+  }
+}
+
+}  // namespace
 
 NODEGEN_CLONES void nearest_squared_2d(const double* cx, const double* cy, std::size_t m, const double* px,
-                                       const double* py, std::size_t n, double* near2) noexcept {
+                                       const double* py, std::size_t n, double bound, double* near2,
+                                       std::uint64_t* clear) noexcept {
   for (std::size_t j = 0; j < n; ++j) {
     const double qx = px[j], qy = py[j];
     for (std::size_t i = 0; i < m; ++i) {
@@ -20,10 +36,11 @@ NODEGEN_CLONES void nearest_squared_2d(const double* cx, const double* cy, std::
       near2[i] = d2 < near2[i] ? d2 : near2[i];
     }
   }
+  mark_at_least(near2, m, bound, clear);
 }
 
-NODEGEN_CLONES std::size_t nearest_squared_3f(const ScreenInput3& in, float lo, float* scratch, float* near2,
-                                              std::uint32_t* open) noexcept {
+NODEGEN_CLONES void nearest_squared_3f(const ScreenInput3& in, float bound, float* scratch, float* near2,
+                                       std::uint64_t* clear) noexcept {
   // The offsets from the centre, scaled and rounded to float once each: the candidates' three arrays,
   // then the neighbours'. Here rather than in the caller so they too run at the clone's width (in the
   // caller's portable code they were SSE2 loops, a twentieth of the 3D fill's time).
@@ -51,17 +68,7 @@ NODEGEN_CLONES std::size_t nearest_squared_3f(const ScreenInput3& in, float lo, 
       near2[i] = d2 < near2[i] ? d2 : near2[i];
     }
   }
-  // A mask of 64 candidates at a time, then one step per listed candidate: most candidates of a node
-  // are blocked, and which are not is a coin flip to a branch per candidate.
-  std::size_t count = 0;
-  for (std::size_t base = 0; base < m; base += 64) {
-    const std::size_t end = m - base < 64 ? m : base + 64;
-    std::uint64_t bits = 0;
-    for (std::size_t i = base; i < end; ++i) bits |= static_cast<std::uint64_t>(near2[i] >= lo) << (i - base);
-    for (; bits != 0; bits &= bits - 1)
-      open[count++] = static_cast<std::uint32_t>(base + static_cast<std::size_t>(std::countr_zero(bits)));
-  }
-  return count;
+  mark_at_least(near2, m, bound, clear);
 }
 
 }  // namespace nodegen::fill_detail

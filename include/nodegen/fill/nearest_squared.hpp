@@ -13,9 +13,10 @@
 namespace nodegen::fill_detail {
 
 // near2[i] = min over j of (px[j] - cx[i])^2 + (py[j] - cy[i])^2 [+ (pz[j] - cz[i])^2], summed in axis
-// order; near2 holds the starting values (infinity for a fresh pass).
+// order; near2 holds the starting values (infinity for a fresh pass). Then bit i % 64 of clear[i / 64]
+// is set when near2[i] >= bound, and the rest of the last word is zero (room for (m + 63) / 64 words).
 void nearest_squared_2d(const double* cx, const double* cy, std::size_t m, const double* px, const double* py,
-                        std::size_t n, double* near2) noexcept;
+                        std::size_t n, double bound, double* near2, std::uint64_t* clear) noexcept;
 // What the single-precision pass reads: m candidates and n neighbours, one double array per axis each,
 // and the centre and scale that map them into [-1, 1].
 struct ScreenInput3 {
@@ -28,9 +29,8 @@ struct ScreenInput3 {
 };
 
 // The same in single precision on the offsets from the centre times the scale, each rounded to float
-// once (into scratch, room for 3 (m + n) floats), for all m candidates (near2 starts at infinity);
-// lists in `open` (room for m) the candidates whose near2 is at least lo, in order, and returns how many.
-std::size_t nearest_squared_3f(const ScreenInput3& in, float lo, float* scratch, float* near2,
-                               std::uint32_t* open) noexcept;
+// once (into scratch, room for 3 (m + n) floats), for all m candidates (near2 starts at infinity).
+void nearest_squared_3f(const ScreenInput3& in, float bound, float* scratch, float* near2,
+                        std::uint64_t* clear) noexcept;
 
 }  // namespace nodegen::fill_detail

@@ -50,7 +50,6 @@
 
 #include "nodegen/fill/boundary_rows.hpp"
 #include "nodegen/fill/candidates.hpp"
-#include "nodegen/fill/default_init_allocator.hpp"
 #include "nodegen/fill/discard_pages.hpp"
 #include "nodegen/fill/discretization.hpp"
 #include "nodegen/fill/nearest_squared.hpp"
@@ -161,11 +160,22 @@ inline bool clear_of(const Vec<D>& c, const PointList<D>& pts, double r2) {
 template <int D>
 using NearValue = std::conditional_t<D == 2, double, float>;
 
-// nearest_squared's lists in 3D: room for its single-precision copies of the candidates and
-// neighbours, and the candidates no node blocks, in order (the only ones select_candidates visits).
-struct ScreenLists {
-  std::vector<float> floats;
-  std::vector<std::uint32_t, DefaultInitAllocator<std::uint32_t>> open;
+// The candidate test's result and scratch (nearest_squared): which candidates no node blocks, as bits.
+template <int D>
+struct CandidateTest {
+  std::vector<NearValue<D>> near2;   // each candidate against its nearest neighbour (3D: the float screen's)
+  std::vector<float> floats;         // 3D: the single-precision copies of the candidates and neighbours
+  std::vector<std::uint64_t> clear;  // bit i % 64 of word i / 64: no node blocks candidate i
+
+  void reset(std::size_t m) { clear.assign((m + 63) / 64, 0); }
+  void set_clear(std::size_t i) { clear[i / 64] |= std::uint64_t{1} << (i % 64); }
+  // f(i) for every clear candidate i, in order (one step per clear candidate, not per candidate).
+  template <class F>
+  void for_each_clear(F&& f) const {
+    for (std::size_t w = 0; w < clear.size(); ++w)
+      for (std::uint64_t bits = clear[w]; bits != 0; bits &= bits - 1)
+        f(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+  }
 };
 
 // The margin of the screening pass, in units of the squared gather radius: at least twice the largest
@@ -174,58 +184,48 @@ struct ScreenLists {
 // 5 * 2^-22 and the sum of three, with its roundings, by under 5e-6).
 inline constexpr double kScreenMargin = 1.0 / 65536;
 
-// For every point of `cands`, near2[i], and a limit such that near2[i] < limit exactly when some point
-// of `pts` lies strictly within sqrt(r2) of candidate i by clear_of's sums, term for term (pts lie
-// within `reach` of p, the candidates' node).
+// Sets t.clear to the candidates of `cands` with no point of `pts` strictly within sqrt(r2), by
+// clear_of's sums, term for term (pts lie within `reach` of p, the candidates' node).
 //
 // One pass over `pts` updates every candidate at once: the inner loop runs over the candidates'
 // coordinate arrays and vectorises, where a loop per candidate over the ~10-30 neighbours spent its
-// time in reductions (the kernels, in one clone per instruction set: nearest_squared.hpp).
+// time in reductions (the kernels, in one clone per instruction set: nearest_squared.hpp). The kernel
+// marks the clear candidates in a mask of 64 at a time, so the selection visits only those few, where
+// a loop over all 65 testing each with a branch spent 5 % of the 3D fill.
 //
-// 2D: the double sums themselves, near2 the squared distances, the limit r2.
+// 2D: the double sums themselves; clear when the squared distance is at least r2.
 //
 // 3D (65 candidates against ~30 neighbours, a quarter of the fill's time in double precision): a
 // screening pass in single precision, twice the candidates a step, on offsets from p divided by reach
 // (so every coordinate lies in [-1, 1] whatever the domain's size or place). A candidate whose float
-// distance lies within kScreenMargin of the scaled r2 is decided by the double sums (clear_of; near2 -1
-// for blocked, infinity for clear); the others keep the float distance, which lies on the same side of the
-// limit as the double one. So every candidate is decided as the double sums decide it and the nodes do
-// not change: bench/fill 3D x1.07. f.open lists the candidates found clear, in order: the kernel lists
-// them without a branch per candidate, where a loop over all 65 testing near2 spent 5 % of the 3D fill. (In 2D the same pass ran 0.91x: ~15 candidates leave 7 to the
-// 8-wide loop's scalar tail, and the copies cost more than the narrower pass saves.)
+// distance lies within kScreenMargin of the scaled r2 is decided by the double sums (clear_of); the
+// others by the float distance, which lies on the same side of the limit as the double one. So every
+// candidate is decided as the double sums decide it and the nodes do not change: bench/fill 3D x1.07.
+// (In 2D the same pass ran 0.91x: ~15 candidates leave 7 to the 8-wide loop's scalar tail, and the
+// copies cost more than the narrower pass saves.)
 template <int D>
-inline NearValue<D> nearest_squared(const Vec<D>& p, double reach, const PointList<D>& cands,
-                                    const PointList<D>& pts, double r2, ScreenLists& f,
-                                    std::vector<NearValue<D>>& near2) {
+inline void nearest_squared(const Vec<D>& p, double reach, const PointList<D>& cands, const PointList<D>& pts,
+                            double r2, CandidateTest<D>& t) {
   const std::size_t m = cands.size(), n = pts.size();
+  t.reset(m);
   if constexpr (D == 2) {
-    near2.assign(m, std::numeric_limits<NearValue<D>>::infinity());
-    nearest_squared_2d(cands.x[0].data(), cands.x[1].data(), m, pts.x[0].data(), pts.x[1].data(), n, near2.data());
-    return r2;
+    t.near2.assign(m, std::numeric_limits<double>::infinity());
+    nearest_squared_2d(cands.x[0].data(), cands.x[1].data(), m, pts.x[0].data(), pts.x[1].data(), n, r2,
+                       t.near2.data(), t.clear.data());
   } else {
     const double scale = 1.0 / reach;
-    near2.resize(m);
-    f.open.resize(m);
-    if (f.floats.size() < 3 * (m + n)) f.floats.resize(2 * 3 * (m + n));
+    t.near2.resize(m);
+    if (t.floats.size() < 3 * (m + n)) t.floats.resize(2 * 3 * (m + n));
     const ScreenInput3 in{{cands.x[0].data(), cands.x[1].data(), cands.x[2].data()}, m,
                           {pts.x[0].data(), pts.x[1].data(), pts.x[2].data()}, n, {p[0], p[1], p[2]}, scale};
     // lo < limit < hi as floats: the margin is 512-1024 float ulps at the limit (just below 0.25).
     const double limit = r2 * scale * scale;
     const auto lo = static_cast<float>(limit - kScreenMargin), hi = static_cast<float>(limit + kScreenMargin);
-    const std::size_t listed = nearest_squared_3f(in, lo, f.floats.data(), near2.data(), f.open.data());
-    // The listed candidates are clear but those within the margin, which the double sums settle.
-    std::size_t open = 0;
-    for (std::size_t t = 0; t < listed; ++t) {
-      const std::uint32_t i = f.open[t];
-      if (near2[i] < hi) {
-        const bool clear = clear_of<D>(cands.at(i), pts, r2);
-        near2[i] = clear ? std::numeric_limits<float>::infinity() : -1.0f;
-        if (!clear) continue;
-      }
-      f.open[open++] = i;
-    }
-    f.open.resize(open);
-    return static_cast<float>(limit);
+    nearest_squared_3f(in, lo, t.floats.data(), t.near2.data(), t.clear.data());
+    // The marked candidates are clear but those within the margin, which the double sums settle.
+    t.for_each_clear([&](std::size_t i) {
+      if (t.near2[i] < hi && !clear_of<D>(cands.at(i), pts, r2)) t.clear[i / 64] &= ~(std::uint64_t{1} << (i % 64));
+    });
   }
 }
 
@@ -387,8 +387,7 @@ class PnpFill {
     typename Tree::Finger finger;  // this thread's place in the tree: its last insert's path
     PointList<D> cands;            // the candidates by coordinate
     PointList<D> kept;             // 3D: the candidates kept so far
-    std::vector<NearValue<D>> nearest2;  // each candidate against its nearest neighbour (nearest_squared)
-    ScreenLists screen;                  // 3D: nearest_squared's single-precision copies
+    CandidateTest<D> test;             // which candidates no node blocks (nearest_squared)
     std::vector<unsigned char> ring_free;  // 2D: which ring candidates are free (ring_selection.hpp)
     bool crowded = false;                  // the last gather stopped at the crowd (gather_neighbours)
   };
@@ -1090,21 +1089,16 @@ class PnpFill {
     }, s.finger, options_.crowd);
   }
 
-  // What nearest_squared gives, by asking the tree for each candidate: -1 when some node other than p
-  // lies within rz (= kZeta r), infinity when none does, the limit 0, and the open list. The tree's test sums the same
+  // What nearest_squared gives, by asking the tree for each candidate whether some node other than p
+  // lies within rz (= kZeta r). The tree's test sums the same
   // squares in the same order and compares with the same rz * rz as select_candidates, up to the
   // rounding of the candidate against the tree's grid (KdTree's distances2, up to 2^-22 of a grid
   // step), so every candidate is kept or refused as the gathered neighbours would decide unless a node
   // lies within that of zeta r from it.
-  NearValue<D> nearest_squared_by_queries(const Vec<D>& p, double rz, Scratch& s) const {
-    s.nearest2.resize(s.cands.size());
-    s.screen.open.clear();
-    for (std::size_t i = 0; i < s.cands.size(); ++i) {
-      const bool blocked = tree_->exists_within(s.cands.at(i), rz, p, s.finger);
-      s.nearest2[i] = blocked ? -1 : std::numeric_limits<NearValue<D>>::infinity();
-      if (!blocked) s.screen.open.push_back(static_cast<std::uint32_t>(i));
-    }
-    return 0;
+  void clear_by_queries(const Vec<D>& p, double rz, Scratch& s) const {
+    s.test.reset(s.cands.size());
+    for (std::size_t i = 0; i < s.cands.size(); ++i)
+      if (!tree_->exists_within(s.cands.at(i), rz, p, s.finger)) s.test.set_clear(i);
   }
 
   // Keeps the candidates of the node at p with spacing r inside the domain with no node of
@@ -1115,23 +1109,20 @@ class PnpFill {
   void select_candidates(const Vec<D>& p, double r, Scratch& s) const {
     const double rz = kZeta * r, rz2 = rz * rz;
     s.accepted.clear();
-    // near2[k] < limit: a node other than p blocks candidate k.
-    const NearValue<D> limit = s.crowded ? nearest_squared_by_queries(p, rz, s)
-                                         : nearest_squared<D>(p, reach(r), s.cands, s.neighbours, rz2, s.screen, s.nearest2);
-    const NearValue<D>* near2 = s.nearest2.data();
+    if (s.crowded) clear_by_queries(p, rz, s);
+    else nearest_squared<D>(p, reach(r), s.cands, s.neighbours, rz2, s.test);
     if constexpr (D == 2) {
-      auto blocked = [&](std::size_t k) { return near2[k] < limit; };
       auto inside = [&](const Vec<2>& c) { return domain_.contains(c); };
-      select_on_ring(s.cands.size(), [&](std::size_t k) { return s.cands.at(k); }, rz2, blocked, inside, s.ring_free,
-                     s.accepted);
+      select_on_ring(s.cands.size(), [&](std::size_t k) { return s.cands.at(k); }, rz2, s.test.clear.data(), inside,
+                     s.ring_free, s.accepted);
     } else {
       s.kept.clear();
-      for (const std::uint32_t i : s.screen.open) {  // the point is made only for the few no node blocks
+      s.test.for_each_clear([&](std::size_t i) {  // the point is made only for the few no node blocks
         const Vec<D> c = s.cands.at(i);
-        if (!clear_of<D>(c, s.kept, rz2) || !domain_.contains(c)) continue;
+        if (!clear_of<D>(c, s.kept, rz2) || !domain_.contains(c)) return;
         s.accepted.push_back(c);
         s.kept.push(c);  // later candidates of p keep their distance from it too
-      }
+      });
     }
   }
 

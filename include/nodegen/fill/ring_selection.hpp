@@ -47,31 +47,30 @@ class RingKeeper {
   Vec<2> first_ = Vec<2>::Zero(), last_ = Vec<2>::Zero();
 };
 
-// Appends to `kept` the ring candidates to keep, in the order tried: free ones (not `blocked(k)`: no
-// existing node within zeta*h of candidate k; and `inside(c)`: in the domain) that keep at least zeta*h
-// (rz2 = its square) from every candidate kept before them, the scan starting at the first free position
-// whose predecessor (clockwise neighbour) is blocked, or at position 0 when none is blocked (a lone node)
-// or none is free. `at(k)` gives position k of n evenly spaced on a circle, counter-clockwise
-// (place_candidates); `kept` is empty on entry.
-// `blocked` is called for every position and should be cheap; `inside` only for positions not blocked,
-// exactly once each, in ring order (it may be costly: a mesh query). `scratch` serves rings of more than
-// 64 candidates (one byte per candidate, reused so the fill does not allocate per node); up to 64, the
-// free positions are one bit mask, built without a branch per position (the blocked test of a node's
-// ring is a coin flip to a branch predictor), and the scan runs over its set bits.
-template <class At, class Blocked, class Inside>
-void select_on_ring(std::size_t n, At&& at, double rz2, Blocked&& blocked, Inside&& inside,
+// Appends to `kept` the ring candidates to keep, in the order tried: free ones (unblocked: bit k % 64
+// of unblocked[k / 64] set, no existing node within zeta*h of candidate k; and `inside(c)`: in the
+// domain) that keep at least zeta*h (rz2 = its square) from every candidate kept before them, the scan
+// starting at the first free position whose predecessor (clockwise neighbour) is blocked, or at
+// position 0 when none is blocked (a lone node) or none is free. `at(k)` gives position k of n evenly
+// spaced on a circle, counter-clockwise (place_candidates); `kept` is empty on entry.
+// `inside` is called only for positions not blocked, exactly once each, in ring order (it may be
+// costly: a mesh query). The unblocked bits come from the candidate test, which sets them without a
+// branch per position (the blocked test of a node's ring is a coin flip to a branch predictor). Up to
+// 64 candidates the free positions are one mask and the scan runs over its set bits; `scratch` serves
+// larger rings (one byte per candidate, reused so the fill does not allocate per node).
+template <class At, class Inside>
+void select_on_ring(std::size_t n, At&& at, double rz2, const std::uint64_t* unblocked, Inside&& inside,
                     std::vector<unsigned char>& scratch, std::vector<Vec<2>>& kept) {
   if (n == 0) return;
   RingKeeper keeper(rz2, kept);
   if (n <= 64) {
-    std::uint64_t free = 0;
-    for (std::size_t k = 0; k < n; ++k) free |= std::uint64_t{blocked(k) ? 0u : 1u} << k;
+    const std::uint64_t all = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+    std::uint64_t free = unblocked[0] & all;
     for (std::uint64_t todo = free; todo != 0; todo &= todo - 1) {
       const auto k = static_cast<std::size_t>(std::countr_zero(todo));
       if (!inside(at(k))) free &= ~(std::uint64_t{1} << k);
     }
     if (free == 0) return;
-    const std::uint64_t all = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
     const std::uint64_t after_blocked = free & ~(((free << 1) | (free >> (n - 1))) & all);
     const auto start = static_cast<std::size_t>(after_blocked ? std::countr_zero(after_blocked) : 0);
     // The free mask turned so that bit j is ring position start + j (mod n).
@@ -83,7 +82,7 @@ void select_on_ring(std::size_t n, At&& at, double rz2, Blocked&& blocked, Insid
     return;
   }
   scratch.resize(n);
-  for (std::size_t k = 0; k < n; ++k) scratch[k] = !blocked(k) && inside(at(k)) ? 1 : 0;
+  for (std::size_t k = 0; k < n; ++k) scratch[k] = ((unblocked[k / 64] >> (k % 64)) & 1) != 0 && inside(at(k)) ? 1 : 0;
   std::size_t start = 0;
   for (std::size_t k = 0, before = n - 1; k < n; before = k++) {
     if (scratch[k] && !scratch[before]) {
