@@ -153,7 +153,7 @@ void check_screened(double r, const Vec<D>& p, std::uint64_t seed) {
     std::vector<std::size_t> want;
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const double exact = nearest_squared_reference<D>(cands.at(i), pts);
-      const bool clear = ((t.clear[i / 64] >> (i % 64)) & 1) != 0;
+      const bool clear = t.is_clear(i);
       ASSERT_EQ(clear, exact >= rz2) << "trial " << trial << ", candidate " << i << ": exact " << exact
                                      << " against rz^2 " << rz2;
       if (clear) want.push_back(i);

@@ -167,9 +167,14 @@ struct CandidateTest {
   std::vector<float> floats;         // 3D: the single-precision copies of the candidates and neighbours
   std::vector<std::uint64_t> clear;  // bit i % 64 of word i / 64: no node blocks candidate i
 
+  // Room for m candidates' marks: words the kernels then write whole (size), or all blocked (reset).
+  void size(std::size_t m) { clear.resize((m + 63) / 64); }
   void reset(std::size_t m) { clear.assign((m + 63) / 64, 0); }
+  bool is_clear(std::size_t i) const { return ((clear[i / 64] >> (i % 64)) & 1) != 0; }
   void set_clear(std::size_t i) { clear[i / 64] |= std::uint64_t{1} << (i % 64); }
-  // f(i) for every clear candidate i, in order (one step per clear candidate, not per candidate).
+  void set_blocked(std::size_t i) { clear[i / 64] &= ~(std::uint64_t{1} << (i % 64)); }
+  // f(i) for every clear candidate i, in order (one step per clear candidate, not per candidate). Each
+  // word is read once before its candidates are visited, so f may mark them blocked.
   template <class F>
   void for_each_clear(F&& f) const {
     for (std::size_t w = 0; w < clear.size(); ++w)
@@ -207,7 +212,7 @@ template <int D>
 inline void nearest_squared(const Vec<D>& p, double reach, const PointList<D>& cands, const PointList<D>& pts,
                             double r2, CandidateTest<D>& t) {
   const std::size_t m = cands.size(), n = pts.size();
-  t.reset(m);
+  t.size(m);
   if constexpr (D == 2) {
     t.near2.assign(m, std::numeric_limits<double>::infinity());
     nearest_squared_2d(cands.x[0].data(), cands.x[1].data(), m, pts.x[0].data(), pts.x[1].data(), n, r2,
@@ -224,7 +229,7 @@ inline void nearest_squared(const Vec<D>& p, double reach, const PointList<D>& c
     nearest_squared_3f(in, lo, t.floats.data(), t.near2.data(), t.clear.data());
     // The marked candidates are clear but those within the margin, which the double sums settle.
     t.for_each_clear([&](std::size_t i) {
-      if (t.near2[i] < hi && !clear_of<D>(cands.at(i), pts, r2)) t.clear[i / 64] &= ~(std::uint64_t{1} << (i % 64));
+      if (t.near2[i] < hi && !clear_of<D>(cands.at(i), pts, r2)) t.set_blocked(i);
     });
   }
 }
