@@ -1,5 +1,7 @@
 #pragma once
-// Small helpers shared by the storage benchmarks: wall clock, medians with ranges, peak RSS.
+// Small helpers shared by the storage benchmarks: wall clock, medians with ranges, peak RSS, pinning.
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -40,6 +42,14 @@ inline std::size_t peak_rss_bytes(int who = RUSAGE_SELF) {
   rusage usage{};
   getrusage(who, &usage);
   return static_cast<std::size_t>(usage.ru_maxrss) * 1024;
+}
+
+// Pins the calling thread to one CPU; false when the system refuses.
+inline bool pin_to(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
 
 // Splits a comma-separated list.

@@ -9,9 +9,6 @@
 // 2-thread figure says on which kind of host placement it was measured.
 //
 //   core_latency [--cpus 0,1] [--trips 20000] [--blocks 5]
-#include <pthread.h>
-#include <sched.h>
-
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -23,12 +20,7 @@
 
 namespace {
 
-bool pin_to(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-}
+using nodegen::bench::pin_to;
 
 // The word alone in an aligned pair of cache lines, so only the two threads' passes move it: with the
 // word on the stack beside the pinger's own variables the figure came out 40 ns instead of 29 (the

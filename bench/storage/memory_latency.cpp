@@ -1,0 +1,161 @@
+// How long a load takes that needs the one before it, by the size of the memory it reads, for one
+// thread alone and for two at once: what the caches give a latency-bound loop (the fill's tree walks
+// are one) on this machine right now, and what a second busy CPU takes from the first.
+//
+// Each thread chases its own cycle through a private array, one 64-byte line a step, in a random order
+// (Sattolo's algorithm: one cycle through every line, so the chase never settles into a part that fits
+// a smaller cache). A first lap commits the pages before any timing. Every repetition runs the chase
+// on the first CPU alone and on both CPUs at once, in alternating order, each thread pinned; a row
+// gives the medians (and ranges) of the nanoseconds a step, and of the two threads' steps a second over
+// the one thread's: 2.0 when the second CPU costs the first nothing. The first row, `compute`, is a
+// chain of multiplications that reads no memory: below 2.0 there, the host does not give the two CPUs
+// full cores (a quota, another guest on a core's other hyperthread).
+//
+//   memory_latency [--sizes-mib 0.5,2,8,32] [--steps 4000000] [--reps 5] [--cpus 0,1]
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench_stats.hpp"
+
+namespace {
+
+constexpr std::size_t kLine = 64;
+
+using nodegen::bench::pin_to;
+
+// One thread's array: line i holds the index of the line the chase visits after it.
+struct Chase {
+  std::vector<std::uint32_t> words;  // kLine / 4 words a line, the first one used
+
+  Chase(std::size_t lines, std::uint64_t seed) : words(lines * (kLine / sizeof(std::uint32_t))) {
+    std::vector<std::uint32_t> order(lines);
+    for (std::size_t i = 0; i < lines; ++i) order[i] = static_cast<std::uint32_t>(i);
+    std::mt19937_64 random(seed);
+    for (std::size_t i = lines - 1; i > 0; --i)  // Sattolo: j < i, so the permutation is one cycle
+      std::swap(order[i], order[std::uniform_int_distribution<std::size_t>(0, i - 1)(random)]);
+    for (std::size_t i = 0; i < lines; ++i) at(order[i]) = order[(i + 1) % lines];
+    run(static_cast<long>(lines));  // commits the pages
+  }
+  std::uint32_t& at(std::size_t line) { return words[line * (kLine / sizeof(std::uint32_t))]; }
+  // Seconds for `steps` dependent loads.
+  double run(long steps) {
+    const double start = nodegen::bench::now_seconds();
+    std::uint32_t i = 0;
+    for (long s = 0; s < steps; ++s) i = at(i);
+    const double seconds = nodegen::bench::now_seconds() - start;
+    sink.fetch_add(i, std::memory_order_relaxed);  // keeps the chase from being optimised away
+    return seconds;
+  }
+  static inline std::atomic<std::uint64_t> sink{0};
+};
+
+// A dependent chain of multiplications: the compute row.
+double compute(long steps) {
+  const double start = nodegen::bench::now_seconds();
+  std::uint64_t x = 1;
+  for (long s = 0; s < steps; ++s) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    asm volatile("" : "+r"(x));  // one multiply-add a step, not folded or vectorised
+  }
+  const double seconds = nodegen::bench::now_seconds() - start;
+  Chase::sink.fetch_add(x, std::memory_order_relaxed);
+  return seconds;
+}
+
+// Runs work(thread) on `threads` pinned threads started together; the seconds each took.
+template <class Work>
+std::vector<double> together(int threads, const int* cpus, Work&& work) {
+  std::vector<double> seconds(static_cast<std::size_t>(threads));
+  std::atomic<int> ready{0};
+  std::atomic<bool> failed{false};
+  std::vector<std::thread> team;
+  for (int t = 0; t < threads; ++t) {
+    team.emplace_back([&, t] {
+      if (!pin_to(cpus[t])) failed.store(true);
+      ready.fetch_add(1);
+      while (ready.load() < threads) {
+      }
+      seconds[static_cast<std::size_t>(t)] = work(t);
+    });
+  }
+  for (auto& member : team) member.join();
+  if (failed.load()) {
+    std::fprintf(stderr, "memory_latency: cannot pin threads to CPUs %d and %d\n", cpus[0], cpus[1]);
+    std::exit(1);
+  }
+  return seconds;
+}
+
+void report(const char* name, const std::vector<double>& one_ns, const std::vector<double>& two_ns,
+            const std::vector<double>& ratio) {
+  const auto a = nodegen::bench::summarize(one_ns), b = nodegen::bench::summarize(two_ns),
+             r = nodegen::bench::summarize(ratio);
+  std::printf("size_mib=%s one_thread_ns=%.1f (%.1f-%.1f) two_threads_ns=%.1f (%.1f-%.1f) two_over_one=%.2f (%.2f-%.2f)\n",
+              name, a.median, a.min, a.max, b.median, b.min, b.max, r.median, r.min, r.max);
+  std::fflush(stdout);
+}
+
+// One row: reps alternated runs of step(thread) alone on cpus[0] and on both CPUs at once.
+template <class Step>
+void measure(const char* name, long steps, int reps, const int* cpus, Step&& step) {
+  std::vector<double> one_ns, two_ns, ratio;
+  for (int r = 0; r < reps; ++r) {
+    double one = 0;
+    std::vector<double> two;
+    auto alone = [&] { one = together(1, cpus, step)[0]; };
+    auto pair = [&] { two = together(2, cpus, step); };
+    if (r % 2) { pair(); alone(); } else { alone(); pair(); }
+    const double per_step = 1e9 / static_cast<double>(steps);
+    one_ns.push_back(one * per_step);
+    for (double s : two) two_ns.push_back(s * per_step);
+    ratio.push_back((1.0 / two[0] + 1.0 / two[1]) * one);
+  }
+  report(name, one_ns, two_ns, ratio);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> sizes{"0.5", "2", "8", "32"};
+  long steps = 4'000'000;
+  int reps = 5;
+  int cpus[2] = {0, 1};
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const char* value = i + 1 < argc ? argv[++i] : "";
+    if (arg == "--sizes-mib" && !(sizes = nodegen::bench::split_list(value)).empty()) continue;
+    if (arg == "--steps" && (steps = std::atol(value)) > 0) continue;
+    if (arg == "--reps" && (reps = std::atoi(value)) > 0) continue;
+    if (arg == "--cpus" && std::sscanf(value, "%d,%d", &cpus[0], &cpus[1]) == 2) continue;
+    std::fprintf(stderr, "usage: memory_latency [--sizes-mib 0.5,2,8,32] [--steps N] [--reps K] [--cpus A,B]\n");
+    return 2;
+  }
+  if (std::thread::hardware_concurrency() < 2) {
+    std::fprintf(stderr, "memory_latency: needs two CPUs\n");
+    return 1;
+  }
+  std::vector<std::size_t> lines;  // of each size, checked before anything runs
+  for (const std::string& size : sizes) {
+    const double mib = std::atof(size.c_str());
+    const double n = mib * 1024 * 1024 / kLine;
+    if (!(n >= 2) || n > 0xFFFF'FFFFu) {
+      std::fprintf(stderr, "memory_latency: --sizes-mib: %s is not a size from 128 bytes to 256 GiB\n", size.c_str());
+      return 2;
+    }
+    lines.push_back(static_cast<std::size_t>(n));
+  }
+  measure("compute", steps, reps, cpus, [&](int) { return compute(steps); });
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    std::vector<Chase> chases;
+    chases.reserve(2);
+    for (std::uint64_t t = 0; t < 2; ++t) chases.emplace_back(lines[k], 0x9E3779B97F4A7C15ULL * (t + 1));
+    measure(sizes[k].c_str(), steps, reps, cpus, [&](int t) { return chases[static_cast<std::size_t>(t)].run(steps); });
+  }
+  return 0;
+}
