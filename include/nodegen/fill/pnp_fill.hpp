@@ -350,8 +350,12 @@ class PnpFill {
   Discretization<D> run_impl(const std::vector<BoundaryNodeT>& boundary, std::vector<BoundaryNodeT>* owned) {
     const auto start = std::chrono::steady_clock::now();
     std::optional<BoundaryRows<D>> rows;
+    // Each thread makes its own scratch, so the memory it writes comes from its own heap (Scratch).
     scratch_.clear();
-    for (int t = 0; t < threads_; ++t) scratch_.push_back(std::make_unique<Scratch>(spacing_.evaluator()));
+    scratch_.resize(static_cast<std::size_t>(threads_));
+    run_team(threads_, [&](int t, int) {
+      scratch_[static_cast<std::size_t>(t)] = std::make_unique<Scratch>(spacing_.evaluator());
+    });
     share_lists_.resize(static_cast<std::size_t>(threads_));
     shares_ = std::make_unique<Share[]>(2 * static_cast<std::size_t>(threads_));
     runs_ = std::make_unique<Run[]>(static_cast<std::size_t>(threads_));
@@ -379,8 +383,10 @@ class PnpFill {
   }
 
   // Per-thread scratch, reused by every expansion of that thread. On cache lines of its own: the
-  // vectors' headers are written by every expansion, and the threads' scratches are allocated one
-  // after the other.
+  // vectors' headers are written by every expansion. Made by the thread that uses it (run_impl), so what
+  // it allocates comes from that thread's heap too: a spacing expression's evaluator writes its variables
+  // and muparser's stack at every h(x), and evaluators that one thread made one after the other shared
+  // cache lines (2 threads on square_graded.json: muparser 5.6-7.8 % of the samples, 2.4-2.5 % so).
   struct alignas(kFalseSharingBytes) Scratch {
     explicit Scratch(typename SpacingT::Evaluator e) : h(std::move(e)) {
       neighbours.reserve(256);

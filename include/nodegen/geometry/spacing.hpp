@@ -3,6 +3,8 @@
 //
 // Thread use: muparser binds variables by pointer and is not thread-safe, so every worker thread makes
 // its own evaluator once (`auto h = spacing.evaluator();`) and calls `h(p)`; an evaluator is never shared.
+// Made on the thread that uses it, its memory comes from that thread's heap: evaluators one thread made
+// one after the other share cache lines, which every h(x) writes (its variables, muparser's stack).
 // Copying an evaluator compiles a fresh parser, so a copy is independent of the original.
 // A constant spacing never touches the parser (the fill's hot loop pays one branch).
 #include <algorithm>
