@@ -1,11 +1,13 @@
 // Spacing: constants never touch the parser, expressions evaluate like the formula, evaluators are
-// independent copies, bad expressions are refused with muparser's reason.
+// independent copies, a team gets one each, bad expressions are refused with muparser's reason.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "nodegen/geometry/spacing.hpp"
+#include "nodegen/storage/thread_team.hpp"
 
 namespace nodegen {
 namespace {
@@ -44,6 +46,27 @@ TEST(Spacing, EvaluatorCopiesAreIndependentAndMovesKeepWorking) {
   EXPECT_DOUBLE_EQ(moved(2.0, 2.0), 23.0);
   a = moved;
   EXPECT_DOUBLE_EQ(a(0.0, 0.0), 1.0);
+}
+
+// A team's evaluators: one per member, each working on its own (used at once, as the members use
+// them), the expression's and the constant's alike.
+TEST(Spacing, EvaluatorsForATeamOneEachAllWorkingAtOnce) {
+  const Spacing s = Spacing::expression("1 + x + 10*y");
+  for (int threads : {1, 2, 5}) {
+    auto hs = s.evaluators(threads);
+    ASSERT_EQ(hs.size(), static_cast<std::size_t>(threads));
+    std::vector<double> got(static_cast<std::size_t>(threads));
+    run_team(threads, [&](int t, int) {
+      double sum = 0;
+      for (int k = 0; k < 1000; ++k) sum += hs[static_cast<std::size_t>(t)](double(t), double(k));
+      got[static_cast<std::size_t>(t)] = sum;
+    });
+    for (int t = 0; t < threads; ++t)
+      EXPECT_DOUBLE_EQ(got[static_cast<std::size_t>(t)], 1000.0 * (1 + t) + 10.0 * 499500);
+  }
+  const auto constant = Spacing::constant(0.5).evaluators(3);
+  ASSERT_EQ(constant.size(), 3u);
+  for (const auto& h : constant) EXPECT_DOUBLE_EQ(h(Vec<2>(3.0, 4.0)), 0.5);
 }
 
 TEST(Spacing, BadExpressionsAreRefusedWithTheReason) {

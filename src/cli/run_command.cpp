@@ -56,8 +56,7 @@ std::string utc_now() {
 
 // A flat view of the fill's vectors (Vec<D> is D packed doubles) with h evaluated in parallel, block
 // by block, with one Spacing evaluator per thread (muparser evaluators are not thread-safe), each made
-// by its thread: an evaluator writes its variables and muparser's stack at every h(x), and evaluators
-// one thread made one after the other share cache lines (the fill's Scratch, pnp_fill.hpp).
+// by its thread (Spacing::evaluators).
 template <int D>
 io::NodeArraysView view_of(const Discretization<D>& disc, const Spacing& spacing, int threads,
                            std::vector<Spacing::Evaluator>& evaluators) {
@@ -70,10 +69,7 @@ io::NodeArraysView view_of(const Discretization<D>& disc, const Spacing& spacing
   v.bmap = disc.bmap;
   v.normals = std::span<const double>(disc.normals.empty() ? nullptr : disc.normals.front().data(),
                                       disc.normals.size() * D);
-  std::vector<std::optional<Spacing::Evaluator>> made(static_cast<std::size_t>(threads));
-  run_team(threads, [&](int t, int) { made[static_cast<std::size_t>(t)].emplace(spacing.evaluator()); });
-  evaluators.clear();
-  for (auto& e : made) evaluators.push_back(std::move(*e));  // the parser stays where its thread put it
+  evaluators = spacing.evaluators(threads);
   v.spacing_at = [&disc, &evaluators, threads](std::size_t first, std::span<double> out) {
     parallel_for(out.size(), threads, [&](int tid, std::size_t i) {
       out[i] = evaluators[static_cast<std::size_t>(tid)](disc.positions[first + i]);

@@ -65,7 +65,7 @@ class BlockedThinning {
         threads_(threads),
         generated_(static_cast<std::size_t>(threads)),
         candidates_(static_cast<std::size_t>(threads)) {
-    for (int t = 0; t < threads; ++t) h_.push_back(spacing.evaluator());
+    h_ = spacing.evaluators(threads);
   }
 
   // Lists the blocks the items' pieces overlap (numbered in order of first occurrence) and each block's

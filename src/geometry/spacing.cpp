@@ -6,6 +6,9 @@
 
 #include <muParser.h>
 
+#include "nodegen/storage/thread_team.hpp"
+
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -45,6 +48,19 @@ Spacing::Evaluator& Spacing::Evaluator::operator=(const Evaluator& other) {
 Spacing::Evaluator::Evaluator(Evaluator&&) noexcept = default;
 Spacing::Evaluator& Spacing::Evaluator::operator=(Evaluator&&) noexcept = default;
 Spacing::Evaluator::~Evaluator() = default;
+
+std::vector<Spacing::Evaluator> Spacing::evaluators(int threads) const {
+  std::vector<Evaluator> out;
+  if (threads <= 1) {  // no team: a team of one would shrink OpenMP's pool (thread_team.hpp)
+    out.push_back(evaluator());
+    return out;
+  }
+  std::vector<std::optional<Evaluator>> made(static_cast<std::size_t>(threads));
+  run_team(threads, [&](int t, int) { made[static_cast<std::size_t>(t)].emplace(evaluator()); });
+  out.reserve(made.size());
+  for (auto& e : made) out.push_back(std::move(*e));  // the parser stays where its thread put it
+  return out;
+}
 
 double Spacing::Evaluator::evaluate_expression(double x, double y, double z) const {
   Parser& p = *parser_;

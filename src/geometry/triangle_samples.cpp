@@ -51,7 +51,7 @@ TriangleSamples::TriangleSamples(const std::vector<WorldTriangle>& triangles, co
                                  std::uint64_t seed, int threads)
     : triangles_(triangles), per_h2_(per_h2), seed_(seed), threads_(std::max(1, threads)) {
   threads = threads_;
-  for (int t = 0; t < threads; ++t) h_.push_back(spacing.evaluator());
+  h_ = spacing.evaluators(threads);
   std::vector<std::pair<double, double>> part(static_cast<std::size_t>(threads),
                                               {std::numeric_limits<double>::infinity(), 0.0});
   parallel_for(triangles.size(), threads, [&](int t, std::size_t i) {

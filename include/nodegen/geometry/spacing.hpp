@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nodegen/geometry/box.hpp>
 #include <nodegen/spatial/point.hpp>
@@ -78,6 +79,10 @@ class Spacing {
   std::string brief() const;     // describe(), shortened to its start and length past 120 characters: for messages
 
   Evaluator evaluator() const { return Evaluator(constant_, is_constant() ? nullptr : &expression_); }
+  // One evaluator for each member of a team of `threads` (storage/thread_team.hpp), evaluator t made by
+  // member t, so its memory comes from that thread's heap ("Thread use" above). Call it where the
+  // caller's own parallel_for of `threads` could run.
+  std::vector<Evaluator> evaluators(int threads) const;
 
  private:
   double constant_ = 1.0;
