@@ -3,10 +3,9 @@
 #include <nodegen/geometry/spacing.hpp>
 
 #include <nodegen/geometry/input_error.hpp>
+#include <nodegen/storage/thread_team.hpp>
 
 #include <muParser.h>
-
-#include "nodegen/storage/thread_team.hpp"
 
 #include <optional>
 #include <sstream>

@@ -386,7 +386,7 @@ class PnpFill {
   // vectors' headers are written by every expansion. Made by the thread that uses it (run_impl), so what
   // it allocates comes from that thread's heap too: a spacing expression's evaluator writes its variables
   // and muparser's stack at every h(x), and evaluators that one thread made one after the other shared
-  // cache lines (2 threads on square_graded.json: muparser 5.6-7.8 % of the samples, 2.4-2.5 % so).
+  // cache lines (2 threads on square_graded.json: muparser 5.6-7.8 % of the samples, 2.4-2.9 % so).
   struct alignas(kFalseSharingBytes) Scratch {
     explicit Scratch(typename SpacingT::Evaluator e) : h(std::move(e)) {
       neighbours.reserve(256);
