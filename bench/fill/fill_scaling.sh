@@ -9,6 +9,10 @@
 # process (BIN --independent), the most two threads can give on this machine at that moment
 # (shared caches, page faults, the host's scheduling of the two vCPUs); the summary then also gives
 # that ceiling's ratio to the 1-thread rate and the fill's share of it (its ratio / the ceiling's).
+# It also adds a fourth: the same two fills as two processes (BIN --threads 1, twice at once), which
+# share the machine but not an address space, rated like the third (all nodes over the later one's
+# seconds) and by the sum of the two fills' own rates (what the machine gives two fills that need not
+# wait for each other).
 # Every summary also gives, per mode, how busy its threads were (CPU seconds per wall second per
 # thread) and its nodes per CPU second relative to the 1-thread run's: a 2-thread fill whose threads
 # are busy but slower per CPU second than one thread loses to shared hardware, not to waiting.
@@ -24,11 +28,11 @@ set -eu
 rounds=$1 dim=$2 nodes=$3; shift 3
 bins=("$@")
 lock=(); command -v flock >/dev/null && lock=(flock /tmp/nodegen-cpu.lock)
-out=$(mktemp); trap 'rm -f "$out"' EXIT
+out=$(mktemp); trap 'rm -f "$out" "$out.a" "$out.b"' EXIT
 latency=${CORE_LATENCY:-$(dirname "$1")/core_latency}
 [[ -x "$latency" ]] || latency=""
 core_ns() { [[ -n "$latency" ]] && "${lock[@]}" "$latency" | sed -n 's/.*core_latency_ns=\([0-9]*\).*/\1/p' || echo 0; }
-modes="1 2"; [[ "${CEILING:-0}" == 1 ]] && modes="1 2 c"
+modes="1 2"; [[ "${CEILING:-0}" == 1 ]] && modes="1 2 c p"
 what=(--dim "$dim" --nodes "$nodes")
 if [[ -n "${DOMAIN:-}" ]]; then
   [[ "${CEILING:-0}" == 1 ]] && { echo "fill_scaling.sh: CEILING runs on the unit box only, not with DOMAIN" >&2; exit 2; }
@@ -41,12 +45,24 @@ for r in $(seq 1 "$rounds"); do
     for m in $these; do
       args=(--threads "$m"); [[ $m == c ]] && args=(--threads 2 --independent)
       before=0; [[ $m != 1 ]] && before=$(core_ns)
-      line=$("${lock[@]}" "${bins[$b]}" "${what[@]}" "${args[@]}" --no-quality | tail -1)
+      sum=
+      if [[ $m == p ]]; then  # two processes at once; the lock is taken once, around both
+        line=$("${lock[@]}" bash -c '"$@" --threads 1 --no-quality > "$0.a" & "$@" --threads 1 --no-quality > "$0.b"; wait' \
+               "$out" "${bins[$b]}" "${what[@]}" && tail -qn1 "$out.a" "$out.b")
+        read -r rate cpu_rate sum < <(/usr/bin/python3 -c '
+import sys
+runs = [dict(kv.split("=", 1) for kv in l.split() if "=" in kv) for l in sys.stdin]
+n = [float(r["nodes"]) for r in runs]; s = [float(r["seconds"]) for r in runs]; c = [float(r["cpu_s"]) for r in runs]
+print(f"{sum(n) / max(s):.4g} {sum(n) / sum(c):.4g} {sum(a / b for a, b in zip(n, s)):.4g}")' <<<"$line")
+        sum=" sum_per_s=$sum"
+      else
+        line=$("${lock[@]}" "${bins[$b]}" "${what[@]}" "${args[@]}" --no-quality | tail -1)
+        rate=$(sed -n 's/.* nodes_per_s=\([0-9.e+]*\).*/\1/p' <<<"$line")
+        cpu_rate=$(sed -n 's/.* nodes_per_cpu_s=\([0-9.e+]*\).*/\1/p' <<<"$line")
+      fi
       after=0; [[ $m != 1 ]] && after=$(core_ns)
       c2c=$(( before > after ? before : after ))
-      rate=$(sed -n 's/.* nodes_per_s=\([0-9.e+]*\).*/\1/p' <<<"$line")
-      cpu_rate=$(sed -n 's/.* nodes_per_cpu_s=\([0-9.e+]*\).*/\1/p' <<<"$line")
-      echo "round=$r bin=$b threads=$m nodes_per_s=$rate nodes_per_cpu_s=$cpu_rate core_ns=$c2c" | tee -a "$out"
+      echo "round=$r bin=$b threads=$m nodes_per_s=$rate nodes_per_cpu_s=$cpu_rate core_ns=$c2c$sum" | tee -a "$out"
     done
   done
 done
@@ -58,8 +74,8 @@ for b, name in enumerate(sys.argv[2:]):
     # busy: CPU seconds per wall second per thread (1 = every thread ran all the time; lower = a thread
     # waited off the CPU, or another process had its core). per_cpu: nodes per CPU second.
     per_cpu = {(int(x["round"]), x["threads"]): float(x["nodes_per_cpu_s"]) for x in runs if int(x["bin"]) == b}
-    threads_of = {"1": 1, "2": 2, "c": 2}
-    med = {m: st.median(v for (r, t), v in rate.items() if t == m) for m in ("1", "2", "c") if any(t == m for _, t in rate)}
+    threads_of = {"1": 1, "2": 2, "c": 2, "p": 2}
+    med = {m: st.median(v for (r, t), v in rate.items() if t == m) for m in threads_of if any(t == m for _, t in rate)}
     def pairs(m):
         return [rate[(r, m)] / rate[(r, "1")] for (r, t) in rate if t == "1" and (r, m) in rate]
     p = pairs("2")
@@ -83,6 +99,13 @@ for b, name in enumerate(sys.argv[2:]):
         print(f"{name}: ceiling (2 independent 1-thread fills) {med['c']:.3g} nodes/s: {med['c'] / med['1']:.2f}x; "
               f"pairs median {st.median(c):.2f}x (range {min(c):.2f}-{max(c):.2f}); "
               f"2-thread fill / ceiling: pairs median {st.median(share):.2f} (range {min(share):.2f}-{max(share):.2f})")
+    if "p" in med:
+        c = pairs("p")
+        total = {int(x["round"]): float(x["sum_per_s"]) for x in runs if int(x["bin"]) == b and x["threads"] == "p"}
+        s = [total[r] / rate[(r, "1")] for r in total if (r, "1") in rate]
+        print(f"{name}: two processes (2 1-thread fills) {med['p']:.3g} nodes/s: {med['p'] / med['1']:.2f}x; "
+              f"pairs median {st.median(c):.2f}x (range {min(c):.2f}-{max(c):.2f}); by the sum of their own rates: "
+              f"pairs median {st.median(s):.2f}x (range {min(s):.2f}-{max(s):.2f})")
     for m in med:
         busy = [rate[k] / per_cpu[k] / threads_of[m] for k in rate if k[1] == m]
         eff = [per_cpu[k] / per_cpu[(k[0], "1")] for k in rate if k[1] == m and (k[0], "1") in per_cpu]

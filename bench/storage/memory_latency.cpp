@@ -7,9 +7,15 @@
 // a smaller cache). A first lap commits the pages before any timing. Every repetition runs the chase
 // on the first CPU alone and on both CPUs at once, in alternating order, each thread pinned; a row
 // gives the medians (and ranges) of the nanoseconds a step, and of the two threads' steps a second over
-// the one thread's: 2.0 when the second CPU costs the first nothing. The first row, `compute`, is a
-// chain of multiplications that reads no memory: below 2.0 there, the host does not give the two CPUs
-// full cores (a quota, another guest on a core's other hyperthread).
+// the one thread's: 2.0 when the second CPU costs the first nothing.
+//
+// Rows that end in `_x8` run eight independent chains at once, interleaved, and count a step of all
+// eight as one: they are bound by throughput, not latency, which is what a core's other hyperthread or
+// a memory system shared with another busy CPU takes away (a latency-bound chain leaves the core's
+// ports and the memory's queues mostly idle, so it scales 2.0 even on two hyperthreads of one core).
+// `compute` is a chain of multiplications that reads no memory: below 2.0 there, the host does not give
+// the two CPUs full time (a quota). `compute_x8` saturates the multiplier: near 1.0 there, the two CPUs
+// are hyperthreads of one core, or share one with another guest.
 //
 //   memory_latency [--sizes-mib 0.5,2,8,32] [--steps 4000000] [--reps 5] [--cpus 0,1]
 #include <atomic>
@@ -19,6 +25,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "bench_stats.hpp"
@@ -40,31 +47,40 @@ struct Chase {
     for (std::size_t i = lines - 1; i > 0; --i)  // Sattolo: j < i, so the permutation is one cycle
       std::swap(order[i], order[std::uniform_int_distribution<std::size_t>(0, i - 1)(random)]);
     for (std::size_t i = 0; i < lines; ++i) at(order[i]) = order[(i + 1) % lines];
-    run(static_cast<long>(lines));  // commits the pages
+    run<1>(static_cast<long>(lines));  // commits the pages
   }
   std::uint32_t& at(std::size_t line) { return words[line * (kLine / sizeof(std::uint32_t))]; }
-  // Seconds for `steps` dependent loads.
+  // Seconds for `steps` steps of `Chains` dependent loads each, the chains independent of each other
+  // (they start at lines spread over the cycle, so they do not share lines for long).
+  template <int Chains>
   double run(long steps) {
+    std::uint32_t i[Chains];
+    const std::size_t lines = words.size() / (kLine / sizeof(std::uint32_t));
+    for (int c = 0; c < Chains; ++c) i[c] = static_cast<std::uint32_t>(lines * std::size_t(c) / Chains);
     const double start = nodegen::bench::now_seconds();
-    std::uint32_t i = 0;
-    for (long s = 0; s < steps; ++s) i = at(i);
+    for (long s = 0; s < steps; ++s)
+      for (int c = 0; c < Chains; ++c) i[c] = at(i[c]);
     const double seconds = nodegen::bench::now_seconds() - start;
-    sink.fetch_add(i, std::memory_order_relaxed);  // keeps the chase from being optimised away
+    for (int c = 0; c < Chains; ++c) sink.fetch_add(i[c], std::memory_order_relaxed);  // keeps the loads
     return seconds;
   }
   static inline std::atomic<std::uint64_t> sink{0};
 };
 
-// A dependent chain of multiplications: the compute row.
+// `Chains` independent chains of multiplications, a multiply-add each a step: the compute rows.
+template <int Chains>
 double compute(long steps) {
+  std::uint64_t x[Chains];
+  for (int c = 0; c < Chains; ++c) x[c] = std::uint64_t(c) + 1;
   const double start = nodegen::bench::now_seconds();
-  std::uint64_t x = 1;
   for (long s = 0; s < steps; ++s) {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    asm volatile("" : "+r"(x));  // one multiply-add a step, not folded or vectorised
+    for (int c = 0; c < Chains; ++c) {
+      x[c] = x[c] * 6364136223846793005ULL + 1442695040888963407ULL;
+      asm volatile("" : "+r"(x[c]));  // not folded or vectorised
+    }
   }
   const double seconds = nodegen::bench::now_seconds() - start;
-  Chase::sink.fetch_add(x, std::memory_order_relaxed);
+  for (int c = 0; c < Chains; ++c) Chase::sink.fetch_add(x[c], std::memory_order_relaxed);
   return seconds;
 }
 
@@ -150,12 +166,17 @@ int main(int argc, char** argv) {
     }
     lines.push_back(static_cast<std::size_t>(n));
   }
-  measure("compute", steps, reps, cpus, [&](int) { return compute(steps); });
+  measure("compute", steps, reps, cpus, [&](int) { return compute<1>(steps); });
+  measure("compute_x8", steps, reps, cpus, [&](int) { return compute<8>(steps); });
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     std::vector<Chase> chases;
     chases.reserve(2);
     for (std::uint64_t t = 0; t < 2; ++t) chases.emplace_back(lines[k], 0x9E3779B97F4A7C15ULL * (t + 1));
-    measure(sizes[k].c_str(), steps, reps, cpus, [&](int t) { return chases[static_cast<std::size_t>(t)].run(steps); });
+    auto chase = [&](auto chains) {
+      return [&, chains](int t) { return chases[static_cast<std::size_t>(t)].run<decltype(chains)::value>(steps); };
+    };
+    measure(sizes[k].c_str(), steps, reps, cpus, chase(std::integral_constant<int, 1>{}));
+    measure((sizes[k] + "_x8").c_str(), steps, reps, cpus, chase(std::integral_constant<int, 8>{}));
   }
   return 0;
 }
