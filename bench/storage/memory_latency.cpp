@@ -3,14 +3,14 @@
 // are one) on this machine right now, and what a second busy CPU takes from the first.
 //
 // Each thread chases its own cycle through a private array, one 64-byte line a step, in a random order
-// (Sattolo's algorithm: one cycle through every line, so the chase never settles into a part that fits
-// a smaller cache). A first lap commits the pages before any timing. Every repetition runs the chase
+// through every line (so the chase never settles into a part that fits a smaller cache). A first lap
+// commits the pages before any timing. Every repetition runs the chase
 // on the first CPU alone and on both CPUs at once, in alternating order, each thread pinned; a row
 // gives the medians (and ranges) of the nanoseconds a step, and of the two threads' steps a second over
 // the one thread's: 2.0 when the second CPU costs the first nothing.
 //
-// Rows that end in `_x8` run eight independent chains at once, interleaved, and count a step of all
-// eight as one: they are bound by throughput, not latency, which is what a core's other hyperthread or
+// Rows that end in `_x8` run eight independent chains at once, interleaved, each round its own eighth of
+// the lines, and count a step of all eight as one: they are bound by throughput, not latency, which is what a core's other hyperthread or
 // a memory system shared with another busy CPU takes away (a latency-bound chain leaves the core's
 // ports and the memory's queues mostly idle, so it scales 2.0 even on two hyperthreads of one core).
 // `compute` is a chain of multiplications that reads no memory: below 2.0 there, the host does not give
@@ -18,6 +18,8 @@
 // are hyperthreads of one core, or share one with another guest.
 //
 //   memory_latency [--sizes-mib 0.5,2,8,32] [--steps 4000000] [--reps 5] [--cpus 0,1]
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -25,7 +27,6 @@
 #include <random>
 #include <string>
 #include <thread>
-#include <type_traits>
 #include <vector>
 
 #include "bench_stats.hpp"
@@ -36,35 +37,38 @@ constexpr std::size_t kLine = 64;
 
 using nodegen::bench::pin_to;
 
-// One thread's array: line i holds the index of the line the chase visits after it.
+std::atomic<std::uint64_t> sink{0};  // where the rows put their last values, so no loop is optimised away
+
+// One thread's array: line i holds the index of the line its chain visits after it. The lines, in a
+// random order, are cut into `Chains` runs of consecutive ones, each linked into a cycle: so every chain
+// goes round its own eighth (or whole) of the array, and no chain reads lines another has just brought in.
+template <int Chains>
 struct Chase {
   std::vector<std::uint32_t> words;  // kLine / 4 words a line, the first one used
+  std::array<std::uint32_t, Chains> first{};
 
   Chase(std::size_t lines, std::uint64_t seed) : words(lines * (kLine / sizeof(std::uint32_t))) {
     std::vector<std::uint32_t> order(lines);
     for (std::size_t i = 0; i < lines; ++i) order[i] = static_cast<std::uint32_t>(i);
-    std::mt19937_64 random(seed);
-    for (std::size_t i = lines - 1; i > 0; --i)  // Sattolo: j < i, so the permutation is one cycle
-      std::swap(order[i], order[std::uniform_int_distribution<std::size_t>(0, i - 1)(random)]);
-    for (std::size_t i = 0; i < lines; ++i) at(order[i]) = order[(i + 1) % lines];
-    run<1>(static_cast<long>(lines));  // commits the pages
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+    for (std::size_t c = 0; c < Chains; ++c) {
+      const std::size_t lo = lines * c / Chains, hi = lines * (c + 1) / Chains;
+      first[c] = order[lo];
+      for (std::size_t i = lo; i < hi; ++i) at(order[i]) = order[i + 1 < hi ? i + 1 : lo];
+    }
+    run(static_cast<long>(lines / Chains + 1));  // one lap of every chain: commits the pages
   }
   std::uint32_t& at(std::size_t line) { return words[line * (kLine / sizeof(std::uint32_t))]; }
-  // Seconds for `steps` steps of `Chains` dependent loads each, the chains independent of each other
-  // (they start at lines spread over the cycle, so they do not share lines for long).
-  template <int Chains>
+  // Seconds for `steps` steps of every chain, a dependent load each.
   double run(long steps) {
-    std::uint32_t i[Chains];
-    const std::size_t lines = words.size() / (kLine / sizeof(std::uint32_t));
-    for (int c = 0; c < Chains; ++c) i[c] = static_cast<std::uint32_t>(lines * std::size_t(c) / Chains);
+    std::array<std::uint32_t, Chains> i = first;
     const double start = nodegen::bench::now_seconds();
     for (long s = 0; s < steps; ++s)
-      for (int c = 0; c < Chains; ++c) i[c] = at(i[c]);
+      for (std::size_t c = 0; c < Chains; ++c) i[c] = at(i[c]);
     const double seconds = nodegen::bench::now_seconds() - start;
-    for (int c = 0; c < Chains; ++c) sink.fetch_add(i[c], std::memory_order_relaxed);  // keeps the loads
+    for (std::uint32_t line : i) sink.fetch_add(line, std::memory_order_relaxed);  // keeps the loads
     return seconds;
   }
-  static inline std::atomic<std::uint64_t> sink{0};
 };
 
 // `Chains` independent chains of multiplications, a multiply-add each a step: the compute rows.
@@ -80,8 +84,14 @@ double compute(long steps) {
     }
   }
   const double seconds = nodegen::bench::now_seconds() - start;
-  for (int c = 0; c < Chains; ++c) Chase::sink.fetch_add(x[c], std::memory_order_relaxed);
+  for (int c = 0; c < Chains; ++c) sink.fetch_add(x[c], std::memory_order_relaxed);
   return seconds;
+}
+
+// The step of a row of chases: thread t runs `Chains` chains through its own array.
+template <int Chains>
+auto chase_step(std::vector<Chase<Chains>>& chases, long steps) {
+  return [&chases, steps](int t) { return chases[static_cast<std::size_t>(t)].run(steps); };
 }
 
 // Runs work(thread) on `threads` pinned threads started together; the seconds each took.
@@ -160,8 +170,8 @@ int main(int argc, char** argv) {
   for (const std::string& size : sizes) {
     const double mib = std::atof(size.c_str());
     const double n = mib * 1024 * 1024 / kLine;
-    if (!(n >= 2) || n > 0xFFFF'FFFFu) {
-      std::fprintf(stderr, "memory_latency: --sizes-mib: %s is not a size from 128 bytes to 256 GiB\n", size.c_str());
+    if (!(n >= 16) || n > 0xFFFF'FFFFu) {
+      std::fprintf(stderr, "memory_latency: --sizes-mib: %s is not a size from 1 KiB to 256 GiB\n", size.c_str());
       return 2;
     }
     lines.push_back(static_cast<std::size_t>(n));
@@ -169,14 +179,13 @@ int main(int argc, char** argv) {
   measure("compute", steps, reps, cpus, [&](int) { return compute<1>(steps); });
   measure("compute_x8", steps, reps, cpus, [&](int) { return compute<8>(steps); });
   for (std::size_t k = 0; k < sizes.size(); ++k) {
-    std::vector<Chase> chases;
-    chases.reserve(2);
-    for (std::uint64_t t = 0; t < 2; ++t) chases.emplace_back(lines[k], 0x9E3779B97F4A7C15ULL * (t + 1));
-    auto chase = [&](auto chains) {
-      return [&, chains](int t) { return chases[static_cast<std::size_t>(t)].run<decltype(chains)::value>(steps); };
-    };
-    measure(sizes[k].c_str(), steps, reps, cpus, chase(std::integral_constant<int, 1>{}));
-    measure((sizes[k] + "_x8").c_str(), steps, reps, cpus, chase(std::integral_constant<int, 8>{}));
+    std::vector<Chase<1>> one;
+    std::vector<Chase<8>> eight;
+    for (std::uint64_t t = 0; t < 2; ++t) one.emplace_back(lines[k], 0x9E3779B97F4A7C15ULL * (t + 1));
+    measure(sizes[k].c_str(), steps, reps, cpus, chase_step<1>(one, steps));
+    one.clear();
+    for (std::uint64_t t = 0; t < 2; ++t) eight.emplace_back(lines[k], 0x9E3779B97F4A7C15ULL * (t + 1));
+    measure((sizes[k] + "_x8").c_str(), steps, reps, cpus, chase_step<8>(eight, steps));
   }
   return 0;
 }
