@@ -192,5 +192,32 @@ TEST(FillConcurrent, ThreadsOutOfItemsHandOverFinishedTiles) {
   EXPECT_EQ(two.positions, one.positions);
 }
 
+// The phase log (benchmarks' --phase-log) written by every thread of a team: one entry of each kind per
+// round, none negative, the hand-overs during the rounds seen, and the same nodes as without it.
+TEST(FillConcurrent, PhaseLogHasEachRoundOnceAtAnyThreadCount) {
+  const auto domain = unit_box<2>();
+  const auto boundary = box_boundary<2>(domain.bounding_box(), 0.008);
+  const auto plain = pnp_fill<2, VmStore>(domain, Spacing::constant(0.008), boundary, params(2, 9), threads(1));
+  for (int t : {1, kThreads}) {
+    PhaseLog log;
+    FillOptions options = threads(t);
+    options.phase_log = &log;
+    const auto d = pnp_fill<2, VmStore>(domain, Spacing::constant(0.008), boundary, params(2, 9), options);
+    EXPECT_EQ(d.positions, plain.positions) << t << " threads";
+    ASSERT_EQ(log.item_seconds.size(), d.phases) << t << " threads";
+    ASSERT_EQ(log.completion_seconds.size(), log.item_seconds.size());
+    ASSERT_EQ(log.handover_seconds.size(), log.item_seconds.size());
+    double handing = 0;
+    for (std::size_t p = 0; p < log.item_seconds.size(); ++p) {
+      ASSERT_FALSE(log.item_seconds[p].empty());
+      for (float s : log.item_seconds[p]) ASSERT_GE(s, 0.0f);
+      ASSERT_GE(log.completion_seconds[p], 0.0f);
+      ASSERT_GE(log.handover_seconds[p], 0.0f);
+      handing += log.handover_seconds[p];
+    }
+    EXPECT_GT(handing, 0.0) << t << " threads";
+  }
+}
+
 }  // namespace
 }  // namespace nodegen

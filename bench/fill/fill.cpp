@@ -96,13 +96,13 @@ struct Args {
   bool prefault = false, huge_pages = false, quality = true, nodes_given = false, independent = false;
   bool seams = false;  // --seams: a second line comparing nodes near tile borders with the rest (seams.hpp)
   std::string domain_file;
-  std::string phase_log;  // --phase-log FILE.csv: every round's item and completion seconds
+  std::string phase_log;  // --phase-log FILE.csv: every round's item, completion and hand-over seconds
 };
 
 PhaseLog phase_log;  // recorded when --phase-log is given
 
-// One line per item and per completion step: phase,kind,seconds (kind: item or completion). The
-// scaling model (bench/fill/fill_scaling_model.py) replays them on P threads.
+// One line per item, per completion step and per round's hand-over: phase,kind,seconds (kind: item,
+// completion or handover). The scaling model (bench/fill/fill_scaling_model.py) replays them on P threads.
 void write_phase_log(const std::string& path) {
   if (path.empty()) return;
   std::FILE* f = std::fopen(path.c_str(), "w");
@@ -111,6 +111,7 @@ void write_phase_log(const std::string& path) {
   for (std::size_t p = 0; p < phase_log.item_seconds.size(); ++p) {
     for (float s : phase_log.item_seconds[p]) std::fprintf(f, "%zu,item,%.9g\n", p, s);
     if (p < phase_log.completion_seconds.size()) std::fprintf(f, "%zu,completion,%.9g\n", p, phase_log.completion_seconds[p]);
+    if (p < phase_log.handover_seconds.size()) std::fprintf(f, "%zu,handover,%.9g\n", p, phase_log.handover_seconds[p]);
   }
   if (std::fclose(f) != 0) throw std::runtime_error("cannot write " + path);
 }

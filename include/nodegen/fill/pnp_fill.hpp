@@ -591,7 +591,10 @@ class PnpFill {
       }
       if (ex_) {
         end_phase_ranks();
-        if (log_) log_->completion_seconds.push_back(seconds_since(start));
+        if (log_) {
+          log_->completion_seconds.push_back(seconds_since(start));
+          log_->handover_seconds.push_back(0.0f);
+        }
         return;
       }
       // What the runs' hand-overs during the round (hand_over_run) left, then what they deferred.
@@ -601,12 +604,15 @@ class PnpFill {
         finish_hand_over();
       }
       start_next_phase();  // timed with the rest: picking and sorting the next phase's tiles is serial too
-      // The hand-overs and the heap trim done during the round are logged with the completion step, as
-      // if serial: the model (docs/parallel-fill.md) then does not count on the round's tails to hide them.
+      // The next phase's planning and the heap trim done during the round, each by one thread, are logged
+      // with the completion step, as if serial: the model (docs/parallel-fill.md) then does not count on
+      // the round's tails to hide them. The runs' hand-overs, each by its own thread, are logged apart.
       if (log_) {
         float handing = 0.0f;
         for (int t = 0; t < threads_; ++t) handing += std::exchange(runs_[static_cast<std::size_t>(t)].seconds, 0.0f);
-        log_->completion_seconds.push_back(seconds_since(start) + handing + std::exchange(trim_seconds_, 0.0f));
+        const float planning = std::exchange(plan_seconds_, 0.0f);
+        log_->completion_seconds.push_back(seconds_since(start) + planning + std::exchange(trim_seconds_, 0.0f));
+        log_->handover_seconds.push_back(handing - planning);
       }
     } catch (...) {
       fail(std::current_exception());
@@ -700,8 +706,11 @@ class PnpFill {
     Run& run = runs_[static_cast<std::size_t>(t)];
     if (ex_ || run.next == run.hi) return;
     const auto start = std::chrono::steady_clock::now();
-    if (!planning_.exchange(true, std::memory_order_acquire) && !plan_.ready && !failed_.load(std::memory_order_relaxed))
+    if (!planning_.exchange(true, std::memory_order_acquire) && !plan_.ready &&
+        !failed_.load(std::memory_order_relaxed)) {
       plan_next_phase(false);
+      if (log_) plan_seconds_ += seconds_since(start);  // within run.seconds below; the log keeps them apart
+    }
     Backoff backoff;
     unsigned waits = 0;
     while (run.next < run.hi && !failed_.load(std::memory_order_relaxed)) {
@@ -1562,6 +1571,7 @@ class PnpFill {
     std::size_t nodes = 0, largest = 0;  // waiting nodes of that generation, and the most since the last trim
   } front_;
   float trim_seconds_ = 0;             // the phase log's: trim_if_due's (written by the one that took it)
+  float plan_seconds_ = 0;             // the phase log's: the round's planning (written by the planner)
   bool done_ = false;
   std::atomic<bool> failed_{false};
   std::mutex error_mutex_;
