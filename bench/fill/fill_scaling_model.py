@@ -13,9 +13,10 @@ thread that has finished its share take the others' next items; the model's list
 where items are, which is what the shares exploit.) The planning of the next phase and the heap trim,
 which one thread does during the round, are logged with the completion step, as if serial;
 --serial-handover counts the hand-over there too (the most pessimistic reading).
-Items and completion steps are timed in a 1-thread run, so what the model leaves out is what
-threads share: memory bandwidth, caches, the tree's cache lines (measured: 2 independent 1-thread
-fills on this 2-core VM reach 1.93-1.98x, not 2x), and the barrier's own cost, which is an input.
+Items and completion steps are timed in a 1-thread run, so what the model leaves out is what the
+hardware takes from several busy CPUs (on the 2-vCPU VMs of bench/RESULTS.md, two independent 1-thread
+fills reach 1.31-1.97x, and on the Intel one as much in two processes as in one), and the barrier's own
+cost, which is an input.
 
   fill_scaling_model.py LOG.csv [--barrier-us 5] [--threads 1,2,4,8,16,32,64] [--serial-handover]
 prints, per P: the modelled time, speed-up over P = 1, and the share lost to the phases' tails

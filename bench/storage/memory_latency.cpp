@@ -4,18 +4,19 @@
 //
 // Each thread chases its own cycle through a private array, one 64-byte line a step, in a random order
 // through every line (so the chase never settles into a part that fits a smaller cache). A first lap
-// commits the pages before any timing. Every repetition runs the chase
-// on the first CPU alone and on both CPUs at once, in alternating order, each thread pinned; a row
-// gives the medians (and ranges) of the nanoseconds a step, and of the two threads' steps a second over
-// the one thread's: 2.0 when the second CPU costs the first nothing.
+// commits the pages before any timing. Every repetition runs the chase on the first CPU alone and on
+// both CPUs at once, in alternating order, each thread pinned; a row gives the medians (and ranges) of
+// the nanoseconds a step, and of the two threads' steps a second over the one thread's: 2.0 when the
+// second CPU costs the first nothing.
 //
-// Rows that end in `_x8` run eight independent chains at once, interleaved, each round its own eighth of
-// the lines, and count a step of all eight as one: they are bound by throughput, not latency, which is what a core's other hyperthread or
-// a memory system shared with another busy CPU takes away (a latency-bound chain leaves the core's
-// ports and the memory's queues mostly idle, so it scales 2.0 even on two hyperthreads of one core).
-// `compute` is a chain of multiplications that reads no memory: below 2.0 there, the host does not give
-// the two CPUs full time (a quota). `compute_x8` saturates the multiplier: near 1.0 there, the two CPUs
-// are hyperthreads of one core, or share one with another guest.
+// Rows that end in `_x8` run eight independent chains at once, interleaved, each round its own eighth
+// of the lines, and count a step of all eight as one: they are bound by throughput, not latency, which
+// is what a core's other hyperthread or a memory system shared with another busy CPU takes away (a
+// latency-bound chain leaves the core's ports and the memory's queues mostly idle, so it scales 2.0
+// even on two hyperthreads of one core). `compute` is a chain of multiplications that reads no memory:
+// below 2.0 there, the host does not give the two CPUs full time (a quota). `compute_x8` saturates the
+// multiplier: near 1.0 there, the two CPUs are hyperthreads of one core, or share one with another
+// guest.
 //
 //   memory_latency [--sizes-mib 0.5,2,8,32] [--steps 4000000] [--reps 5] [--cpus 0,1]
 #include <algorithm>
