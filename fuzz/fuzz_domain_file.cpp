@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/input/domain_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // Relative file names in the input (meshes, point files) resolve against a folder that holds nothing.

@@ -18,8 +18,8 @@
 
 #include <nodegen/geometry/input_file.hpp>
 
-#include "../src/geometry/mesh_file_check.hpp"
-#include "../src/geometry/shape.hpp"
+#include "geometry/files/mesh_file_check.hpp"
+#include "geometry/shapes/shape.hpp"
 
 namespace {
 

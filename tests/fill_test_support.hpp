@@ -17,7 +17,7 @@
 #include "nodegen/fill/discretization.hpp"
 #include "nodegen/geometry/box.hpp"
 #include "nodegen/geometry/domain.hpp"
-#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/input/domain_file.hpp"
 #include "nodegen/geometry/spacing.hpp"
 
 namespace nodegen::testing {

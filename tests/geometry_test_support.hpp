@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/input/domain_file.hpp"
 
 namespace nodegen::test {
 

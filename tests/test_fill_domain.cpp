@@ -9,6 +9,7 @@
 
 #include "fill_test_support.hpp"
 #include "nodegen/fill/fill.hpp"
+#include "nodegen/input/fill_domain.hpp"
 
 namespace nodegen {
 namespace {

@@ -15,7 +15,7 @@
 #include "nodegen/io/hdf5_reader.hpp"
 #include "nodegen/io/output.hpp"
 #include "nodegen/io/xdmf_writer.hpp"
-#include "../src/io/node_writer.hpp"
+#include "nodegen/io/node_writer.hpp"
 #include "io_test_support.hpp"
 #include "temp_dir.hpp"
 

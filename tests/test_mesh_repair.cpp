@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "../src/geometry/mesh_repair.hpp"
-#include "../src/geometry/voxel_cache.hpp"
-#include "../src/geometry/winding_number.hpp"
+#include "geometry/mesh/mesh_repair.hpp"
+#include "geometry/mesh/voxel_cache.hpp"
+#include "geometry/mesh/winding_number.hpp"
 #include "geometry_test_support.hpp"
 #include "mesh_test_shapes.hpp"
 #include "sanitized_build.hpp"

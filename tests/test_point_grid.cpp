@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "../src/geometry/point_grid.hpp"
+#include "geometry/boundary/point_grid.hpp"
 
 namespace nodegen::geometry_detail {
 namespace {

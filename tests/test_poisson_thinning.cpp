@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "../src/geometry/poisson_thinning.hpp"
+#include "geometry/boundary/poisson_thinning.hpp"
 
 namespace nodegen::geometry_detail {
 namespace {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/input/domain_file.hpp"
 #include "nodegen/solve/filled_nodes.hpp"
 #include "nodegen/solve/poisson.hpp"
 #include "nodegen/solve/rbf_fd.hpp"

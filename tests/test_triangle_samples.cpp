@@ -9,7 +9,7 @@
 
 #include <Eigen/Geometry>
 
-#include "../src/geometry/triangle_samples.hpp"
+#include "geometry/boundary/triangle_samples.hpp"
 
 namespace nodegen::geometry_detail {
 namespace {

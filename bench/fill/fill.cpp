@@ -38,6 +38,7 @@
 #include "nodegen/storage/thread_team.hpp"
 
 #include "nodegen/fill/fill.hpp"
+#include "nodegen/input/fill_domain.hpp"
 #include "nodegen/io/quality.hpp"
 #include "seams.hpp"
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "bench_stats.hpp"
-#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/input/domain_file.hpp"
 
 namespace {
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/input/domain_file.hpp"
 #include "nodegen/solve/filled_nodes.hpp"
 #include "nodegen/solve/manufactured.hpp"
 #include "nodegen/solve/poisson.hpp"

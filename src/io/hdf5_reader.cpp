@@ -12,9 +12,9 @@
 
 #include "nodegen/geometry/input_file.hpp"
 
-#include "hdf5_handle.hpp"
+#include "nodegen/io/hdf5_handle.hpp"
 #include "nodegen/io/layout.hpp"
-#include "output_error.hpp"
+#include "nodegen/io/output_error.hpp"
 
 namespace nodegen::io {
 

@@ -4,12 +4,12 @@
 
 #include <string>
 
-#include "hdf5_handle.hpp"
+#include "nodegen/io/hdf5_handle.hpp"
 #include "nodegen/io/file_slabs.hpp"
 #include "nodegen/io/fingerprint.hpp"
 #include "nodegen/io/layout.hpp"
-#include "node_writer.hpp"
-#include "output_error.hpp"
+#include "nodegen/io/node_writer.hpp"
+#include "nodegen/io/output_error.hpp"
 
 namespace nodegen::io {
 

@@ -1,4 +1,4 @@
-#include "node_writer.hpp"
+#include "nodegen/io/node_writer.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "nodegen/io/layout.hpp"
-#include "output_error.hpp"
+#include "nodegen/io/output_error.hpp"
 
 namespace nodegen::io::detail {
 

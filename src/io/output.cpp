@@ -7,7 +7,7 @@
 
 #include "nodegen/io/hdf5_writer.hpp"
 #include "nodegen/io/xdmf_writer.hpp"
-#include "output_error.hpp"
+#include "nodegen/io/output_error.hpp"
 
 namespace nodegen::io {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "output_error.hpp"
+#include "nodegen/io/output_error.hpp"
 
 namespace nodegen::io {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "../io/hdf5_handle.hpp"
-#include "../io/node_writer.hpp"
-#include "../io/output_error.hpp"
+#include "nodegen/io/hdf5_handle.hpp"
+#include "nodegen/io/node_writer.hpp"
+#include "nodegen/io/output_error.hpp"
 #include "nodegen/io/layout.hpp"
 #include "nodegen/mpi/agreement.hpp"
 

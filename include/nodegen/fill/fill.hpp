@@ -1,9 +1,9 @@
 #pragma once
-// The fill's entry points: a loaded domain file in, the discretization out (fill_domain), and the PNP
-// fill on the backend chosen at run time (pnp_fill_on).
+// The fill's entry point: the PNP fill on the backend chosen at run time (pnp_fill_on), and the fills
+// of a Domain compiled once per dimension and store. (A loaded domain file is filled by fill_domain,
+// input/fill_domain.hpp.)
 //
-// fill_domain places the boundary nodes (geometry), then runs the PNP fill on the backend chosen at run
-// time. The enum is turned into the store template argument here, once per run, so the hot loop is
+// The enum is turned into the store template argument here, once per run, so the hot loop is
 // compiled separately for every backend and never dispatches. Throws StoreFull (one line naming the node
 // cap) when FillParams::max_nodes would be exceeded.
 #include <utility>
@@ -13,7 +13,6 @@
 #include "nodegen/fill/discretization.hpp"
 #include "nodegen/fill/pnp_fill.hpp"
 #include "nodegen/geometry/domain.hpp"
-#include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/geometry/spacing.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
@@ -53,10 +52,5 @@ Discretization<D> pnp_fill_on(Backend backend, const DomainT& domain, const Spac
 NODEGEN_DOMAIN_FILLS_ON(extern, VmStore)
 NODEGEN_DOMAIN_FILLS_ON(extern, LockedVectorStore)
 NODEGEN_DOMAIN_FILLS_ON(extern, SuballocStore)
-
-// Places the domain file's boundary nodes, then fills its interior on options.backend. fill_seconds
-// covers both (not the output copy's caller). Compiled once (src/fill/fill_domain.cpp): the run and
-// solve commands and the fill benchmark share the fills above.
-AnyDiscretization fill_domain(const DomainFile& file, const FillOptions& options);
 
 }  // namespace nodegen

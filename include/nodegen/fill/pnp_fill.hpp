@@ -57,7 +57,7 @@
 #include "nodegen/fill/release_free_heap.hpp"
 #include "nodegen/fill/ring_selection.hpp"
 #include "nodegen/fill/tile_grid.hpp"
-#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/fill/fill_params.hpp"
 #include "nodegen/geometry/spacing_fault.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/spatial/point.hpp"

@@ -4,7 +4,8 @@
 #include <cstdint>
 
 #include "nodegen/fill/fill.hpp"
-#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/input/fill_domain.hpp"
+#include "nodegen/input/domain_file.hpp"
 #include "nodegen/io/node_arrays.hpp"
 
 namespace nodegen::solve {

@@ -1,0 +1,48 @@
+#pragma once
+// Reading domain files (domains/*.json; format in docs/domain-format.md): what one run is asked for,
+// the domain (geometry), its spacing and the fill's parameters. Every problem with the input (syntax,
+// unknown shape, missing mesh or one that encloses no volume, bad spacing, wrong types) throws
+// InputError whose what() is one line "FILE: FIELD: REASON".
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "nodegen/fill/fill_params.hpp"
+#include "nodegen/geometry/domain.hpp"
+#include "nodegen/geometry/input_error.hpp"
+#include "nodegen/geometry/spacing.hpp"
+
+namespace nodegen {
+
+struct DomainFile {
+  std::filesystem::path path;  // as given to the loader
+  std::string text;            // the file's JSON text (kept for output metadata)
+  int dim = 2;
+  std::string comment;
+  std::variant<std::shared_ptr<const Domain<2>>, std::shared_ptr<const Domain<3>>> domain;
+  Spacing spacing;
+  FillParams fill;
+  // The loader's rough node count for `spacing` (measure / h^d inside plus a staircase boundary, from
+  // a 64^d grid; 0 when the grid missed the shape's inside): the fill reserves room by it (fill.hpp).
+  // Unset: the fill reserves the cap. Set it again when replacing `spacing`.
+  std::optional<double> expected_nodes;
+  std::vector<std::filesystem::path> inputs;  // the files it refers to (meshes, polygon point files), resolved
+  std::vector<std::string> repairs;           // what was mended in its meshes, one line each ("NAME: WHAT")
+};
+
+// Reads and validates a domain file. Relative paths inside it (meshes, polygon point files) are
+// resolved against the file's folder. `max_nodes`, when given (the CLI's --max-nodes), replaces the
+// file's fill.max_nodes before the spacing is checked against it.
+DomainFile load_domain_file(const std::filesystem::path& path, std::optional<std::size_t> max_nodes = std::nullopt);
+
+// Same, from JSON text already in memory; `path` is used for error messages and to resolve relative
+// paths (its parent folder), and need not exist.
+DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path,
+                             std::optional<std::size_t> max_nodes = std::nullopt);
+
+}  // namespace nodegen

@@ -1,0 +1,62 @@
+#pragma once
+// The three ways a leaf shape covers its boundary with nodes at spacing h(x):
+//   place_curve   a parametric curve (2D edges and circles, 3D box edges and cube-sphere seams):
+//                 nodes at equal steps of the integral of ds/h, so the spacing follows h exactly.
+//   fill_patch    a parametric surface patch: an advancing front in parameter space that measures
+//                 distances with the surface's own metric (as Medusa's GeneralSurfaceFill).
+//   sample_triangles  a triangle mesh: dense area-weighted random samples thinned greedily to
+//                 spacing h (Poisson-disk sample elimination), so nodes cover the surface, not its vertices.
+// All of them tag nodes with the sink's keep() filter and add junction nodes where a part stops being on
+// the combined boundary (found by bisection along the curve or front step that crosses it).
+#include <functional>
+#include <vector>
+
+#include <nodegen/spatial/point.hpp>
+
+#include "geometry/boundary/boundary_sink.hpp"
+#include "geometry/boundary/point_grid.hpp"
+#include "geometry/boundary/triangle_samples.hpp"
+
+namespace nodegen::geometry_detail {
+
+template <int D>
+struct Curve {
+  std::function<Vec<D>(double)> point;   // world coordinates
+  std::function<Vec<D>(double)> normal;  // world, outward, unit
+  double t0 = 0.0, t1 = 1.0;
+  bool closed = false;  // closed: t1 wraps to t0; open: the end points are corners placed by the caller
+  int id = 1;
+  int priority = edge_priority;
+  // For a sharp edge (a box's edge in 3D): the faces meeting at the node at t, so that on a CSG
+  // boundary it gets the combined solid's normal and id (BoundarySink::feature_normal). Empty: none.
+  std::function<std::vector<Facet<D>>(double)> facets;
+};
+
+// Returns the parameters of every node placed (kept or not), so surface fills can start from them.
+template <int D>
+std::vector<double> place_curve(const Curve<D>& curve, BoundarySink<D>& sink, PointGrid<D>* occupied = nullptr);
+
+// A corner: emitted when kept (with the normal and id feature_normal gives it from the part's faces
+// meeting there), and recorded in `occupied`.
+template <int D>
+void place_corner(const Vec<D>& p, const Vec<D>& n, int id, BoundarySink<D>& sink, PointGrid<D>* occupied = nullptr,
+                  const std::vector<Facet<D>>& facets = {});
+
+struct Patch {
+  std::function<Vec<3>(const Vec<2>&)> point;   // parameter -> world
+  std::function<Vec<3>(const Vec<2>&)> normal;  // parameter -> world outward unit normal
+  Vec<2> lo, hi;                                // parameter rectangle
+  int id = 1;
+};
+
+// Fills the patch from `seeds` (parameters of nodes already on its border, recorded in `occupied`).
+void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<3>& occupied,
+                BoundarySink<3>& sink);
+
+// side(pos, normal), when given, says which nodes bound the part's solid: 1 as they are, -1 with the
+// normal turned, 0 not at all (a face inside the solid or between two of its parts). Called
+// concurrently.
+void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, BoundarySink<3>& sink,
+                      const std::function<int(const Vec<3>&, const Vec<3>&)>& side = {});
+
+}  // namespace nodegen::geometry_detail

@@ -1,0 +1,69 @@
+#include "nodegen/geometry/json_fields.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace nodegen {
+
+using nlohmann::json;
+
+std::string json_type_name(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    default: return "a number";
+  }
+}
+
+std::string number_text(double v) {
+  if (std::isnan(v)) return "nan";  // not "-nan": the sign of a NaN means nothing to a user
+  std::ostringstream out;
+  out.precision(6);
+  out << v;
+  return out.str();
+}
+
+const json& JsonFields::require(const json& obj, const std::string& at, const char* key) const {
+  auto it = obj.find(key);
+  if (it == obj.end()) fail(join(at, key), "missing");
+  return *it;
+}
+
+void JsonFields::only(const json& obj, const std::string& at, std::set<std::string> allowed) const {
+  allowed.insert({"comment", "name"});
+  for (auto it = obj.begin(); it != obj.end(); ++it)
+    if (!allowed.count(it.key())) {
+      std::string known;
+      for (const auto& k : allowed) known += (known.empty() ? "" : ", ") + k;
+      fail(join(at, it.key()), "unknown field (expected one of: " + known + ")");
+    }
+}
+
+double JsonFields::number(const json& j, const std::string& at) const {
+  if (!j.is_number()) fail(at, "expected a number, got " + json_type_name(j));
+  const double v = j.get<double>();
+  if (!std::isfinite(v)) fail(at, "must be finite");
+  return v;
+}
+
+double JsonFields::positive(const json& j, const std::string& at) const {
+  const double v = number(j, at);
+  if (!(v > 0)) fail(at, "must be positive, got " + number_text(v));
+  return v;
+}
+
+std::string JsonFields::string(const json& j, const std::string& at) const {
+  if (!j.is_string()) fail(at, "expected a string, got " + json_type_name(j));
+  return j.get<std::string>();
+}
+
+std::string JsonFields::resolve(const std::string& file) const {
+  const std::filesystem::path p(file);
+  inputs_.push_back(p.is_absolute() ? p : file_.parent_path() / p);
+  return inputs_.back().string();
+}
+
+}  // namespace nodegen

@@ -1,0 +1,458 @@
+// Triangle mesh leaf (3D): CGAL reads the file (STL ascii/binary, OBJ, OFF, PLY). A closed mesh that
+// bounds a volume (as read, or once mesh_repair.hpp has mended it) answers inside tests by crossing
+// parity: ray casting on an AABB tree (Side_of_triangle_mesh). What stays open or intersects itself
+// after the repair is decided by the generalized winding number (winding_number.hpp). To reach >= 1e6
+// tests/s on 1e5-triangle meshes, a voxel grid caches the answer for every cell that no triangle
+// touches; only points in cells the surface passes through go to CGAL or the winding number.
+#include <CGAL/AABB_face_graph_triangle_primitive.h>
+#include <CGAL/AABB_traits.h>
+#include <CGAL/AABB_tree.h>
+#include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
+#include <CGAL/IO/polygon_soup_io.h>
+#include <CGAL/Polygon_mesh_processing/connected_components.h>
+#include <CGAL/Polygon_mesh_processing/orientation.h>
+#include <CGAL/Polygon_mesh_processing/self_intersections.h>
+#include <CGAL/Polygon_mesh_processing/triangulate_faces.h>
+#include <CGAL/Side_of_triangle_mesh.h>
+#include <CGAL/Surface_mesh.h>
+#include <CGAL/boost/graph/Euler_operations.h>
+#include <CGAL/boost/graph/helpers.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+
+#include "geometry/boundary/boundary_fill.hpp"
+#include "geometry/mesh/mesh_repair.hpp"
+#include "nodegen/storage/splitmix.hpp"
+#include "geometry/files/quiet_library_output.hpp"
+#include "geometry/mesh/self_intersection_check.hpp"
+#include "geometry/shapes/shape.hpp"
+#include "geometry/mesh/voxel_cache.hpp"
+#include "geometry/mesh/winding_number.hpp"
+
+namespace nodegen::geometry_detail {
+namespace {
+
+namespace PMP = CGAL::Polygon_mesh_processing;
+using Kernel = MeshKernel;
+using Point3 = MeshPoint;
+using Mesh = SurfaceMesh;
+using Primitive = CGAL::AABB_face_graph_triangle_primitive<Mesh>;
+using Tree = CGAL::AABB_tree<CGAL::AABB_traits<Kernel, Primitive>>;
+using Side = CGAL::Side_of_triangle_mesh<Mesh, Kernel>;
+
+// The exact test's checks on a mesh read as it is: "" when it is
+// closed, free of self-intersections and bounds a volume (then oriented so), else what is wrong.
+std::string strict_problem(const std::string& file, Mesh& mesh) {
+  // What CGAL::IO::read_polygon_mesh does (the soup as read, every point a vertex, every face added by
+  // Euler::add_face, then a validity check), with the check of the faces around each vertex before the
+  // build, whose time grows with their square.
+  std::vector<MeshPoint> points;
+  std::vector<std::vector<std::size_t>> polygons;
+  bool read = false;
+  try {
+    const QuietLibraryOutput quiet;
+    read = CGAL::IO::read_polygon_soup(file, points, polygons);
+  } catch (const std::exception& e) {
+    return "cannot read mesh " + file + ": " + e.what();
+  }
+  if (read) {
+    check_faces_at_vertices(file, points, polygons);
+    std::vector<Mesh::Vertex_index> vertices;
+    vertices.reserve(points.size());
+    for (const MeshPoint& p : points) vertices.push_back(mesh.add_vertex(p));
+    std::vector<Mesh::Vertex_index> corners;
+    std::vector<MeshPoint> at;
+    for (std::size_t f = 0; f < polygons.size(); ++f) {
+      const auto& polygon = polygons[f];
+      corners.clear();
+      for (std::size_t v : polygon) {
+        if (v >= vertices.size()) return "cannot read mesh " + file + ": a face refers to a vertex it does not have";
+        corners.push_back(vertices[v]);
+      }
+      // A face of more than three corners is cut into triangles below (triangulate_faces): a quad along a
+      // diagonal, where two corners at one point leave a triangle of no area, and a larger face by a
+      // constrained triangulation of its corners, which reads through a null handle there (found by
+      // fuzz_mesh_repair: a face of five corners, (0, 0, 0) and (0, -0, 0) among them).
+      if (polygon.size() > 3) {
+        at.clear();
+        for (std::size_t v : polygon) at.push_back(points[v]);
+        std::sort(at.begin(), at.end());
+        if (std::adjacent_find(at.begin(), at.end()) != at.end())
+          return "mesh " + file + " has face " + std::to_string(f) + " (of " + std::to_string(polygon.size()) +
+                 " corners) with two corners at one point";
+      }
+      if (CGAL::Euler::add_face(corners, mesh) == Mesh::null_face()) {
+        read = false;
+        break;
+      }
+    }
+    read = read && mesh.is_valid(false);
+  }
+  if (!read || mesh.number_of_faces() == 0)
+    return "cannot read mesh " + file +
+           " (unsupported format, malformed data, or a surface that is not manifold or not consistently oriented; "
+           "supported: .stl ascii/binary, .obj, .off, .ply)";
+  // Points of the file no face uses bound nothing, and CGAL's does_bound_a_volume reads a face of their
+  // null halfedge, past its array (found by fuzz_mesh_obj: a closed tetrahedron and one spare vertex).
+  for (auto v : mesh.vertices())
+    if (mesh.is_isolated(v)) mesh.remove_vertex(v);
+  if (mesh.has_garbage()) mesh.collect_garbage();
+  // A face it cannot cut (its corners on one line, no normal) would stay a polygon among the triangles
+  // that every later step assumes; triangulate_faces says so by returning false.
+  if (!CGAL::is_triangle_mesh(mesh) && !PMP::triangulate_faces(mesh))
+    return "mesh " + file + " has a face of more than three corners that cannot be cut into triangles (its corners "
+           "on one line, or folded onto each other)";
+  if (!CGAL::is_closed(mesh)) {
+    std::size_t border = 0;
+    for (auto h : mesh.halfedges())
+      if (mesh.is_border(h)) ++border;
+    return "mesh " + file + " is not closed (" + std::to_string(border) +
+           " border edges): the inside test needs a watertight surface";
+  }
+  // How the shells nest (does_bound_a_volume, is_outward_oriented) is found by testing each shell
+  // against the others: time in the square of their number (20 000 tetrahedra: 11 s, 100 000: beyond a
+  // minute). Above kMaxShells the mesh is refused whether or not it may be repaired (the check runs first
+  // either way), before any of that work.
+  {
+    constexpr std::size_t kMaxShells = 4096;
+    auto shell_of = mesh.add_property_map<Mesh::Face_index, std::size_t>("f:nodegen_shell", 0).first;
+    const std::size_t shells = PMP::connected_components(mesh, shell_of);
+    mesh.remove_property_map(shell_of);
+    if (shells > kMaxShells)
+      throw std::runtime_error("mesh " + file + " has " + std::to_string(shells) + " separate closed shells, above " +
+                               std::to_string(kMaxShells) +
+                               " (how shells nest is checked shell against shell, in time that grows with the "
+                               "square of their number)");
+  }
+  // The inside test counts crossings, and the nodes' normals are the faces' own: both need a surface
+  // that bounds one volume. Overlapping or crossing shells (two cubes sharing space) and a shell nested
+  // in another with the same orientation (where a hollow was meant) gave inverted normals silently.
+  const SelfIntersectionCheck crossing = check_self_intersection(mesh);
+  if (crossing.verdict == SelfIntersectionCheck::Verdict::intersects)
+    return "mesh " + file +
+           " intersects itself (overlapping or crossing shells): the inside test needs a surface that bounds one "
+           "volume";
+  if (crossing.verdict == SelfIntersectionCheck::Verdict::too_costly)
+    return "mesh " + file + " is not checked for self-intersections: " + crossing.too_costly +
+           "; the exact inside test needs a surface known to bound one volume";
+  if (!PMP::is_outward_oriented(mesh)) PMP::reverse_face_orientations(mesh);
+  if (!PMP::does_bound_a_volume(mesh))
+    return "mesh " + file +
+           " does not bound a volume: a shell nested in another must be oriented the other way (a cavity faces "
+           "inward)";
+  return "";
+}
+
+// A mesh as loaded: its surface, the inside test's structures and its triangles. Immutable once
+// built, so the leaves that name one file with the same options share it (MeshCache).
+class MeshSurface {
+ public:
+  // max_cells: the most cells its voxel cache may have.
+  MeshSurface(const std::string& file, const MeshOptions& options, std::vector<std::string>& notes,
+              std::size_t max_cells)
+      : max_cells_(max_cells) {
+    if (!std::filesystem::exists(file)) throw std::runtime_error("file not found: " + file);
+    {
+      std::ifstream probe(file, std::ios::binary);
+      if (!probe) throw std::runtime_error("cannot open " + file);
+    }
+    // A mesh that passes the strict checks is used as read, whatever `repair` says: repairing a clean
+    // mesh changes nothing, and its nodes stay those of the strict test.
+    const std::string problem = strict_problem(file, mesh_);
+    if (problem.empty()) {
+      build_exact(options.accelerate);
+    } else {
+      if (!options.repair) throw std::runtime_error(problem);
+      RepairedMesh repaired = repair_mesh(file, {options.max_hole});
+      notes = std::move(repaired.notes);
+      mesh_ = std::move(repaired.mesh);
+      if (repaired.solid) build_exact(options.accelerate);
+      else build_winding(options.accelerate, repaired.open_borders);
+    }
+    check_crowding(file);
+  }
+
+  std::size_t cache_cells() const { return cache_ ? cache_->cell_count() : 0; }
+
+  bool contains(const Vec<3>& p) const {
+    if (!box_.contains(p)) return false;
+    if (winding_) return inside_by_cached_winding(p);
+    if (cache_) {
+      switch (cache_->at(p)) {
+        case VoxelCache::Side::inside: return true;
+        case VoxelCache::Side::outside: return false;
+        default: break;
+      }
+      // In a cell the surface passes through: count the triangles crossed on the short way to the
+      // nearest cell of known side (CGAL's ray through the whole mesh costs ~20 us on meshes of long
+      // thin triangles); a way that grazes an edge or vertex is replaced by the next shortest.
+      thread_local std::vector<std::uint32_t> candidates;
+      for (int rank = 0; rank < 6; ++rank) {
+        Vec<3> q;
+        VoxelCache::Side q_side;
+        if (!cache_->escape(p, rank, q, q_side, candidates)) break;
+        int crossings = 0;
+        if (count_crossings(p, q, candidates, crossings))
+          return (q_side == VoxelCache::Side::inside) != (crossings % 2 == 1);
+      }
+    }
+    return (*side_)(Point3(p[0], p[1], p[2])) != CGAL::ON_UNBOUNDED_SIDE;
+  }
+  Box<3> bounds() const { return box_; }
+  // The surface's nodes where `where` places the mesh, as boundary part `id`.
+  void emit_boundary(const Placement<3>& where, BoundarySink<3>& sink, int id) const {
+    std::vector<WorldTriangle> world;
+    world.reserve(triangles_.size());
+    for (const auto& t : triangles_) {
+      const Vec<3> n = (t.b - t.a).cross(t.c - t.a);
+      if (!(n.norm() > 0)) continue;  // degenerate triangles carry no area
+      world.push_back({where.point(t.a), where.point(t.b), where.point(t.c), where.normal(n.normalized())});
+    }
+    if (!winding_) {
+      sample_triangles(world, id, sink);
+      return;
+    }
+    // Under the winding number the solid is the union of the parts: a triangle may lie inside another
+    // part (overlapping shells) or between two parts (touching ones), where it bounds nothing. A node is
+    // kept where just behind it is inside and just in front outside (its normal then points out of the
+    // solid), turned where it is the other way round, dropped where both sides agree.
+    const Affine<3>::Mat to_local = inverse_of(where.to_world.A);
+    const double step = 1e-6 * box_.size().norm();
+    sample_triangles(world, id, sink, [&](const Vec<3>& pos, const Vec<3>& normal) {
+      const Vec<3> p = to_local * (pos - where.to_world.b);
+      const Vec<3> n = (to_local * normal).normalized() * (where.flip ? -step : step);
+      const bool behind = contains(p - n), ahead = contains(p + n);
+      return behind == ahead ? 0 : (behind ? 1 : -1);
+    });
+  }
+
+ private:
+  // Number of `candidates` the segment pq crosses properly, and the sum of their signs (+1 where p is
+  // behind the triangle, -1 where it is in front: the winding number's jump from q to p); false when it
+  // touches an edge, a vertex or a triangle's plane at an end point (exact predicates decide), so the
+  // caller tries another segment.
+  bool count_crossings(const Vec<3>& p, const Vec<3>& q, const std::vector<std::uint32_t>& candidates,
+                       int& crossings, int* signed_sum = nullptr) const {
+    const Point3 P(p[0], p[1], p[2]), Q(q[0], q[1], q[2]);
+    crossings = 0;
+    if (signed_sum) *signed_sum = 0;
+    for (const std::uint32_t id : candidates) {
+      const MeshTriangle& t = triangles_[id];
+      const Point3 A(t.a[0], t.a[1], t.a[2]), B(t.b[0], t.b[1], t.b[2]), C(t.c[0], t.c[1], t.c[2]);
+      const auto op = CGAL::orientation(A, B, C, P), oq = CGAL::orientation(A, B, C, Q);
+      if (op == oq && op != CGAL::COPLANAR) continue;  // both ends strictly on one side of the plane
+      if (op == CGAL::COPLANAR || oq == CGAL::COPLANAR) return false;
+      const auto s1 = CGAL::orientation(P, Q, A, B), s2 = CGAL::orientation(P, Q, B, C),
+                 s3 = CGAL::orientation(P, Q, C, A);
+      // A zero means the segment's line meets an edge's line: through an edge or vertex, or beside the
+      // triangle in line with an edge. Only the first is ambiguous; telling them apart is not worth it
+      // on a path this rare.
+      if (s1 == CGAL::COPLANAR || s2 == CGAL::COPLANAR || s3 == CGAL::COPLANAR) return false;
+      if (s1 == s2 && s2 == s3) {
+        ++crossings;
+        if (signed_sum) *signed_sum += op == CGAL::NEGATIVE ? 1 : -1;
+      }
+    }
+    return true;
+  }
+
+  // The inside test's cost near the surface. A point in a cell the surface passes through is decided by
+  // the faces of the cells on its short way out (VoxelCache::escape), one exact test each: 2-5 faces on
+  // average on meshes as they come (bunny, cow, torus, gear; a cone of 16 384 sides 109), but every face
+  // of a stack where thousands lie on each other closer than a cell (5000 sheets stacked 1e-4 apart:
+  // 12 000 faces a point, 238 s to fill 300 nodes). So it is measured at load, on points drawn on the
+  // surface (area-weighted, a fixed seed), before any work is spent on the mesh: a mean above
+  // kMaxMeanFaces is refused (those sheets in 4.6 s), naming the most crowded point.
+  void check_crowding(const std::string& file) const {
+    constexpr std::uint64_t kSamples = 4096;
+    constexpr double kMaxMeanFaces = 1024;
+    if (!cache_ || triangles_.empty()) return;
+    std::vector<double> area(triangles_.size());
+    double total = 0;
+    for (std::size_t i = 0; i < triangles_.size(); ++i) {
+      const MeshTriangle& t = triangles_[i];
+      total += 0.5 * (t.b - t.a).cross(t.c - t.a).norm();
+      area[i] = total;  // running sum
+    }
+    if (!(total > 0)) return;
+    std::vector<std::uint32_t> faces;
+    double sum = 0;
+    std::size_t most = 0;
+    Vec<3> most_at = triangles_.front().a;
+    for (std::uint64_t k = 0; k < kSamples; ++k) {
+      const std::uint64_t bits = mix64(k * 3);
+      const std::size_t i = std::min<std::size_t>(
+          static_cast<std::size_t>(std::upper_bound(area.begin(), area.end(), unit_uniform(bits) * total) - area.begin()),
+          triangles_.size() - 1);
+      const double r1 = std::sqrt(unit_uniform(mix64(k * 3 + 1))), r2 = unit_uniform(mix64(k * 3 + 2));
+      const MeshTriangle& t = triangles_[i];
+      const Vec<3> p = (1 - r1) * t.a + r1 * (1 - r2) * t.b + r1 * r2 * t.c;
+      Vec<3> q;
+      VoxelCache::Side side;
+      if (!cache_->escape(p, 0, q, side, faces)) continue;
+      sum += static_cast<double>(faces.size());
+      if (faces.size() > most) {
+        most = faces.size();
+        most_at = p;
+      }
+    }
+    const double mean = sum / static_cast<double>(kSamples);
+    if (mean > kMaxMeanFaces)
+      throw std::runtime_error(
+          "mesh " + file + " has faces lying on each other: its inside test would compare a point near the surface "
+          "with " + std::to_string(static_cast<long long>(mean)) + " faces on average (at most " +
+          std::to_string(static_cast<int>(kMaxMeanFaces)) + "; meshes as they come: under 10), " +
+          std::to_string(most) + " near " + point_text(most_at) + ": remove the stacked or duplicated faces");
+  }
+
+  // The exact test: crossing parity on the closed, oriented mesh_.
+  void build_exact(bool accelerate) {
+    // Face indices then run 0..n-1, so triangles_[face.idx()] is the face's triangle.
+    if (mesh_.has_garbage()) mesh_.collect_garbage();
+    collect_triangles();
+    // Built eagerly: Side_of_triangle_mesh would otherwise build its tree on the first query, and
+    // contains() is called from many threads without a lock.
+    tree_ = std::make_unique<Tree>(faces(mesh_).first, faces(mesh_).second, mesh_);
+    tree_->build();
+    side_ = std::make_unique<Side>(*tree_);
+    if (accelerate)
+      cache_ = std::make_unique<VoxelCache>(
+          triangles_, box_,
+          [this](const Vec<3>& p) { return (*side_)(Point3(p[0], p[1], p[2])) == CGAL::ON_BOUNDED_SIDE; },
+          std::vector<Box<3>>{}, max_cells_);
+  }
+
+  // The tolerant test: winding number >= 1/2 on the outward-oriented triangles. The voxel cache still
+  // answers for cells no triangle touches: off a closed surface the winding number is constant between
+  // surfaces. Near a hole left open it is not: it passes 1/2 on a film spanning the hole, which bulges
+  // by a fraction of the hole's size, so the cells within a quarter of the hole's diagonal (plus 1% of
+  // the mesh's extent) of its border's box are evaluated every time.
+  void build_winding(bool accelerate, const std::vector<Box<3>>& open_borders) {
+    collect_triangles();
+    std::vector<std::array<Vec<3>, 3>> soup;
+    soup.reserve(triangles_.size());
+    for (const auto& t : triangles_) soup.push_back({t.a, t.b, t.c});
+    winding_ = std::make_unique<WindingNumber>(std::move(soup));
+    std::vector<Box<3>> uncertain;
+    for (const Box<3>& b : open_borders) {
+      const Vec<3> reach = Vec<3>::Constant(0.25 * b.size().norm() + 0.01 * box_.size().maxCoeff());
+      uncertain.push_back({b.lo - reach, b.hi + reach});
+    }
+    if (accelerate)
+      cache_ = std::make_unique<VoxelCache>(
+          triangles_, box_, [this](const Vec<3>& p) { return inside_by_winding(p); }, uncertain, max_cells_);
+  }
+
+  void collect_triangles() {
+    box_ = {Vec<3>::Constant(1e300), Vec<3>::Constant(-1e300)};
+    for (auto v : mesh_.vertices()) {
+      const Vec<3> p = vec(mesh_.point(v));
+      box_.lo = box_.lo.cwiseMin(p);
+      box_.hi = box_.hi.cwiseMax(p);
+    }
+    triangles_.clear();
+    for (auto f : mesh_.faces()) {
+      auto h = mesh_.halfedge(f);
+      triangles_.push_back({vec(mesh_.point(mesh_.source(h))), vec(mesh_.point(mesh_.target(h))),
+                            vec(mesh_.point(mesh_.target(mesh_.next(h))))});
+    }
+  }
+
+  bool inside_by_winding(const Vec<3>& p) const { return (*winding_)(p) >= 0.5; }
+
+  // The winding number through the voxel cache. Away from holes left open it is an integer off the
+  // surface: 0 in free cells outside, 1 or more inside (parts may overlap). So a point in a surface cell
+  // is decided by the signed crossings s of its short way to a free cell: from outside, it is inside
+  // when s >= 1; from inside, when s >= 0; only s < 0 from inside (2 - 1 or 1 - 1?), a way through
+  // cells near an open hole, or grazing segments need the winding number itself.
+  bool inside_by_cached_winding(const Vec<3>& p) const {
+    if (!cache_) return inside_by_winding(p);
+    const VoxelCache::Side side = cache_->at(p);
+    if (side != VoxelCache::Side::surface) return side == VoxelCache::Side::inside;
+    thread_local std::vector<std::uint32_t> candidates;
+    for (int rank = 0; rank < 6; ++rank) {
+      Vec<3> q;
+      VoxelCache::Side q_side;
+      bool uncertain = false;
+      if (!cache_->escape(p, rank, q, q_side, candidates, &uncertain) || uncertain) break;
+      int crossings = 0, jump = 0;
+      if (!count_crossings(p, q, candidates, crossings, &jump)) continue;
+      if (q_side == VoxelCache::Side::outside) return jump >= 1;
+      if (jump >= 0) return true;
+      break;
+    }
+    return inside_by_winding(p);
+  }
+
+  Mesh mesh_;
+  Box<3> box_;
+  std::vector<MeshTriangle> triangles_;
+  std::unique_ptr<Tree> tree_;
+  std::unique_ptr<Side> side_;
+  std::unique_ptr<WindingNumber> winding_;  // set when the inside test is the winding number
+  std::unique_ptr<VoxelCache> cache_;  // null when not accelerated
+  std::size_t max_cells_;
+};
+
+// A mesh leaf: a loaded surface under this leaf's name and boundary part.
+class MeshShape final : public Shape<3> {
+ public:
+  MeshShape(std::shared_ptr<const MeshSurface> surface, std::string label)
+      : surface_(std::move(surface)), label_(std::move(label)) {}
+
+  bool contains(const Vec<3>& p) const override { return surface_->contains(p); }
+  Box<3> bounds() const override { return surface_->bounds(); }
+  void register_parts(std::vector<std::string>& names) override {
+    id_ = static_cast<int>(names.size()) + 1;
+    names.push_back(label_ + ":surface");
+  }
+  void emit_boundary(const Placement<3>& where, BoundarySink<3>& sink) const override {
+    surface_->emit_boundary(where, sink, id_);
+  }
+
+ private:
+  std::shared_ptr<const MeshSurface> surface_;
+  std::string label_;
+  int id_ = 1;
+};
+
+}  // namespace
+
+struct MeshCache::Loaded {
+  std::shared_ptr<const MeshSurface> surface;
+  std::vector<std::string> notes;
+};
+
+MeshCache::MeshCache() = default;
+MeshCache::~MeshCache() = default;
+
+ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOptions& options,
+                      std::vector<std::string>& notes, MeshCache& cache) {
+  std::error_code ec;
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(file, ec);
+  const std::string key = (ec ? std::filesystem::path(file) : resolved).string() + '\n' +
+                          std::to_string(options.accelerate) + std::to_string(options.repair) + ' ' +
+                          std::to_string(options.max_hole);
+  auto found = cache.loaded_.find(key);
+  if (found == cache.loaded_.end()) {
+    // The voxel caches of one domain's meshes share kAllCells: each mesh may take half of what is left
+    // (the first ones their full 2^23 cells), never less than kFewestCells. 150 distinct meshes took
+    // 4.5 GB at 32 MiB each.
+    constexpr std::size_t kAllCells = std::size_t{1} << 26, kFewestCells = std::size_t{1} << 18;
+    const std::size_t left = kAllCells - std::min(cache.cells_, kAllCells);
+    const std::size_t cap = std::clamp(left / 2, kFewestCells, VoxelCache::kMaxCells);
+    auto loaded = std::make_unique<MeshCache::Loaded>();
+    loaded->surface = std::make_shared<const MeshSurface>(file, options, loaded->notes, cap);
+    cache.cells_ += loaded->surface->cache_cells();
+    found = cache.loaded_.emplace(key, std::move(loaded)).first;
+  }
+  notes = found->second->notes;
+  return std::make_shared<MeshShape>(found->second->surface, std::move(label));
+}
+
+}  // namespace nodegen::geometry_detail

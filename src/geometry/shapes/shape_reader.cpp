@@ -1,0 +1,253 @@
+// The domain file's shape tree, read field by field into the internal shape tree (shape.hpp).
+#include "nodegen/geometry/shape_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "geometry/files/mesh_file_check.hpp"
+#include "geometry/shapes/box_hierarchy.hpp"
+#include "geometry/shapes/polygon_ring_reader.hpp"
+#include "geometry/shapes/ring_crossings.hpp"
+#include "geometry/shapes/shape.hpp"
+#include "nodegen/geometry/input_file.hpp"
+
+namespace nodegen {
+namespace {
+
+using nlohmann::json;
+using namespace geometry_detail;
+
+// The range of coordinates the fill's arithmetic holds: squared distances (up to (2e100)^2 summed
+// over 3 axes) stay finite. The spacing's range (kMinSpacing, kMaxCoordinateOverSpacing) is in
+// spacing.hpp: the fill checks it too.
+constexpr double kMaxCoordinate = 1e100;
+// A part's name is repeated in the name of every part it makes (a polygon's holes: "NAME:hole7"), in
+// the output and in the report: bounded, so a long name cannot multiply into gigabytes.
+constexpr std::size_t kMaxNameLength = 256;
+
+// One shape object at a time; `at` is its JSON path, `depth` its level in the tree.
+class ShapeTreeReader {
+ public:
+  explicit ShapeTreeReader(const JsonFields& fields) : f_(fields) {}
+
+  template <int D>
+  ShapePtr<D> shape(const json& j, const std::string& at, int depth = 1) {
+    if (depth > kMaxShapeDepth)
+      f_.fail(at, "the shape tree is nested deeper than " + std::to_string(kMaxShapeDepth) + " levels");
+    if (!j.is_object()) f_.fail(at, "expected a shape object, got " + json_type_name(j));
+    const std::string type = f_.string(f_.require(j, at, "type"), at + ".type");
+    const std::string label = j.contains("name") ? f_.string(j["name"], at + ".name") : at;
+    if (j.contains("name") && label.size() > kMaxNameLength)
+      f_.fail(at + ".name", "is " + std::to_string(label.size()) + " characters long, above the limit of " +
+                                std::to_string(kMaxNameLength));
+    if (type == "box") return box<D>(j, at, label);
+    if (type == "ball" || type == "disk" || type == "sphere") {
+      if (type == "disk" && D != 2) wrong_dim(at, type, 2);
+      if (type == "sphere" && D != 3) wrong_dim(at, type, 3);
+      f_.only(j, at, {"type", "center", "radius"});
+      const Vec<D> c = f_.vec<D>(f_.require(j, at, "center"), at + ".center");
+      return make_ball<D>(c, f_.positive(f_.require(j, at, "radius"), at + ".radius"), label);
+    }
+    if (type == "polygon") {
+      if constexpr (D != 2) wrong_dim(at, type, 2);
+      else return polygon(j, at, label);
+    }
+    if (type == "mesh") {
+      if constexpr (D != 3) wrong_dim(at, type, 3);
+      else return mesh(j, at, label);
+    }
+    if (type == "union" || type == "intersection" || type == "difference") return csg<D>(j, at, type, depth);
+    if (type == "translate" || type == "scale" || type == "rotate") return transform<D>(j, at, type, depth);
+    f_.fail(at + ".type", "unknown shape \"" + type +
+                              "\" (known: box, ball, disk, sphere, polygon, mesh, union, intersection, difference, "
+                              "translate, scale, rotate)");
+  }
+
+  std::vector<std::string> take_repairs() { return std::move(repairs_); }
+
+ private:
+  [[noreturn]] void wrong_dim(const std::string& at, const std::string& type, int shape_dim) const {
+    f_.fail(at + ".type", type + " is a " + std::to_string(shape_dim) + "D shape but the file has dim " +
+                              std::to_string(f_.dim()));
+  }
+
+  template <int D>
+  ShapePtr<D> box(const json& j, const std::string& at, const std::string& label) const {
+    f_.only(j, at, {"type", "min", "max"});
+    const Vec<D> lo = f_.vec<D>(f_.require(j, at, "min"), at + ".min");
+    const Vec<D> hi = f_.vec<D>(f_.require(j, at, "max"), at + ".max");
+    if (!(hi.array() > lo.array()).all()) f_.fail(at + ".max", "must exceed min in every coordinate");
+    return make_box<D>(lo, hi, label);
+  }
+
+  ShapePtr<2> polygon(const json& j, const std::string& at, const std::string& label) const {
+    f_.only(j, at, {"type", "points", "holes"});
+    std::vector<std::vector<Vec<2>>> rings;
+    std::size_t vertices = 0;  // so far, in all rings
+    rings.push_back(read_polygon_ring(f_, f_.require(j, at, "points"), at + ".points", vertices));
+    if (j.contains("holes")) {
+      const json& holes = j["holes"];
+      if (!holes.is_array()) f_.fail(at + ".holes", "expected an array of rings, got " + json_type_name(holes));
+      for (std::size_t i = 0; i < holes.size(); ++i)
+        rings.push_back(read_polygon_ring(f_, holes[i], at + ".holes[" + std::to_string(i) + "]", vertices));
+    }
+    if (const auto x = find_ring_crossing(rings))
+      f_.fail(at, "the polygon's rings cross or touch at (" + number_text(x->x()) + ", " + number_text(x->y()) +
+                      "): the outline must not cross itself, nor a hole cross the outline or another hole");
+    return make_polygon(std::move(rings), label);
+  }
+
+  MeshOptions mesh_options(const json& j, const std::string& at) const {
+    MeshOptions options;
+    if (j.contains("accelerate")) {
+      if (!j["accelerate"].is_boolean())
+        f_.fail(at + ".accelerate", "expected true or false, got " + json_type_name(j["accelerate"]));
+      options.accelerate = j["accelerate"].get<bool>();
+    }
+    if (j.contains("repair")) {
+      const std::string repair = f_.string(j["repair"], at + ".repair");
+      if (repair != "auto" && repair != "none")
+        f_.fail(at + ".repair", "expected \"auto\" or \"none\", got \"" + repair + "\"");
+      options.repair = repair == "auto";
+    }
+    if (j.contains("max_hole")) {
+      options.max_hole = f_.number(j["max_hole"], at + ".max_hole");
+      if (!(options.max_hole >= 0)) f_.fail(at + ".max_hole", "must be 0 or more (a border length in the mesh's units)");
+      if (!options.repair) f_.fail(at + ".max_hole", "applies to \"repair\": \"auto\" only");
+    }
+    return options;
+  }
+
+  ShapePtr<3> mesh(const json& j, const std::string& at, const std::string& label) {
+    f_.only(j, at, {"type", "file", "accelerate", "repair", "max_hole"});
+    const std::string file = f_.resolve(f_.string(f_.require(j, at, "file"), at + ".file"));
+    const MeshOptions options = mesh_options(j, at);
+    try {
+      check_mesh_file(file);
+    } catch (const InputFileError& e) {
+      f_.fail(at + ".file", describe_input_file_error("mesh", file, e));
+    }
+    try {
+      std::vector<std::string> notes;
+      ShapePtr<3> mesh = make_mesh(file, label, options, notes, meshes_);
+      for (const std::string& note : notes) repairs_.push_back(label + ": " + note);
+      return mesh;
+    } catch (const std::bad_alloc&) {
+      f_.fail(at + ".file", "out of memory loading mesh " + file);
+    } catch (const std::exception& e) {
+      f_.fail(at + ".file", e.what());
+    }
+  }
+
+  template <int D>
+  ShapePtr<D> csg(const json& j, const std::string& at, const std::string& type, int depth) {
+    f_.only(j, at, {"type", "children"});
+    const json& kids = f_.require(j, at, "children");
+    if (!kids.is_array()) f_.fail(at + ".children", "expected an array of shapes, got " + json_type_name(kids));
+    const std::size_t need = type == "difference" ? 2 : 1;
+    if (kids.size() < need) f_.fail(at + ".children", type + " needs at least " + std::to_string(need) + " children");
+    std::vector<ShapePtr<D>> children;
+    for (std::size_t i = 0; i < kids.size(); ++i)
+      children.push_back(shape<D>(kids[i], at + ".children[" + std::to_string(i) + "]", depth + 1));
+    const CsgOp op = type == "union" ? CsgOp::union_ : type == "intersection" ? CsgOp::intersection : CsgOp::difference;
+    check_overlap_cost<D>(op, children, at);
+    return make_csg<D>(op, std::move(children));
+  }
+
+  // A boundary node of one child of a CSG node is kept or dropped by asking the children whose boxes
+  // hold it (an intersection: all of them), so placing the boundary costs about (nodes) x (children
+  // overlapping each child): linear in the nodes while children overlap a few others each, quadratic in
+  // the children where they all overlap. Pairs of children whose boxes overlap are held to
+  // kMaxOverlapPairs, or 32 per child for nodes of very many children.
+  template <int D>
+  void check_overlap_cost(CsgOp op, const std::vector<ShapePtr<D>>& children, const std::string& at) const {
+    constexpr std::size_t kMaxOverlapPairs = std::size_t{1} << 20;
+    const std::size_t k = children.size();
+    const std::size_t limit = std::max(kMaxOverlapPairs, 32 * k);
+    std::size_t pairs = 0;
+    if (op == CsgOp::intersection) {
+      pairs = k * (k - 1) / 2;
+    } else {
+      std::vector<Box<D>> boxes;
+      boxes.reserve(k);
+      for (const auto& c : children) boxes.push_back(c->bounds());
+      pairs = BoxHierarchy<D>(std::move(boxes)).overlapping_pairs(limit);
+    }
+    if (pairs <= limit) return;
+    if (op == CsgOp::intersection)
+      f_.fail(at + ".children", "an intersection of " + std::to_string(k) + " children asks each of them at every boundary node: " +
+                                    std::to_string(pairs) + " pairs, above " + std::to_string(limit) +
+                                    " (the boundary's cost grows with the pairs)");
+    f_.fail(at + ".children", std::to_string(k) + " children whose boxes overlap in more than " + std::to_string(limit) +
+                                  " pairs (a boundary node of one child is tested against every child overlapping it, so "
+                                  "the boundary's cost grows with the pairs)");
+  }
+
+  template <int D>
+  ShapePtr<D> transform(const json& j, const std::string& at, const std::string& type, int depth) {
+    Affine<D> t;
+    if (type == "translate") {
+      f_.only(j, at, {"type", "offset", "child"});
+      t.b = f_.vec<D>(f_.require(j, at, "offset"), at + ".offset");
+    } else if (type == "scale") {
+      f_.only(j, at, {"type", "factor", "child"});
+      const json& f = f_.require(j, at, "factor");
+      const Vec<D> s = f.is_array() ? f_.vec<D>(f, at + ".factor") : Vec<D>::Constant(f_.number(f, at + ".factor"));
+      if (!(s.array() != 0.0).all()) f_.fail(at + ".factor", "must be non-zero");
+      t.A = s.asDiagonal();
+    } else {
+      f_.only(j, at, {"type", "angle", "axis", "child"});
+      t.A = rotation<D>(j, at);
+    }
+    return make_transform<D>(t, shape<D>(f_.require(j, at, "child"), at + ".child", depth + 1));
+  }
+
+  template <int D>
+  Eigen::Matrix<double, D, D> rotation(const json& j, const std::string& at) const {
+    const double a = f_.number(f_.require(j, at, "angle"), at + ".angle") * std::numbers::pi / 180.0;
+    if constexpr (D == 2) {
+      if (j.contains("axis")) f_.fail(at + ".axis", "a 2D rotation has no axis (it turns about the origin)");
+      Eigen::Matrix2d r;
+      r << std::cos(a), -std::sin(a), std::sin(a), std::cos(a);
+      return r;
+    } else {
+      // Scaled by its largest component first: the norm of [1e-300, 0, 0] underflows to 0.
+      Vec<3> axis = f_.vec<3>(f_.require(j, at, "axis"), at + ".axis");
+      const double largest = axis.cwiseAbs().maxCoeff();
+      if (!(largest > 0)) f_.fail(at + ".axis", "must be non-zero");
+      axis /= largest;
+      return Eigen::AngleAxisd(a, axis.normalized()).toRotationMatrix();
+    }
+  }
+
+  const JsonFields& f_;
+  std::vector<std::string> repairs_;
+  MeshCache meshes_;  // meshes loaded so far, shared by the leaves that name them again
+};
+
+}  // namespace
+
+template <int D>
+ReadShape<D> read_shape(const JsonFields& fields, const json& shape_json) {
+  ShapeTreeReader reader(fields);
+  ShapePtr<D> shape = reader.shape<D>(shape_json, "shape");
+  std::vector<std::string> names;
+  shape->register_parts(names);
+  const Box<D> box = shape->bounds();
+  // Squared distances must stay finite: at 1e160 they overflowed to inf, no candidate was ever too
+  // close, and the fill piled nodes onto the same points until it seemed to hang.
+  if (box.reach() > kMaxCoordinate)
+    fields.fail("shape", "its bounding box reaches " + number_text(box.reach()) + ", beyond the " +
+                             number_text(kMaxCoordinate) + " that squared distances allow; rescale the domain");
+  if (box.empty() || !(box.volume() > 0)) fields.fail("shape", "the shape is empty (its bounding box has no volume)");
+  auto domain = std::make_shared<const Domain<D>>(std::move(shape), std::move(names));
+  if (!(domain->measure() > 0))
+    fields.fail("shape", "the shape is empty (no inside point found on grids over its box and its parts' boxes)");
+  return {std::move(domain), reader.take_repairs()};
+}
+
+template ReadShape<2> read_shape<2>(const JsonFields&, const json&);
+template ReadShape<3> read_shape<3>(const JsonFields&, const json&);
+
+}  // namespace nodegen
