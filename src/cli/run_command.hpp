@@ -1,5 +1,6 @@
 #pragma once
-// `nodegen run DOMAIN.json ...`: load, fill, write FILE.h5 + FILE.xdmf, print a summary.
+// `nodegen run DOMAIN.json ...`: load, fill, write FILE.h5 + FILE.xdmf, print a summary (the options
+// that make RunArgs: run_options.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -30,9 +31,6 @@ struct RunArgs {
 // crashes or exits while starting tens of thousands), so --threads is bounded where oversubscription
 // stops being a test; the default (all cores) is clamped to it too.
 inline constexpr int kMaxThreads = 1024;
-
-// The default output path for a domain file: output/<stem>.h5 relative to the current directory.
-std::filesystem::path default_output_for(const std::filesystem::path& domain);
 
 // Runs the whole job. Throws InputError for bad input (the caller prints it and exits 2). Returns 0.
 int run_command(const RunArgs& args);

@@ -11,7 +11,7 @@
 #include <string>
 #include <variant>
 
-#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/input/domain_file.hpp"
 #include "nodegen/geometry/input_error.hpp"
 #include "nodegen/geometry/input_file.hpp"
 #include "nodegen/io/hdf5_reader.hpp"

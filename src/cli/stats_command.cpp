@@ -14,7 +14,7 @@
 #include <thread>
 #include <variant>
 
-#include "nodegen/geometry/domain_file.hpp"
+#include "nodegen/input/domain_file.hpp"
 #include "nodegen/io/fingerprint.hpp"
 #include "nodegen/io/hdf5_reader.hpp"
 #include "nodegen/io/quality.hpp"

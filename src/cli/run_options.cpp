@@ -1,0 +1,55 @@
+#include "run_options.hpp"
+
+#include "nodegen/fill/fill_params.hpp"
+#include "nodegen/geometry/input_error.hpp"
+#include "number_argument.hpp"
+
+namespace nodegen::cli {
+
+RunOptions::RunOptions(CLI::App& app, int default_threads) {
+  args_.threads = default_threads;
+  command_ = app.add_subcommand(
+      "run",
+      "Fill DOMAIN.json with nodes and write FILE.h5 + FILE.xdmf. On a terminal a progress line shows nodes\n"
+      "placed, nodes/s and elapsed time; at the end one summary line gives nodes (boundary/interior),\n"
+      "seconds, nodes/s and peak memory. A failed run leaves no output file behind.");
+  command_->add_option("DOMAIN", args_.domain, "Domain file (JSON; see domains/ and docs/domain-format.md)")->required();
+  output_option_ = command_->add_option("-o,--output", output_,
+                                        "Output HDF5 file; its directory must exist (default: output/<domain stem>.h5 "
+                                        "under the current directory, output/ made if missing). The sidecar is the "
+                                        "same name with .xdmf");
+  command_->add_option("--threads", args_.threads, "Worker threads, 1-1024 (default: the CPUs this process may run on)")
+      ->capture_default_str();
+  command_->add_option("--backend", args_.backend,
+                       "Node storage: vm (virtual-memory reservation, default), vector (std::vector + lock), "
+                       "suballoc (bit-heap suballocator). Same algorithm and nodes, different memory behaviour")
+      ->capture_default_str();
+  command_->add_flag("--prefault", args_.prefault,
+                     "vm backend only: populate pages ahead of use (fewer page faults in the fill)");
+  command_->add_flag("--huge-pages", args_.huge_pages, "vm backend only: ask for transparent huge pages");
+  seed_option_ = command_->add_option("--seed", seed_,
+                                      "Random seed, 0 to 2^63-1 (default: the domain file's, else 1); the same seed "
+                                      "gives the same nodes, byte for byte, at any --threads, --backend and rank count");
+  cap_option_ = command_->add_option("--max-nodes", max_nodes_,
+                                     "Node cap, 1 to 2^31-1: stop with an error instead of exhausting memory when the "
+                                     "spacing asks for more (default: the domain file's, else 1e8)");
+  command_->add_flag("-q,--quiet", args_.quiet, "No progress line and no summary (errors are still printed)");
+  report_option_ = command_->add_option("--report", report_,
+                                        "Also write a JSON report: nodes, boundary/interior, seconds, nodes/s, peak "
+                                        "RSS, minor page faults, backend, threads, seed, output");
+}
+
+RunArgs RunOptions::args() const {
+  RunArgs args = args_;
+  refuse_empty(args.domain.string(), "DOMAIN");
+  if (*output_option_ && output_.empty())
+    throw InputError("--output", "value", "is empty: give a file name, or leave -o out for output/<domain stem>.h5");
+  if (*report_option_ && report_.empty()) throw InputError("--report", "value", "is empty: give a file name");
+  if (!output_.empty()) args.output = output_;
+  if (!report_.empty()) args.report = report_;
+  if (*seed_option_) args.seed = whole_number(seed_, "--seed", 0, FillParams::kMaxSeed);
+  if (*cap_option_) args.max_nodes = whole_number(max_nodes_, "--max-nodes", 1, FillParams::kMaxNodeCap);
+  return args;
+}
+
+}  // namespace nodegen::cli

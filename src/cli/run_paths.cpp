@@ -1,0 +1,66 @@
+#include "run_paths.hpp"
+
+#include <string>
+#include <vector>
+
+#include "nodegen/geometry/input_error.hpp"
+#include "nodegen/io/xdmf_writer.hpp"
+
+namespace nodegen::cli {
+
+namespace fs = std::filesystem;
+
+fs::path default_output_for(const fs::path& domain) {
+  return fs::path("output") / domain.filename().replace_extension(".h5");
+}
+
+void refuse_unnameable_output(const fs::path& output) {
+  // The sidecar names the HDF5 file, and a name XML cannot hold would make it unreadable.
+  if (const std::string why = io::xdmf_unnameable_reason(output.filename().string()); !why.empty())
+    throw InputError(output.string(), "output", "its file name " + why + ", and the XDMF sidecar names it; give another -o");
+}
+
+void refuse_overwriting_inputs(const fs::path& domain_path, const DomainFile& domain, const fs::path& output,
+                               const std::optional<fs::path>& report_path) {
+  // Each path resolved once (symbolic links, "..", the current folder); one that cannot be resolved
+  // matches nothing. Made absolute first: weakly_canonical leaves a relative path none of whose parts
+  // exists as it is, so "o.h5" and "./o.h5" (a report over the output) compared unequal.
+  auto canonical = [](const fs::path& p) {
+    std::error_code ec;
+    fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
+    return ec ? fs::path() : c;
+  };
+  auto same = [](const fs::path& a, const fs::path& b) { return !a.empty() && a == b; };
+  // The sidecar goes beside the file the output resolves to (through a symbolic link), as OutputFiles puts it.
+  const fs::path out = canonical(output), sidecar = canonical(io::xdmf_path_for(out.empty() ? output : out));
+  const fs::path report = report_path ? canonical(*report_path) : fs::path();
+  std::vector<fs::path> inputs = domain.inputs;
+  inputs.insert(inputs.begin(), domain_path);
+  for (const fs::path& in : inputs) {
+    const std::string what = in == domain_path ? "the domain file " : "a file the domain reads, ";
+    const fs::path c = canonical(in);
+    if (same(c, out) || same(c, sidecar))
+      throw InputError(output.string(), "output", "would overwrite " + what + in.string() + "; give another -o");
+    if (same(c, report))
+      throw InputError(report_path->string(), "report", "would overwrite " + what + in.string() + "; give another path");
+  }
+  if (same(report, out) || same(report, sidecar))
+    throw InputError(report_path->string(), "report", "would overwrite the run's output; give another path");
+}
+
+CreatedDirectory::CreatedDirectory(const fs::path& dir) {
+  std::error_code ec;
+  if (!dir.empty() && !fs::exists(dir, ec) && fs::create_directories(dir, ec)) dir_ = dir;
+}
+
+CreatedDirectory& CreatedDirectory::operator=(CreatedDirectory&& o) noexcept {
+  dir_ = std::exchange(o.dir_, {});
+  return *this;
+}
+
+CreatedDirectory::~CreatedDirectory() {
+  std::error_code ec;
+  if (!dir_.empty()) fs::remove(dir_, ec);  // removes only an empty directory
+}
+
+}  // namespace nodegen::cli
