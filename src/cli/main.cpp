@@ -264,7 +264,7 @@ int run_main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     // Named after the command's input. A fill reserves address space for the nodes it makes room for
     // (fill_domain.cpp: twice the loader's estimate, at most the cap; the vm store and the k-d tree's
-    // arenas, one per leaf size class: measured 2.47 KB a node in 2D, 3.64 KB in 3D), which a
+    // arenas, one per leaf size class: the message gives the reservation per node), which a
     // virtual-memory limit (ulimit -v) may refuse.
     if (*run_cmd || (*solve_cmd && !solve_reads_hdf5))
       return fail(2, (*run_cmd ? run.domain : solve.input).string() +

@@ -122,8 +122,8 @@ class Loader {
   // A boundary node of one child of a CSG node is kept or dropped by asking the children whose boxes
   // hold it (an intersection: all of them), so placing the boundary costs about (nodes) x (children
   // overlapping each child): linear in the nodes while children overlap a few others each, quadratic in
-  // the children where they all overlap (20 000 copies of one disk, or an intersection of 20 000 boxes:
-  // past a minute). Pairs of children whose boxes overlap are held to kMaxOverlapPairs, or 32 per child
+  // the children where they all overlap (20 000 copies of one disk, or an intersection of 20 000 boxes,
+  // ran for minutes). Pairs of children whose boxes overlap are held to kMaxOverlapPairs, or 32 per child
   // for nodes of very many children (1e5 disjoint disks: about 2 per child).
   template <int D>
   void check_overlap_cost(CsgOp op, const std::vector<ShapePtr<D>>& children, const std::string& at) const {
@@ -286,8 +286,8 @@ class Loader {
   }
 
   // A polygon's rings hold at most this many vertices in all: the exact check that they do not cross
-  // (ring_crossings.hpp) takes about 0.65 KB a vertex, so 0.65 GB at the limit (a point file near its
-  // size limit holds 3e7 short "x y" lines, which took over 10 GB).
+  // (ring_crossings.hpp) takes memory in proportion to the vertices, and this bounds it (a point file
+  // near its size limit holds 3e7 short "x y" lines, which took many gigabytes).
   static constexpr std::size_t kMaxPolygonVertices = 1'000'000;
 
   // A polygon ring: inline [[x,y],...] or the name of a text file with "x y" per line. `vertices`: the
@@ -426,7 +426,7 @@ double validate_spacing(const Loader& L, const Spacing& spacing, const Domain<D>
     L.fail("spacing", "h = " + num(h_min) + " at (" + where(h_min_at) + ") is below what double precision resolves at "
                           "coordinates as large as " + num(reach) + " (|x| / h must be at most " +
                           num(kMaxCoordinateOverSpacing) + "); move the domain nearer the origin or use a larger spacing");
-  // measure / h^d is a rough count (the fill packs about 1.1 / h^2 in 2D, 1.3 / h^3 in 3D), and the
+  // measure / h^d is a rough count (the fill packs somewhat more; bench/RESULTS.md, Fill), and the
   // boundary's a staircase one, so only clearly hopeless spacings are refused here (at twice the cap,
   // above the staircase's overestimate); the fill enforces the exact cap.
   if (nodes + boundary_nodes > 2.0 * static_cast<double>(fill.max_nodes))

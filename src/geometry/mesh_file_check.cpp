@@ -28,7 +28,7 @@ namespace {
 // Corners of one face at most. A polygon becomes a fan of triangles around its first corner, whose
 // high valence makes the mesh's self-intersection test and CGAL's face insertion quadratic in the
 // corner count (a cone's base of 50 000 corners took minutes), and CGAL's soup repair removes a
-// polygon's repeated corners one at a time (a face of 600 000 indices, 73 s). Meshes as exported
+// polygon's repeated corners one at a time (a face of 600 000 indices, over a minute). Meshes as exported
 // keep far fewer on a face; a larger polygon can be given as triangles.
 constexpr std::uint64_t kMaxFaceCorners = 1024;
 
@@ -476,7 +476,7 @@ void check_ply(const std::string& text) {
     }
   }
   // CGAL does not refuse a header that never ends: it took the counts above and allocated by them (an
-  // element of 1.1e11 vertices and "end_heade&": 12 GB in 60 s; found by fuzz_mesh_ply).
+  // element of 1.1e11 vertices and "end_heade&": gigabytes within a minute; found by fuzz_mesh_ply).
   if (data == std::string::npos) refuse("has a PLY header with no end_header line");
   const bool ascii = format == "ascii";
   check_no_nul(std::string_view(text).substr(0, ascii ? text.size() : data));  // a binary body may hold NULs
