@@ -1,6 +1,6 @@
 #pragma once
 // Whether this test binary is built with AddressSanitizer (the asan preset, with libFuzzer's coverage):
-// there the geometry runs 10-50 times slower than in release, so cases whose point is their size run
+// there the geometry runs many times slower than in release, so cases whose point is their size run
 // smaller, which checks the same code for memory errors; the release run checks the size.
 // NODEGEN_TEST_SANITIZED is the same answer for the preprocessor (a typed suite's list of types).
 #if defined(__SANITIZE_ADDRESS__)

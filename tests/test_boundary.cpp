@@ -342,7 +342,7 @@ TEST(Boundary, Csg3DBoxMinusBallHasSharpJunctionArcs) {
   const auto r = nearest_over_h(nodes, f.spacing);
   EXPECT_GE(*std::min_element(r.begin(), r.end()), 0.7);
   // The junction arc on the face z = 1: (1 - 0.8 cos t, 1 - 0.8 sin t, 1). Every point of it has a node
-  // within 0.75 h (junction nodes come from front steps crossing it, thinned to ~h; 0.63 h measured).
+  // within 0.75 h (junction nodes come from front steps crossing it, thinned to ~h).
   double worst = 0;
   for (int k = 0; k <= 50; ++k) {
     const double t = 0.5 * std::numbers::pi * k / 50;

@@ -84,7 +84,7 @@ void expect_same_nodes_as_vector_store(double h) {
 
 TEST(CollectDiscardingTheStore, SameNodesAsAStoreThatIsOnlyRead2D) { expect_same_nodes_as_vector_store<2>(0.0015); }
 TEST(CollectDiscardingTheStore, SameNodesAsAStoreThatIsOnlyRead3D) {
-  // Under the sanitizers (40 s for the two fills) ParallelBlockCopyKeepsEveryNode checks the 3D blocks.
+  // Under the sanitizers (slow for the two fills) ParallelBlockCopyKeepsEveryNode checks the 3D blocks.
   if (test::kSanitized) GTEST_SKIP() << "the 3D blocks are checked by ParallelBlockCopyKeepsEveryNode there";
   expect_same_nodes_as_vector_store<3>(0.015);
 }
@@ -98,7 +98,7 @@ TEST(CollectDiscardingTheStore, ParallelBlockCopyKeepsEveryNode) {
   const auto domain = testing::unit_box<3>();
   const Spacing spacing = Spacing::constant(h);
   const FillParams params = testing::fill_params(3, 1, 2'000'000);
-  // Under the sanitizers 3 threads alone (a fill of this size takes ~20 s there): blocks shared unevenly.
+  // Under the sanitizers 3 threads alone (a fill of this size is slow there): blocks shared unevenly.
   for (int threads : test::kSanitized ? std::vector<int>{3} : std::vector<int>{2, 3}) {
     const auto d = pnp_fill<3, VmStore>(domain, spacing, testing::box_boundary<3>(domain.bounding_box(), h), params,
                                         testing::threads(threads));

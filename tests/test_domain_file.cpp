@@ -29,7 +29,7 @@ std::vector<std::filesystem::path> shipped_domains() {
 }
 
 TEST(DomainFile, EveryShippedDomainLoadsAndHasBoundaryNodes) {
-  // 55 s under the sanitizers, most of it loading the meshes, which DomainDeterminism (test_cli) does
+  // Slow under the sanitizers, most of it loading the meshes, which DomainDeterminism (test_cli) does
   // there too, running every example end to end.
   if (test::kSanitized) GTEST_SKIP() << "every example runs end to end under the sanitizers in test_cli";
   const auto files = shipped_domains();

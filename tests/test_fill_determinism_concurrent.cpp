@@ -48,7 +48,7 @@ TEST(FillDeterminismConcurrent, GradedSquareSeeds1To20) {
 
 TEST(FillDeterminismConcurrent, GradedCubeSeeds1To20) {
   const auto domain = testing::unit_box<3>();
-  // 4 threads alone: at 2 and 4 the cube's 60 fills took 92 s of the tsan run. The cube meets 3 threads
+  // 4 threads alone: at 2 and 4 the cube's 60 fills took much of the tsan run. The cube meets 3 threads
   // in CandidatesAskingTheTreeOneByOneKeepTheNodes, the square 2, 4 and 7 here.
   expect_seeds_identical<3>(domain, Spacing::expression("0.06 + 0.3 * x * x"),
                             box_boundary<3>(domain.bounding_box(), 0.06), {4});

@@ -1,6 +1,6 @@
 // Quality of the 2D fill against Medusa's GeneralFill (the target: packing density within 0.01 of Medusa's
 // 0.69-0.70, holes no worse than its p99.9 of 0.85 h). A faithful re-implementation of GeneralFill's
-// loop measures 0.687 / 0.857 on the unit square (bench/results/fill-quality.md); the fill's ring order
+// loop measures about those figures on the unit square (bench/RESULTS.md, Fill); the fill's ring order
 // (fill/ring_selection.hpp) brings the holes well below that at Medusa's density.
 #include <gtest/gtest.h>
 
@@ -28,7 +28,7 @@ TEST(FillQuality, SquareHolesBelowMedusaAtMedusasDensity) {
     EXPECT_GT(density, 0.68) << "seed " << seed;
     EXPECT_LT(density, 0.71) << "seed " << seed;
     const auto holes = hole_ratios<2>(d, domain, [&](const Vec<2>&) { return h; }, h, 400000, seed);
-    // Medusa's order gives 0.85-0.86 here; the ring order 0.77-0.79.
+    // Medusa's order gives about its 0.85 here; the ring order well below (bench/RESULTS.md, Fill).
     EXPECT_LT(holes[holes.size() * 999 / 1000], 0.82) << "seed " << seed;
   }
 }

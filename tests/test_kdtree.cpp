@@ -33,7 +33,7 @@ template <class C>
 class KdTreeTyped : public ::testing::Test {};
 
 #if NODEGEN_TEST_SANITIZED
-// Under the sanitizers (whose build of the eight configurations alone takes 75 s) each backend and
+// Under the sanitizers (whose build of the eight configurations alone is slow) each backend and
 // each leaf size once, the dimensions alternating; the release run checks every pair.
 using Configs = ::testing::Types<Config<2, VmStore>, Config<3, LockedVectorStore>, Config<2, SuballocStore>,
                                  Config<3, VmStore, 64>>;
@@ -284,8 +284,8 @@ TEST(KdTree, OverheadPerPoint3D) { expect_overhead_at_most_32_bytes<3>(100000); 
 
 // Leaves keep their points in buckets of the size class they need (kdtree_buckets.hpp), so the
 // tree's bytes per point stay close to the points' own 8 D + 4 (coordinates and id) wherever n falls
-// between two generations of leaf splits. With one bucket size for every leaf the figure moved by
-// 1.5x over a doubling of n (bench/results/kdtree-memory.md: up to 36 (2D) / 47 (3D) B/point).
+// between two generations of leaf splits. With one bucket size for every leaf the figure swung widely
+// over a doubling of n (measured: bench/RESULTS.md, K-d tree).
 template <int D>
 void expect_bytes_per_point_flat_in_n() {
   const double own = 8.0 * D + 4;
@@ -305,8 +305,8 @@ TEST(KdTree, BytesPerPointStayLowForEveryN3D) { expect_bytes_per_point_flat_in_n
 
 // A retired bucket is reused only after reuse_retired() (a quiescent point of the tree's users): until
 // then every move claims a fresh bucket, so a tree whose owner never calls it holds the buckets its
-// leaves grew through besides the live ones (5.1 times the live bytes here); one that calls it holds
-// about the live ones (0.95 times).
+// leaves grew through besides the live ones (several times the live bytes here); one that calls it
+// holds about the live ones.
 TEST(KdTree, RetiredBucketsAreReusedOnlyAfterAQuiescentPoint) {
   const std::size_t n = 50000;
   const auto pts = test::make_points<2>(PointOrder::front, n, 8);

@@ -30,7 +30,7 @@ using test::icosphere;
 using test::TriMesh;
 
 // Exact truth for a convex polyhedron: the largest signed distance to a face plane. The planes are
-// computed once: recomputing every face's normal for every sample took 83 % of the inside tests' time
+// computed once: recomputing every face's normal for every sample took most of the inside tests' time
 // (the tests' own truth, not nodegen), and far more in an unoptimised sanitizer build.
 class ConvexPolyhedron {
  public:

@@ -320,8 +320,8 @@ TEST_F(MeshRepair, AVertexOfThousandsOfFacesSkipsTheSelfIntersectionTest) {
 
 // A cone of 20 000 sides: its apex and base centre are corners of 20 000 faces each, past
 // kMaxFacesAtVertex. CGAL builds a surface in time that grows with the square of that number (a
-// cylinder of 65 536 sides with fan caps took 70 s to read), so such a mesh is refused before the build,
-// with or without repair, naming the vertex.
+// cylinder of 65 536 sides with fan caps took over a minute to read), so such a mesh is refused before
+// the build, with or without repair, naming the vertex.
 TEST_F(MeshRepair, AVertexOfTooManyFacesIsRefusedBeforeTheBuild) {
   constexpr int kSides = 20000;
   static_assert(kSides > static_cast<int>(geometry_detail::kMaxFacesAtVertex));
@@ -340,9 +340,9 @@ TEST_F(MeshRepair, AVertexOfTooManyFacesIsRefusedBeforeTheBuild) {
 }
 
 // 768 tetrahedra fanned round one shared edge: 3072 large triangles on each other. Cells of the
-// triangles' own size gave 1e7 (cell, triangle) pairs (4096 tetrahedra: 2e8, 1.6 GB); the cache's cells
-// grow until the pairs fit their budget, and it still answers like the winding number. Under the asan
-// preset (sanitized_build.hpp) 192 tetrahedra, within the budget.
+// triangles' own size gave millions of (cell, triangle) pairs (4096 tetrahedra: gigabytes of them); the
+// cache's cells grow until the pairs fit their budget, and it still answers like the winding number.
+// Under the asan preset (sanitized_build.hpp) 192 tetrahedra, within the budget.
 TEST_F(MeshRepair, TrianglesCrowdingOneEdgeKeepTheVoxelCacheSmall) {
   const int kTets = test::kSanitized ? 192 : 768;
   Soup s;

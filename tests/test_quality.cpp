@@ -107,7 +107,7 @@ TEST(Quality, ThinRotatedDomainStillGetsItsSamples) {
 TEST(Quality, DrawsInTheBoxAreBoundedInAll) {
   // A sliver filling 1e-6 of its box: 1e7 samples would take 1e13 draws (hours of inside tests). The
   // draws stop at kMaxDraws in all; the samples found are reported as fewer than asked. Its point is
-  // the count of draws (40 s of them under AddressSanitizer): the release run checks it.
+  // the count of draws (slow under AddressSanitizer): the release run checks it.
   if (nodegen::test::kSanitized) GTEST_SKIP() << "the draws' bound is checked by the release run";
   const auto nodes = lattice<2>(10);
   QualityDomain<2> sliver = unit_box<2>();
@@ -118,8 +118,8 @@ TEST(Quality, DrawsInTheBoxAreBoundedInAll) {
   EXPECT_GT(r.holes.samples, 100u);  // about 250
 }
 
-// An inside test that costs many shapes' tests (a sliver cut by 100 of them took 73 s of `stats` for
-// kMaxDraws draws) gets that many times fewer.
+// An inside test that costs many shapes' tests (a sliver cut by 100 of them kept `stats` busy for over
+// a minute for kMaxDraws draws) gets that many times fewer.
 TEST(Quality, DrawsAreBoundedByTheCostOfATest) {
   const auto nodes = lattice<2>(10);
   QualityDomain<2> sliver = unit_box<2>();

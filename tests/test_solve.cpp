@@ -102,7 +102,7 @@ TEST(PoissonSolve, NeumannWithGhostNodesFallsFourfoldAsHHalves2D) { expect_secon
 TEST(PoissonSolve, DirichletErrorFallsFourfoldAsHHalves3D) { expect_second_order(3, 0.1, 1, false, false); }
 
 // Without ghost nodes some seeds give a Neumann max error many times the rest (at h = 0.02, seeds
-// 2 and 3 of 5: 8x and 3.5x the median); with them every seed stays within 1.5x of its Dirichlet error.
+// 2 and 3 of 5); with them every seed stays within 1.5x of its Dirichlet error.
 // Under the asan preset seed 2 alone, for the memory checks of the solves.
 TEST(PoissonSolve, GhostNodesKeepEverySeedsNeumannErrorNearDirichlet) {
   const std::uint64_t first = nodegen::test::kSanitized ? 2 : 1, last = nodegen::test::kSanitized ? 2 : 5;

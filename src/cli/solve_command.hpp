@@ -21,8 +21,8 @@ struct SolveArgs {
 };
 
 // Seeds one `solve --seeds A-B` fills and solves at most: each is a whole fill and solve, so one
-// command on an example domain stays within a minute (the square at h = 0.01 takes 0.18 s a seed; 1000
-// seeds ran 3 minutes), and a larger study is several ranges, each with its own summary.
+// command on an example domain stays within a minute (a thousand seeds of the square ran for minutes),
+// and a larger study is several ranges, each with its own summary.
 inline constexpr std::uint64_t kMaxSeedCount = 100;
 
 // Parses "A-B" or "A" (whole numbers up to the largest seed, A <= B, at most kMaxSeedCount seeds).

@@ -115,8 +115,8 @@ class Reader {
   // most the dataset's bytes or 1 MiB. Its filters must be deflate, shuffle or fletcher32: the others
   // size their output by parameters stored in the file, or load plugins. HDF5's deflate filter
   // inflates a chunk until its stream ends, whatever the chunk's size (a 1 MB file whose chunk of
-  // 64 KiB held a stream of a gigabyte of zeros took 1.1 GB to read), up to 1032 times the stream's
-  // bytes (zlib's largest ratio): so deflated data is read up to kMaxDeflatedBytes stored.
+  // 64 KiB held a stream of a gigabyte of zeros took over a gigabyte to read), up to 1032 times the
+  // stream's bytes (zlib's largest ratio): so deflated data is read up to kMaxDeflatedBytes stored.
   void check_chunks(const char* name, hid_t plist, const std::vector<hsize_t>& dims, double data_bytes,
                     std::size_t value_bytes, double stored) const {
     const int rank = static_cast<int>(dims.size());
@@ -134,8 +134,9 @@ class Reader {
       fail(name, "its chunks of " + shape + " values (" + std::to_string(static_cast<std::uint64_t>(bytes)) +
                      " bytes) are larger than the dataset (" + std::to_string(static_cast<std::uint64_t>(data_bytes)) +
                      " bytes) and " + std::to_string(kMaxSmallChunkMiB) + " MiB");
-    // HDF5 keeps about 2 KB for each chunk it reads: chunks of one value made a valid 83 MB file take
-    // 2.7 GB to read. So many chunks (above kMaxTinyChunks) must hold at least kMinChunkKiB KiB each.
+    // HDF5 keeps kilobytes of bookkeeping for each chunk it reads: chunks of one value made a valid file
+    // of tens of MB take gigabytes to read. So many chunks (above kMaxTinyChunks) must hold at least
+    // kMinChunkKiB KiB each.
     if (count > static_cast<double>(kMaxTinyChunks) && bytes < static_cast<double>(kMinChunkKiB << 10))
       fail(name, "its data is stored in " + std::to_string(static_cast<std::uint64_t>(count)) + " chunks of " + shape +
                      " values (" + std::to_string(static_cast<std::uint64_t>(bytes)) + " bytes): more than " +
@@ -199,7 +200,7 @@ class Reader {
     RunMetadata out;
     // One pass over the attributes, in the order they were written where the file tracks it, else in
     // the order they are stored (opening the i-th by name order instead rebuilt a sorted table of a
-    // dense attribute store at each call: 8000 attributes took 105 s).
+    // dense attribute store at each call: 8000 attributes took minutes).
     Visit visit{this, &out};
     if (H5Aiterate2(group.get(), H5_INDEX_CRT_ORDER, H5_ITER_INC, nullptr, &Reader::visit_attribute, &visit) < 0) {
       out.clear();
@@ -263,7 +264,7 @@ class Reader {
   // Chunks: more than kMaxTinyChunks of them must each hold kMinChunkKiB KiB (check_chunks).
   static constexpr std::uint64_t kMaxTinyChunks = 4096, kMinChunkKiB = 4;
   // Attributes of /domain read at most: a name is found by a walk over an object header's attributes,
-  // so reading n of them takes time in n^2 (8000 took 0.7 s, 20 000 took 4 s).
+  // so reading n of them takes time in n^2 (tens of thousands took seconds).
   static constexpr hsize_t kMaxAttributes = 1024;
   // The largest chunk of a dataset smaller than it that is read (a writer's default chunk may exceed a
   // small dataset).

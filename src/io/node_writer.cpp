@@ -50,7 +50,7 @@ std::uint64_t NodeWriter::file_bytes_bound(const FileSlabs& slabs, int dim, cons
     const auto* text = std::get_if<std::string>(&value);
     bytes += name.size() + (text ? text->size() : 8) + 256;  // value, name, and an attribute's header
   }
-  return bytes + (std::uint64_t{64} << 10);  // superblock, groups, dataset headers, heaps: about 10 KiB
+  return bytes + (std::uint64_t{64} << 10);  // superblock, groups, dataset headers, heaps, with room to spare
 }
 
 void NodeWriter::check_consistent(const NodeArraysView& nodes, const FileSlabs& slabs, const WriterTeam& team,

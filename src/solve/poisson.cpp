@@ -111,9 +111,9 @@ bool is_neumann(std::int32_t type, const PoissonOptions& options) {
 }
 
 // The peak memory of a solve by sparse LU (COLAMD ordering), whose factors grow faster than the matrix
-// (fill-in): the whole process's peak RSS measured on unit squares and cubes with k at its default,
-// 71 n^1.36 bytes in 2D (1.3 GB at 2.2e5 nodes, 8.4 GB at 8.9e5) and 110 n^1.56 in 3D (0.78 GB at
-// 2.5e4, 2.7 GB at 5.7e4), with a quarter more for other node sets, and in proportion to k.
+// (fill-in): a fit to the whole process's peak RSS measured on unit squares and cubes with k at its
+// default (measured: bench/RESULTS.md, Solver), 71 n^1.36 bytes in 2D and 110 n^1.56 in 3D, with a
+// quarter more for other node sets, and in proportion to k.
 double lu_peak_bytes(int dim, std::size_t unknowns, int k) {
   const double n = static_cast<double>(unknowns);
   const double fit = dim == 2 ? 71.0 * std::pow(n, 1.36) : 110.0 * std::pow(n, 1.56);

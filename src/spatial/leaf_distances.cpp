@@ -9,10 +9,10 @@
 // intrinsics and picked by flags read from the CPU once, at load (a clone can only be chosen by what
 // the compiler vectorises; and the flags work in the sanitizer builds too, where ifuncs cannot). The
 // AVX-512 one takes eight points a step into a mask register and masks the last step's lanes instead
-// of finishing one point at a time: bench/spatial/leaf_scan.cpp measures it 1.1-1.4x the AVX2 one. The
-// portable version computes the distances as leaf_distances2 does and compares them two at a time
-// (SSE2, which every x86-64 has). All sum in axis order with no fused multiply-add, so they set the
-// same bits.
+// of finishing one point at a time: bench/spatial/leaf_scan.cpp measures it faster than the AVX2 one
+// (bench/RESULTS.md, Fill). The portable version computes the distances as leaf_distances2 does and
+// compares them two at a time (SSE2, which every x86-64 has). All sum in axis order with no fused
+// multiply-add, so they set the same bits.
 #include "nodegen/spatial/leaf_distances.hpp"
 
 #include <type_traits>

@@ -7,17 +7,17 @@
 //   packing_density  sum over all nodes of the volume of a ball of diameter h_i (2D: pi h^2/4, 3D:
 //                    pi h^3/6), divided by the domain's area / volume. This is the hard-disk packing
 //                    fraction with exclusion diameter h: a hexagonal lattice of spacing h gives 0.907
-//                    (2D), random sequential addition saturates near 0.547 (2D) and 0.38 (3D), and
-//                    Medusa's GeneralFill measures 0.69-0.70 (2D) and 0.44-0.46 (3D).
+//                    (2D), random sequential addition saturates near 0.547 (2D) and 0.38 (3D).
 //   holes            distance from uniformly random points of the domain to the nearest node, divided by
-//                    that node's h (mean, 99.9th percentile, max). Medusa: p99.9 0.85 (2D), 0.91 (3D).
+//                    that node's h (mean, 99.9th percentile, max).
+// Medusa's stated figures for both, beside ours: bench/RESULTS.md, Fill.
 //
 // The domain's measure is estimated from the same random samples (box volume x fraction inside), so
 // no geometry beyond an inside test is needed. Points are drawn in the bounding box, batch after batch,
 // until the requested number lies inside the domain (or QualityOptions::kMaxDrawsPerSample times
 // that many were drawn): a thin or rotated domain fills a small part of its box (a 100 x 0.01 bar at 45 degrees,
-// 1/5000 of it), and a fixed number of draws left it 23 samples, a measure 15 % off and a packing
-// density above the hexagonal one. Samples come from a counter-based generator: the report does not
+// 1/5000 of it), and a fixed number of draws left it a handful of samples, a measure far off and a
+// packing density above the hexagonal one. Samples come from a counter-based generator: the report does not
 // depend on the number of threads.
 #include <algorithm>
 #include <cmath>
@@ -71,11 +71,11 @@ struct QualityDomain {
 
 struct QualityOptions {
   std::size_t samples = 100'000;  // random points of the domain for holes and the measure
-  // Draws in the box at most: kMaxDrawsPerSample per sample, and kMaxDraws in all (about 7 s of inside
+  // Draws in the box at most: kMaxDrawsPerSample per sample, and kMaxDraws in all (seconds of inside
   // tests through a transform on one core) over the domain's test_cost, so a thin or rotated domain that
-  // fills a sliver of its box gets fewer samples (and a warning) instead of an hour of draws. A domain
-  // of one shape filling 1/2500 of its box still gets 1e5 samples. (A sliver cut by 100 shapes took 73 s
-  // for its kMaxDraws; over its cost, 0.4 s.)
+  // fills a sliver of its box gets fewer samples (and a warning) instead of hours of draws. A domain
+  // of one shape filling 1/2500 of its box still gets 1e5 samples. (Over its cost because a sliver cut
+  // by 100 shapes tests all of them at every draw: kMaxDraws alone kept it busy for a minute or more.)
   static constexpr std::size_t kMaxDrawsPerSample = 10'000;
   static constexpr std::size_t kMaxDraws = 250'000'000;
   std::uint64_t seed = 1;

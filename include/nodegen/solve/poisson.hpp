@@ -73,8 +73,8 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
 PoissonResult solve_poisson(const io::NodeArrays& nodes, const PoissonOptions& options, const std::string& file);
 
 // The largest k: each stencil's weights solve a dense system of k + monomials unknowns, (k + m)^3 / 3
-// operations (at k = 1000, 0.1 s a node: an hour for 4e4 nodes), and the monomials of order 3 or less
-// ask for 20-40 stencil nodes at most.
+// operations a node (with k in the thousands, tens of thousands of nodes take hours), and the
+// monomials of order 3 or less ask for 20-40 stencil nodes at most.
 inline constexpr int kMaxStencilSize = 200;
 
 // The default k for a dimension.

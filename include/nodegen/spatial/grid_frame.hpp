@@ -3,12 +3,12 @@
 // fixed grid (Coords::grid), half the bytes.
 //
 // Why a grid: a tree keeps a copy of every point, and in a fill that copy is the largest thing beside
-// the node store (a 2D leaf's point is 16 bytes of coordinates plus ~6.5 of overhead). On a grid of
-// 2^32 steps per axis over the domain's box, a step is at most 7e-10 of the box's extent (coarser only
-// where the doubles themselves are: a box far from the origin for its size), and a point's grid point
-// lies within sqrt(D) / 2 steps of it. The fill refuses spacings finer than 2^-22 of the box's extent
-// (geometry/spacing.hpp, least_spacing), so h spans at least ~340 steps and a node's grid point lies
-// within 0.3 % of h of it.
+// the node store (a 2D leaf's point is 16 bytes of coordinates plus a few of overhead; bench/RESULTS.md,
+// K-d tree). On a grid of 2^32 steps per axis over the domain's box, a step is at most 7e-10 of the
+// box's extent (coarser only where the doubles themselves are: a box far from the origin for its
+// size), and a point's grid point lies within sqrt(D) / 2 steps of it. The fill refuses spacings finer
+// than 2^-22 of the box's extent (geometry/spacing.hpp, least_spacing), so h spans at least ~340 steps
+// and a node's grid point lies within 0.3 % of h of it.
 //
 // What a grid tree is: the tree of its points rounded to the grid. A point is rounded once, when it is
 // inserted (round to nearest, a function of the point alone: so the tree's contents do not depend on the

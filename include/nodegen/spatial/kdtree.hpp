@@ -441,9 +441,9 @@ class KdTree {
 
  public:
   // A thread's place in the tree, for inserts and queries that start near the last insert instead of
-  // at the root (an advancing front's next node is near its last one: the walk from the root was 11 %
-  // of a 2D fill's time for inserts, and most of a query's internal nodes). It holds the internal-node
-  // path of the thread's last insert: child slots with their cells and depths. A child slot's cell
+  // at the root (an advancing front's next node is near its last one, so a walk from the root mostly
+  // repeats the last one's, for inserts and for queries; bench/RESULTS.md, K-d tree). It holds the
+  // internal-node path of the thread's last insert: child slots with their cells and depths. A child slot's cell
   // never changes once its parent is published (a split below it refines, a root growth adds above),
   // and internal nodes are never freed or moved, so an entry stays valid for the tree's life; a
   // descent from it re-reads the slot's link like a descent from the root. One per thread, not shared.
@@ -486,8 +486,7 @@ class KdTree {
   // (p - q)^2 in axis order, rounded as exists_within promises because the build never contracts a
   // multiply and an add into one fused operation (-ffp-contract=off, CMakeLists.txt). One pass of
   // plain loads over each coordinate array, vectorised, in a kernel with a version per instruction set
-  // (leaf_distances.hpp); one loop of per-point atomic loads and tests ran 1.10x (2D) and 1.22x (3D)
-  // slower in the fill.
+  // (leaf_distances.hpp); one loop of per-point atomic loads and tests made the fill slower.
   // Distances are in the tree's units: a grid tree takes the differences in grid steps,
   // x - (q - centre) / step with x the stored integer, one conversion per coordinate and no decoding.
   // A squared distance in steps times step^2 (a power of two: exact) is the squared distance to the
@@ -693,7 +692,7 @@ class KdTree {
           // Every bound by a constant index (a select), none through the computed one: the cell then
           // stays in registers. Stored by index, it was copied into the finger below by wider loads
           // than the store before them, which stalled each level on the store's forwarding
-          // (bench/kdtree, 3D front order with fingers: 15 % of a step).
+          // (measured: bench/RESULTS.md, K-d tree).
           for (int a = 0; a < D; ++a) {
             cell.hi[a] = a == d && side == 0 ? node.split : cell.hi[a];
             cell.lo[a] = a == d && side == 1 ? node.split : cell.lo[a];
@@ -777,10 +776,9 @@ class KdTree {
   // Why: every move rewrites the whole leaf in another bucket and its parent's link, and when the
   // other thread then reads or appends to the leaf, it misses on all those lines. A shared leaf now
   // moves once more instead of up to seven times. In bench/spatial/kdtree's front order, where both threads
-  // fill the same leaves a few rows apart, 2 threads ran 1.72x (2D) / 1.74x (3D) the 1-thread rate
-  // with one class at a time and 1.84x / 1.82x with this rule (36 alternated rounds; 1.86x / 1.81x
-  // with the fixed-size buckets of bd83bb5; bench/results/kdtree-memory.md). Leaves one thread fills
-  // (every leaf at 1 thread; most of the fill's, whose threads grow patches of their own) keep
+  // fill the same leaves a few rows apart, 2 threads scale better with this rule than with one class at
+  // a time, about as well as with fixed-size buckets (measured: bench/RESULTS.md, K-d tree). Leaves one
+  // thread fills (every leaf at 1 thread; most of the fill's, whose threads grow patches of their own) keep
   // growing one class at a time, so their memory is unchanged; a shared leaf may keep up to
   // LeafSize - kStep slots empty, as every leaf of the fixed-size tree could.
   void grow_leaf(Slot slot, Link leaf, const RootRecord& root, const Coord* p, std::uint32_t id) {
@@ -945,8 +943,7 @@ class KdTree {
   // The depth-first walk behind range_search and size(): at an internal node splitting dimension d at
   // `split`, sides(d, split) returns {the side to descend first, whether to visit the other one}.
   // Kept out of line: g++ 12 inlined it into for_each_within in some callers and not in others, and
-  // the inlined leaf scan ran ~15 % slower (bench/fill/fill 3D, 1e6 nodes, 1 thread, 3 alternated runs:
-  // 2.1-2.5e5 vs 2.5-3.1e5 nodes/s); out of line it is the same fast loop for every caller.
+  // the inlined leaf scan made the 3D fill slower; out of line it is the same fast loop for every caller.
   // Batched: the walk first lists up to kLeafBatch leaves, asking the cache for each bucket as it is
   // found, then scans them in the order found, so one leaf's cache misses overlap the walk to the
   // next instead of stalling its scan (for searches that read every leaf; one that stops early would

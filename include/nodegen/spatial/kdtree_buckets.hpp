@@ -1,25 +1,25 @@
 #pragma once
 // BucketArenas<D, Store, LeafSize, Ids, C>: where the k-d tree's leaves keep their points, in size classes.
 //
-// Why classes (bench/results/kdtree-memory.md): with one bucket size, every leaf reserves LeafSize
+// Why classes (measured: bench/RESULTS.md, K-d tree): with one bucket size, every leaf reserves LeafSize
 // slots whatever it holds. Midpoint splits of a quasi-uniform node set make all leaves about equally
 // full, and how full depends on where N falls between two generations of splits, so the tree's bytes
-// per point moved by 1.5x with N (3D cube: 47 B/point at 6e5 nodes, 36 at 1e6) and `nodegen run`'s
-// peak with it. Here a leaf's bucket comes from one of kClasses classes of capacities kStep,
-// 2 kStep, ..., LeafSize (kStep = LeafSize / 8 rounded up: 4, 8, ..., 32), the smallest that holds
-// its points: a full bucket moves to the next class (KdTree::grow_leaf) and a split gives each half
-// the class it needs, so a leaf leaves fewer than kStep slots empty. (Except leaves that two threads
-// write to: they move straight to the largest class, writer_tag below and KdTree::grow_leaf.)
+// per point swung widely with N, and `nodegen run`'s peak with it. Here a leaf's bucket comes from one
+// of kClasses classes of capacities kStep, 2 kStep, ..., LeafSize (kStep = LeafSize / 8 rounded up:
+// 4, 8, ..., 32), the smallest that holds its points: a full bucket moves to the next class
+// (KdTree::grow_leaf) and a split gives each half the class it needs, so a leaf leaves fewer than kStep
+// slots empty. (Except leaves that two threads write to: they move straight to the largest class,
+// writer_tag below and KdTree::grow_leaf.)
 //
 // Why 8 classes and not 16 (2, 4, ..., 32; the link has room for 16): every move rewrites the whole
 // leaf elsewhere, and a leaf growing from 16 to 32 points moves 4 times instead of 8. 16 classes
-// saved 0.9 (2D) / 1.2 (3D) bytes per point but ran bench/spatial/kdtree's 2D front order at 2.64e6 steps/s
-// against 2.86e6 for 8 classes and ~3.1e6 for the fixed-size tree (bench/results/kdtree-memory.md).
+// saved about a byte per point but ran bench/spatial/kdtree's 2D front order slower than 8 classes,
+// which already run a little slower than the fixed-size tree (measured: bench/RESULTS.md, K-d tree).
 //
 // Cost: random insertion order grows every leaf at once, so each class's arena grows to the number
 // of leaves that were in it at the same time, and those buckets stay on the free lists after the
-// leaves moved up: ~40-50 bytes per point for 1e6-1e7 random points, against 23 (2D) / 32 (3D) in
-// front order (the fill inserts in fronts); take() lets a class borrow from the next one up.
+// leaves moved up: random order takes far more bytes per point than front order (the fill inserts in
+// fronts; bench/RESULTS.md, K-d tree); take() lets a class borrow from the next one up.
 //
 // Reuse: a bucket that a leaf moved out of is retired onto a pending list of its class; reuse_retired(),
 // called at a quiescent point of the tree (no insert or query in flight: the fill's phase barrier, or
@@ -170,8 +170,8 @@ class BucketArenas<D, Store, LeafSize, Ids, C, std::integer_sequence<int, K...>>
   // The link of a bucket of class k for a new leaf, or of class k + 1 when class k has no free bucket
   // and class k + 1 has one (at most kStep more empty slots, and a reused bucket instead of a fresh
   // one: in random insertion order, where every leaf grows at once and the classes below are left
-  // full of free buckets, this took bench/spatial/kdtree's 2D 1e7 random tree from 49.7 to 43.0 bytes per
-  // point; front orders are unchanged within 0.6). Count 0, unlocked, unpublished (a free bucket was
+  // full of free buckets, this saves memory in bench/spatial/kdtree's random trees and leaves front
+  // orders as they were; bench/RESULTS.md, K-d tree). Count 0, unlocked, unpublished (a free bucket was
   // retired before the last quiescent point, so no one holds it). `writers` starts the bucket's
   // writers word.
   Link take(int k, std::uint32_t writers) {

@@ -84,7 +84,7 @@ struct Bucket<D, Cap, false, C> {
 
 // A leaf bucket of any class, seen through its capacity: the code that reads and writes leaves is
 // compiled once for all classes and reached without a jump on the class (with 8 classes, a switch
-// per leaf visit cost queries ~15 % in bench/spatial/kdtree: the class varies from leaf to leaf, so the
+// per leaf visit slowed queries in bench/spatial/kdtree: the class varies from leaf to leaf, so the
 // jump mispredicts). The fields are those of Bucket<D, cap, Ids, C> (static_asserts in kdtree_buckets.hpp).
 template <int D, bool Ids, class C>
 struct LeafRef {

@@ -4,7 +4,7 @@
 // A cache line is 64 bytes, but the x86-64 cores this runs on also fetch a line's neighbour in its
 // aligned 128-byte pair (the spatial prefetcher), so a word one thread writes slows a thread using the
 // next line as well: bench/storage/core_latency's word, on the stack beside the pinging thread's
-// variables, took 40 ns a trip between two cores against 29 ns alone in its pair.
+// variables, made each trip between two cores slower than when alone in its pair.
 // std::hardware_destructive_interference_size says 64 on x86-64 (GCC), which is why this is ours.
 #include <cstddef>
 

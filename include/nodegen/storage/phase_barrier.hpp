@@ -1,7 +1,7 @@
 #pragma once
-// PhaseBarrier: a reusable barrier for a thread team that meets thousands of times a second (the
-// fill's phases, a few hundred microseconds apart), with a completion step run by the last thread to
-// arrive while the others wait.
+// PhaseBarrier: a reusable barrier for a thread team that meets very often (at every one of the fill's
+// phases, each a short round of work), with a completion step run by the last thread to arrive while
+// the others wait.
 //
 // Design: a count of threads still to arrive and a phase number. A thread arrives by decrementing the
 // count; the last one runs the completion step, resets the count, publishes the next phase number
@@ -11,11 +11,10 @@
 // interrupt on a VM) takes longer than a phase's tail: with std::barrier, which sleeps after a few
 // dozen spins, the second of two threads is still waking up when the first has taken the next
 // round's work, and 2 threads run no faster than 1 (bench/fill, 2D, 1e6 nodes). kSpin must also
-// exceed the time a sleeper's idle core takes to wake, up to ~1.3 ms on this VM: with a shorter spin,
+// exceed the time a sleeper's idle core takes to wake, which on a VM can be long: with a shorter spin,
 // once one member sleeps (its partner held up by the host), the partner does the next round alone and
 // then waits for the slow waker longer than the spin, sleeps in turn, and so on, the two taking turns
-// for dozens of rounds (2D, 1e6 nodes, 2 threads: 20-40 % of runs lost 5-30 ms so with a 500 us
-// spin; with 2 ms, p75 of the run time 0.203 s against 0.212 s, 16 runs each). With more members
+// for dozens of rounds and the run losing time (measured: bench/RESULTS.md, Fill). With more members
 // than cores, spinning would hold a core that a member still working needs, so they sleep at once
 // (std::atomic::wait, a futex).
 //
@@ -53,10 +52,10 @@ class PhaseBarrier {
   }
 
   // The team's first meeting, before its first round. The operating system starts (or wakes) the
-  // members at different times: on this VM a member's idle vCPU took 2.7 ms to come up, longer than
-  // kSpin, so its partner fell asleep at this meeting, was woken as late in turn, and the two took
-  // turns sleeping for the next rounds (2D, 1e6 nodes, 2 threads: 3 of 6 runs lost 3-10 ms so). Here
-  // a waiter spins up to kStartSpin instead.
+  // members at different times: on a VM a member's idle vCPU can take longer than kSpin to come up,
+  // so its partner fell asleep at this meeting, was woken as late in turn, and the two took turns
+  // sleeping for the next rounds (measured: bench/RESULTS.md, Fill). Here a waiter spins up to
+  // kStartSpin instead.
   void meet() noexcept {
     arrive_and_wait_up_to([]() noexcept {}, kStartSpin);
   }

@@ -8,11 +8,12 @@
 // Why: a read fault on a never-written page of a private anonymous mapping maps the shared zero page;
 // the first write to that page then faults again and copies-on-write it, and replacing a present PTE
 // needs a TLB flush on every other CPU running the process (an IPI per fault; IPIs are VM exits on a
-// virtual machine). Measured in bench/storage/collatz at 2 threads on this project's VM: ~55% of all cycles in
-// the kernel's flush IPIs (native_write_msr, smp_call_function_many_cond under ptep_clear_flush), which
-// made the plain VM memo slower at 2 threads than at 1. A bitmap with one bit per fault unit (4 KiB, or
-// 2 MiB with huge pages: 32 KiB of bitmap per GiB of reservation) records which pages were written;
-// reads of unmarked pages answer T{} from the bitmap alone, so pages are only ever write-faulted.
+// virtual machine). In bench/storage/collatz at 2 threads the kernel's flush IPIs (native_write_msr,
+// smp_call_function_many_cond under ptep_clear_flush) took most of the cycles, which made the plain VM
+// memo slower at 2 threads than at 1 (measured: bench/RESULTS.md, Storage). A bitmap with one bit per
+// fault unit (4 KiB, or 2 MiB with huge pages: 32 KiB of bitmap per GiB of reservation) records which
+// pages were written; reads of unmarked pages answer T{} from the bitmap alone, so pages are only ever
+// write-faulted.
 //
 // Concurrency: elements are accessed with relaxed std::atomic_ref, so threads may read and write the
 // same element (last writer wins, as with any relaxed atomic). A writer marks the page after its write
@@ -34,7 +35,8 @@ namespace nodegen {
 
 struct VmSparseArrayOptions {
   // MADV_HUGEPAGE on the reservation: one write fault commits 2 MiB (the bitmap then has one bit per
-  // 2 MiB). Off by default for the reason VmStoreOptions gives (fresh huge pages are slow on this VM).
+  // 2 MiB). Off by default for the reason VmStoreOptions gives (fresh huge pages are slow on a VM that
+  // hands free memory back to its host).
   bool huge_pages = false;
 };
 

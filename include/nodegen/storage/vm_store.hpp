@@ -24,8 +24,8 @@
 //   huge_pages: MADV_HUGEPAGE on the whole reservation, so a first touch faults in 2 MiB at once
 //               (512x fewer faults than 4 KiB pages when THP is in "madvise" mode).
 // Per-element claims: claim(1) is a locked RMW, a full barrier on x86 that drains the store buffer, so
-// appending element by element into fresh memory serialises the cache misses of the writes (measured
-// 5-17 M/s against 100-360 M/s for claim(1024)). Bulk appenders should claim runs.
+// appending element by element into fresh memory serialises the cache misses of the writes, many
+// times slower than claim(1024) (measured: bench/RESULTS.md, Storage). Bulk appenders should claim runs.
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -43,14 +43,15 @@
 
 namespace nodegen {
 
-// Defaults measured by bench/storage/append on the project machine (bench/results/storage.md), a Firecracker VM
-// whose guest hands free memory back to the host (free page reporting): there a first touch of FRESH
-// memory costs 3-5x more CPU on transparent huge pages than on 4 KiB pages (apparently the 2 MiB clear
-// runs into host faults), while re-touching recently freed memory is 3-6x faster on huge pages. A new process sees
-// fresh memory, and the fill itself runs the same either way (+-5%), so huge pages are off by default;
-// turn them on where THP first touch is cheap (bare metal). Prefault batches the 4 KiB faults into one
-// MADV_POPULATE_WRITE per window: 0-16% faster appends, at the price of up to one window of resident
-// memory ahead of the frontier per store; off by default because small jobs would pay that in RSS.
+// Defaults measured by bench/storage/append (bench/RESULTS.md, Storage) on a Firecracker VM whose guest
+// hands free memory back to the host (free page reporting): there a first touch of FRESH memory costs
+// several times more CPU on transparent huge pages than on 4 KiB pages (apparently the 2 MiB clear
+// runs into host faults), while re-touching recently freed memory is several times faster on huge
+// pages. A new process sees fresh memory, and the fill itself runs the same either way (within the
+// noise), so huge pages are off by default; turn them on where THP first touch is cheap (bare metal).
+// Prefault batches the 4 KiB faults into one MADV_POPULATE_WRITE per window: appends no faster or a
+// little faster, at the price of up to one window of resident memory ahead of the frontier per store;
+// off by default because small jobs would pay that in RSS.
 struct VmStoreOptions {
   bool prefault = false;
   bool huge_pages = false;

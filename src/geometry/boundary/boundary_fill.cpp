@@ -172,7 +172,7 @@ void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<
 void sample_triangles(const std::vector<WorldTriangle>& whole, int id, BoundarySink<3>& sink,
                       const std::function<int(const Vec<3>&, const Vec<3>&)>& side) {
   // Only the parts of the triangles within the region where nodes can be kept are sampled: a mesh child
-  // 170 times the size of the ball it was intersected with took 81 s and 2 GB.
+  // far larger than the ball it was intersected with took over a minute and gigabytes.
   std::vector<WorldTriangle> clipped;
   if (sink.region()) clipped = triangles_within(whole, *sink.region());
   const std::vector<WorldTriangle>& triangles = sink.region() ? clipped : whole;
@@ -180,12 +180,12 @@ void sample_triangles(const std::vector<WorldTriangle>& whole, int id, BoundaryS
   // (a maximal Poisson-disk set), cheap enough for 1e5-triangle meshes.
   constexpr double samples_per_h2 = 24.0;
   // The thinning radius, as a fraction of h: a maximal Poisson-disk set of radius r has mean nearest
-  // neighbour distance a little above r; 0.92 makes the mean spacing close to h (measured on the
-  // torus and gear meshes: mean nearest neighbour 1.00 h, minimum 0.92 h).
+  // neighbour distance a little above r; 0.92 makes the mean spacing close to h on the shipped torus
+  // and gear meshes, and the least spacing is r itself (poisson_thinning.hpp).
   constexpr double radius_factor = 0.92;
   // The samples are drawn block by block while being thinned and never exist all at once: held at once
-  // (~44 B each, 24 per h^2) they were the peak of a mesh domain's run (torus, 1e6 nodes: 126 MB,
-  // against 94 MB in the fill).
+  // (~44 B each, 24 per h^2) they were the peak of a mesh domain's run, above the fill's own
+  // (measured: bench/RESULTS.md, Geometry and meshes).
   const std::uint64_t sample_seed = sink.rng()(), thinning_seed = sink.rng()();
   TriangleSamples source(triangles, sink.spacing(), samples_per_h2, sample_seed, sink.threads());
   const std::vector<SurfaceSample> kept =

@@ -19,8 +19,8 @@ namespace {
 
 // Block edge in cells, at least: larger blocks mean fewer tests that reach into a neighbouring block
 // and fewer pieces drawn for two blocks, smaller ones more blocks to share between threads. 6 was best
-// while the samples were drawn once; drawn per block, 8 and 10 beat 6 by 5-10 % (boundary seconds,
-// torus and gear meshes at 1e6 nodes, 1 thread, 2 runs each).
+// while the samples were drawn once; drawn per block, 8 and 10 beat 6 (boundary seconds, torus and gear
+// meshes at 1e6 nodes, 1 thread).
 constexpr std::int64_t kMinBlockCells = 8;
 // ... and at most: a block's dense cell grid takes 4 B per cell (128 KiB at 32), and sized by a radius
 // 1e11 times the cell it asked for 1e33 cells. Radii beyond the edge are thinned apart (wide).
@@ -31,8 +31,8 @@ constexpr std::int64_t kMaxBlockCells = 32;
 constexpr double kMaxCellPerH = 4.0;
 // Pieces are at most this fraction of a block edge wide: a piece's samples are drawn once for every
 // block its box overlaps (about (1 + fraction)^2 blocks on a surface), and smaller pieces cost more
-// pieces to list (12 B each) and draw. Measured as above: 0.5 -> 0.25 -> 0.18 took the gear's
-// boundary from 0.77 to 0.59 to 0.51 s (0.125: no better).
+// pieces to list (12 B each) and draw. Measured as above: each of 0.5 -> 0.25 -> 0.18 shortened the
+// gear's boundary time (0.125: no better).
 constexpr double kPieceFraction = 0.18;
 
 using Coords = std::array<std::int64_t, 3>;
@@ -161,7 +161,7 @@ class BlockedThinning {
     std::shuffle(candidates.begin(), candidates.end(), rng);
     // A dense grid of heads only where the block has samples enough to fill it: with a graded spacing
     // the cell follows the smallest h on the whole surface, and a 32^3 grid (128 KiB) in every block of
-    // the coarse parts held 4 GiB for a 1 550-node torus (h from 2e-4 to 0.5). A sparse block keeps
+    // the coarse parts held gigabytes for a 1 550-node torus (h from 2e-4 to 0.5). A sparse block keeps
     // its few kept samples in a list, scanned whole (the same answers: any kept sample within r of p
     // lies in the cells a dense test visits).
     const std::size_t cells = static_cast<std::size_t>(block_cells_ * block_cells_ * block_cells_);

@@ -4,7 +4,7 @@
 //
 // Greedy thinning keeps a sample when no sample kept before it lies within its radius. Done over one
 // global random order (the first version), every test was a hash-grid lookup at a random place in
-// memory: 1.0-1.6 s of a 5 s run on the shipped meshes at 1e6 nodes, on one thread, before the fill
+// memory: a large share of a run on the shipped meshes at 1e6 nodes, on one thread, before the fill
 // could start. Here space is cut into cubic blocks of edge >= the usual radius and each block is
 // thinned in its own random order, so a block's tests stay in a few cache-resident cells. The blocks
 // are coloured by the parity of their coordinates (8 colours): two blocks of one colour are at least a
@@ -14,8 +14,8 @@
 //
 // Memory: a block asks the source for the samples of the pieces that overlap it when it is thinned, and
 // only the kept ones (about 1 in 20) stay. Drawn all at once, a mesh's samples (24 per h^2, ~44 B each
-// with their radii and block lists) would set the peak of a mesh domain's run (torus at 1e6 nodes:
-// 126 MB, against 94 MB in the fill).
+// with their radii and block lists) would set the peak of a mesh domain's run, above the fill's own
+// (measured: bench/RESULTS.md, Geometry and meshes).
 //
 // Radii far above the block edge (a spacing 1e11 times larger on part of the surface): the block edge
 // is capped at kMaxBlockCells cells, so one huge radius cannot size every block; such "wide" samples are

@@ -5,7 +5,7 @@
 // A triangle is cut into pieces along its own frame: t along its longest edge, n across it. The pieces
 // are the cells of a square grid in (t, n) that meet the triangle, so a long thin triangle gives a row
 // of cells along its length (halving its longest edge instead gave 3^k pieces per 2^k of length: listed,
-// the gear mesh's pieces took its peak from 83 to 169-186 MB). A cell's samples are uniform in the cell at the density of h
+// the gear mesh's pieces set the run's peak). A cell's samples are uniform in the cell at the density of h
 // at its middle (clamped into the triangle), those outside the triangle dropped; they come from the
 // cell's own random stream, keyed by (seed, triangle, cell), so they are the same every time the cell
 // is drawn, from whichever block and thread.

@@ -44,8 +44,8 @@ std::string point_text(const Vec<3>& p);
 // Throws std::runtime_error naming the vertex where one vertex of a soup (once repair_polygon_soup has
 // merged duplicate points) is a corner of more than kMaxFacesAtVertex faces. CGAL links each face into
 // the ring of faces around its corners by walking that ring, so it builds a surface in time that grows
-// with the square of the most faces around one vertex: a cylinder of 65 536 sides with fan caps took 70 s
-// to read (a cone of 16 384 sides, 4 s).
+// with the square of the most faces around one vertex: a cylinder of 65 536 sides with fan caps took over
+// a minute to read (a cone of 16 384 sides, at the limit, a few seconds).
 inline constexpr std::size_t kMaxFacesAtVertex = 16384;
 void check_faces_at_vertices(const std::string& file, const std::vector<MeshPoint>& points,
                              const std::vector<std::vector<std::size_t>>& polygons);

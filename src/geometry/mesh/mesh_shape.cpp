@@ -115,8 +115,8 @@ std::string strict_problem(const std::string& file, Mesh& mesh) {
            " border edges): the inside test needs a watertight surface";
   }
   // How the shells nest (does_bound_a_volume, is_outward_oriented) is found by testing each shell
-  // against the others: time in the square of their number (20 000 tetrahedra: 11 s, 100 000: beyond a
-  // minute). Above kMaxShells the mesh is refused whether or not it may be repaired (the check runs first
+  // against the others: time in the square of their number (20 000 tetrahedra took seconds, 100 000
+  // minutes). Above kMaxShells the mesh is refused whether or not it may be repaired (the check runs first
   // either way), before any of that work.
   {
     constexpr std::size_t kMaxShells = 4096;
@@ -189,8 +189,8 @@ class MeshSurface {
         default: break;
       }
       // In a cell the surface passes through: count the triangles crossed on the short way to the
-      // nearest cell of known side (CGAL's ray through the whole mesh costs ~20 us on meshes of long
-      // thin triangles); a way that grazes an edge or vertex is replaced by the next shortest.
+      // nearest cell of known side (CGAL's ray through the whole mesh is slow on meshes of long thin
+      // triangles); a way that grazes an edge or vertex is replaced by the next shortest.
       thread_local std::vector<std::uint32_t> candidates;
       for (int rank = 0; rank < 6; ++rank) {
         Vec<3> q;
@@ -262,12 +262,12 @@ class MeshSurface {
   }
 
   // The inside test's cost near the surface. A point in a cell the surface passes through is decided by
-  // the faces of the cells on its short way out (VoxelCache::escape), one exact test each: 2-5 faces on
-  // average on meshes as they come (bunny, cow, torus, gear; a cone of 16 384 sides 109), but every face
-  // of a stack where thousands lie on each other closer than a cell (5000 sheets stacked 1e-4 apart:
-  // 12 000 faces a point, 238 s to fill 300 nodes). So it is measured at load, on points drawn on the
-  // surface (area-weighted, a fixed seed), before any work is spent on the mesh: a mean above
-  // kMaxMeanFaces is refused (those sheets in 4.6 s), naming the most crowded point.
+  // the faces of the cells on its short way out (VoxelCache::escape), one exact test each: a few faces on
+  // average on meshes as they come (bunny, cow, torus, gear; about a hundred on a cone of 16 384 sides),
+  // but every face of a stack where thousands lie on each other closer than a cell (5000 sheets stacked
+  // 1e-4 apart: over ten thousand faces a point, minutes to fill 300 nodes). So it is measured at load,
+  // on points drawn on the surface (area-weighted, a fixed seed), before any work is spent on the mesh:
+  // a mean above kMaxMeanFaces is refused (those sheets within seconds), naming the most crowded point.
   void check_crowding(const std::string& file) const {
     constexpr std::uint64_t kSamples = 4096;
     constexpr double kMaxMeanFaces = 1024;
@@ -441,8 +441,8 @@ ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOpti
   auto found = cache.loaded_.find(key);
   if (found == cache.loaded_.end()) {
     // The voxel caches of one domain's meshes share kAllCells: each mesh may take half of what is left
-    // (the first ones their full 2^23 cells), never less than kFewestCells. 150 distinct meshes took
-    // 4.5 GB at 32 MiB each.
+    // (the first ones their full 2^23 cells), never less than kFewestCells. 150 distinct meshes at a
+    // full 32 MiB each took gigabytes.
     constexpr std::size_t kAllCells = std::size_t{1} << 26, kFewestCells = std::size_t{1} << 18;
     const std::size_t left = kAllCells - std::min(cache.cells_, kAllCells);
     const std::size_t cap = std::clamp(left / 2, kFewestCells, VoxelCache::kMaxCells);

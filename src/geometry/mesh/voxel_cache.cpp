@@ -53,8 +53,8 @@ VoxelCache::VoxelCache(const std::vector<MeshTriangle>& triangles, const Box<3>&
   const double along = std::clamp(3.0 * std::sqrt(static_cast<double>(triangles.size())), 48.0, 320.0);
   double cell = size.maxCoeff() / along;
   // A triangle touches a few cells of its size, but many where it is larger than its neighbours'
-  // cells: thousands of large triangles stacked on each other, or fanned round one edge, made 2e8
-  // (cell, triangle) pairs (1.6 GB). The pairs are held to kPairsPerTriangle per triangle (at least
+  // cells: thousands of large triangles stacked on each other, or fanned round one edge, made hundreds
+  // of millions of (cell, triangle) pairs (gigabytes). The pairs are held to kPairsPerTriangle per triangle (at least
   // kMinPairs): past that the cells grow 2x along each axis and the marking starts again (about a
   // quarter of the pairs each time, so at most a third more work in all).
   const std::size_t budget = std::max(kMinPairs, kPairsPerTriangle * triangles.size());

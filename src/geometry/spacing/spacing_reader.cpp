@@ -140,7 +140,7 @@ double check_spacing(const JsonFields& fields, const Spacing& spacing, const Dom
                                number_text(reach) + " (|x| / h must be at most " +
                                number_text(kMaxCoordinateOverSpacing) +
                                "); move the domain nearer the origin or use a larger spacing");
-  // measure / h^d is a rough count (the fill packs about 1.1 / h^2 in 2D, 1.3 / h^3 in 3D), and the
+  // measure / h^d is a rough count (the fill packs somewhat more; bench/RESULTS.md, Fill), and the
   // boundary's a staircase one, so only clearly hopeless spacings are refused here (at twice the cap,
   // above the staircase's overestimate); the fill enforces the exact cap.
   const double total = nodes.interior + nodes.boundary;
