@@ -8,7 +8,9 @@
 #include <variant>
 #include <vector>
 
+#include "nodegen/geometry/spacing_fault.hpp"
 #include "nodegen/input/fill_domain.hpp"
+#include "nodegen/storage/store_concept.hpp"
 #include "nodegen/input/domain_file.hpp"
 #include "progress_bar.hpp"
 #include "rank_parts.hpp"

@@ -150,9 +150,9 @@ LinearSolver choose_solver(const io::NodeArrays& nodes, const PoissonOptions& op
   return LinearSolver::bicgstab_ilut;
 }
 
-}  // namespace
-
-PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions& options, const std::string& file) {
+// The stencil size, once the nodes and options are checked: dimension, order, enough nodes for a
+// stencil, a matrix that fits in memory, and a Dirichlet part. Throws InputError.
+int checked_stencil_size(const io::NodeArrays& nodes, const PoissonOptions& options, const std::string& file) {
   const int dim = nodes.dim;
   if (dim != 2 && dim != 3) throw InputError(file, "/domain/pos", "dimension " + std::to_string(dim) + ", expected 2 or 3");
   if (options.order < 1 || options.order > 3)
@@ -187,60 +187,55 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
   if (dirichlet == 0)
     throw InputError(file, "--neumann", "Neumann on every boundary node defines u only up to a constant; keep a part Dirichlet");
 
-  PointCloud cloud;
-  cloud.dim = dim;
-  cloud.points.resize(n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (int a = 0; a < 3; ++a) cloud.points[i][a] = a < dim ? nodes.coord(i, a) : 0.0;
-  auto normal_of = [&](std::size_t i) {
-    Eigen::Vector3d v = Eigen::Vector3d::Zero();
-    const auto row = static_cast<std::size_t>(nodes.bmap[i]);
-    for (int a = 0; a < dim; ++a) v[a] = nodes.normals[row * static_cast<std::size_t>(dim) + static_cast<std::size_t>(a)];
-    return v;
-  };
-  for (std::size_t i = 0; i < n; ++i)
-    if (is_neumann(nodes.types[i], options) && (nodes.bmap[i] < 0 || static_cast<std::size_t>(nodes.bmap[i]) >= nodes.boundary_count()))
-      throw InputError(file, "/domain/bmap", "Neumann node " + std::to_string(i) + " has no normal");
+  return k;
+}
 
-  // h at a node: the file's, else (a file without /domain/h) the distance to its nearest other node.
+// Node i's outward normal (zero beyond the dimension).
+Eigen::Vector3d normal_of(const io::NodeArrays& nodes, std::size_t i) {
+  const int dim = nodes.dim;
+  Eigen::Vector3d v = Eigen::Vector3d::Zero();
+  const auto row = static_cast<std::size_t>(nodes.bmap[i]);
+  for (int a = 0; a < dim; ++a) v[a] = nodes.normals[row * static_cast<std::size_t>(dim) + static_cast<std::size_t>(a)];
+  return v;
+}
+
+// h at a node: the file's, else (a file without /domain/h) the distance to its nearest other node.
+std::vector<double> spacing_at_nodes(const io::NodeArrays& nodes, const PointCloud& cloud, int threads) {
+  const std::size_t n = nodes.node_count();
   std::vector<double> h = nodes.h;
-  const bool need_h = h.size() != n;
-  {
-    KdTree tree(dim, cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
-    if (need_h) {
-      h.assign(n, 0.0);
-      parallel_for(n, options.threads, [&](int, std::size_t i) {
-        const auto two = nearest(tree, cloud.points[i], 2);
-        h[i] = (cloud.points[two.back()] - cloud.points[i]).norm();
-      });
-    }
-  }
+  if (h.size() == n) return h;
+  KdTree tree(cloud.dim, cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
+  h.assign(n, 0.0);
+  parallel_for(n, threads, [&](int, std::size_t i) {
+    const auto two = nearest(tree, cloud.points[i], 2);
+    h[i] = (cloud.points[two.back()] - cloud.points[i]).norm();
+  });
+  return h;
+}
 
-  // Ghost node g of Neumann node b: x_b + h_b n_b, unknown n + g.
-  std::vector<std::size_t> ghost_of(n, 0);  // 0: none, else unknown index
-  std::vector<std::size_t> ghost_owner;
-  if (options.ghost_nodes)
-    for (std::size_t i = 0; i < n; ++i)
-      if (is_neumann(nodes.types[i], options)) {
-        ghost_of[i] = cloud.points.size();
-        ghost_owner.push_back(i);
-        cloud.points.push_back(cloud.points[i] + h[i] * normal_of(i));
-      }
-  const std::size_t unknowns = cloud.points.size();
-  KdTree tree(dim, cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
-
-  // The manufactured solution from the nodes' lowest corner; beyond about 700 from it e^x overflows.
-  ManufacturedSolution exact{dim};
+// The manufactured solution from the nodes' lowest corner; beyond about 700 from it e^x overflows,
+// refused. Throws InputError.
+ManufacturedSolution solution_for(const PointCloud& cloud, std::size_t n, const std::string& file) {
+  ManufacturedSolution exact{cloud.dim};
   if (n > 0) exact.origin = cloud.points[0];
   for (std::size_t i = 0; i < n; ++i) exact.origin = exact.origin.cwiseMin(cloud.points[i]);
-  for (std::size_t i = 0; i < unknowns; ++i)
-    if (!std::isfinite(exact.u(cloud.points[i])) || !std::isfinite(exact.laplacian(cloud.points[i])))
+  for (const Eigen::Vector3d& p : cloud.points)
+    if (!std::isfinite(exact.u(p)) || !std::isfinite(exact.laplacian(p)))
       throw InputError(file, "solve", "the manufactured solution (e^x ...) overflows on these nodes: they reach " +
-                                          std::to_string((cloud.points[i] - exact.origin).maxCoeff()) +
+                                          std::to_string((p - exact.origin).maxCoeff()) +
                                           " from their lowest corner, beyond the ~700 where e^x stays finite; scale the domain down to check it");
-  std::vector<Row> rows(unknowns);
-  PoissonSystem system;
-  system.rows.assign(unknowns, RowKind::ghost_laplacian);
+  return exact;
+}
+
+// One row per unknown: the Laplacian inside, the normal derivative on Neumann nodes (and the Laplacian
+// at the boundary node on its ghost's row), u itself on Dirichlet nodes. Throws InputError naming the
+// first node whose stencil fails.
+std::vector<Row> stencil_rows(const io::NodeArrays& nodes, const PoissonOptions& options, const PointCloud& cloud,
+                              const std::vector<std::size_t>& ghost_of, const ManufacturedSolution& exact, int k,
+                              std::vector<RowKind>& kinds, const std::string& file) {
+  const std::size_t n = nodes.node_count();
+  const KdTree tree(cloud.dim, cloud, nanoflann::KDTreeSingleIndexAdaptorParams(16));
+  std::vector<Row> rows(cloud.points.size());
   std::string failure;
   std::size_t failed_node = n;
   std::mutex failure_mutex;
@@ -251,12 +246,12 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
       if (type > 0) {
         rows[i] = stencil_row(cloud, tree, p, k, options.order, StencilOperator::laplacian());
         rows[i].rhs = exact.laplacian(p);
-        system.rows[i] = RowKind::laplacian;
+        kinds[i] = RowKind::laplacian;
       } else if (is_neumann(type, options)) {
-        const Eigen::Vector3d normal = normal_of(i);
+        const Eigen::Vector3d normal = normal_of(nodes, i);
         rows[i] = stencil_row(cloud, tree, p, k, options.order, StencilOperator::derivative_along(normal));
         rows[i].rhs = exact.gradient(p).dot(normal);
-        system.rows[i] = RowKind::neumann;
+        kinds[i] = RowKind::neumann;
         if (ghost_of[i] != 0) {
           Row& pde = rows[ghost_of[i]];
           pde = stencil_row(cloud, tree, p, k, options.order, StencilOperator::laplacian());
@@ -266,7 +261,7 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
         rows[i].columns = {static_cast<std::uint32_t>(i)};
         rows[i].weights = Eigen::VectorXd::Ones(1);
         rows[i].rhs = exact.u(p);
-        system.rows[i] = RowKind::dirichlet;
+        kinds[i] = RowKind::dirichlet;
       }
     } catch (const std::runtime_error& e) {
       const std::lock_guard lock(failure_mutex);
@@ -275,7 +270,12 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
   });
   if (failed_node < n)
     throw InputError(file, "/domain/pos", "node " + std::to_string(failed_node) + ": " + failure);
+  return rows;
+}
 
+// The sparse matrix and right-hand side of the rows (which it frees as it goes).
+void assemble_matrix(std::vector<Row>& rows, int k, PoissonSystem& system) {
+  const std::size_t unknowns = rows.size();
   std::vector<Eigen::Triplet<double>> triplets;
   triplets.reserve(unknowns * static_cast<std::size_t>(k));
   Eigen::VectorXd rhs(static_cast<Eigen::Index>(unknowns));
@@ -289,6 +289,39 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
   system.matrix.resize(static_cast<Eigen::Index>(unknowns), static_cast<Eigen::Index>(unknowns));
   system.matrix.setFromTriplets(triplets.begin(), triplets.end());
   system.rhs = std::move(rhs);
+}
+
+}  // namespace
+
+PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions& options, const std::string& file) {
+  const int dim = nodes.dim;
+  const int k = checked_stencil_size(nodes, options, file);
+  const std::size_t n = nodes.node_count();
+  PointCloud cloud;
+  cloud.dim = dim;
+  cloud.points.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int a = 0; a < 3; ++a) cloud.points[i][a] = a < dim ? nodes.coord(i, a) : 0.0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (is_neumann(nodes.types[i], options) && (nodes.bmap[i] < 0 || static_cast<std::size_t>(nodes.bmap[i]) >= nodes.boundary_count()))
+      throw InputError(file, "/domain/bmap", "Neumann node " + std::to_string(i) + " has no normal");
+  std::vector<double> h = spacing_at_nodes(nodes, cloud, options.threads);
+
+  // Ghost node g of Neumann node b: x_b + h_b n_b, unknown n + g.
+  std::vector<std::size_t> ghost_of(n, 0);  // 0: none, else unknown index
+  std::vector<std::size_t> ghost_owner;
+  if (options.ghost_nodes)
+    for (std::size_t i = 0; i < n; ++i)
+      if (is_neumann(nodes.types[i], options)) {
+        ghost_of[i] = cloud.points.size();
+        ghost_owner.push_back(i);
+        cloud.points.push_back(cloud.points[i] + h[i] * normal_of(nodes, i));
+      }
+  const ManufacturedSolution exact = solution_for(cloud, n, file);
+  PoissonSystem system;
+  system.rows.assign(cloud.points.size(), RowKind::ghost_laplacian);
+  std::vector<Row> rows = stencil_rows(nodes, options, cloud, ghost_of, exact, k, system.rows, file);
+  assemble_matrix(rows, k, system);
   system.points = std::move(cloud.points);
   system.h = std::move(h);
   system.node_count = n;

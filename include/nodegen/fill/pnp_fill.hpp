@@ -58,6 +58,7 @@
 #include "nodegen/fill/ring_selection.hpp"
 #include "nodegen/fill/tile_grid.hpp"
 #include "nodegen/fill/fill_params.hpp"
+#include "nodegen/geometry/box.hpp"
 #include "nodegen/geometry/spacing_fault.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/spatial/point.hpp"

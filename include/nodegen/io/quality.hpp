@@ -91,6 +91,109 @@ Vec<D> node_position(const NodeArrays& nodes, std::size_t i) {
   return p;
 }
 
+// Every node, inserted in rounds of 2^16 nodes: between rounds no thread is in the tree, so the buckets
+// its leaves moved out of are reused (KdTree::reuse_retired) instead of claimed anew.
+template <int D>
+void insert_nodes(KdTree<D>& tree, const NodeArrays& nodes, int threads) {
+  const std::size_t n = nodes.node_count();
+  constexpr std::size_t kRound = std::size_t{1} << 16;
+  for (std::size_t first = 0; first < n; first += kRound) {
+    parallel_ranges(std::min(kRound, n - first), threads, [&](int, std::size_t begin, std::size_t end) {
+      for (std::size_t i = first + begin; i < first + end; ++i)
+        tree.insert(node_position<D>(nodes, i), static_cast<std::uint32_t>(i));
+    });
+    tree.reuse_retired();
+  }
+}
+
+// The nearest other node of every node over its h: the 2 nearest include the node itself (distance
+// 0) first. Needs at least 2 nodes.
+template <int D>
+Summary nearest_over_h(const KdTree<D>& tree, const NodeArrays& nodes, int threads) {
+  const std::size_t n = nodes.node_count();
+  const Summary neutral{std::numeric_limits<double>::infinity(), 0.0, 0.0};
+  // Neutral entries: a team smaller than `threads` (fewer nodes than threads) leaves some unwritten.
+  std::vector<Summary> part(static_cast<std::size_t>(threads), neutral);
+  parallel_ranges(n, threads, [&](int tid, std::size_t begin, std::size_t end) {
+    std::vector<std::pair<std::uint32_t, double>> near;
+    Summary s = neutral;
+    for (std::size_t i = begin; i < end; ++i) {
+      tree.knn(node_position<D>(nodes, i), 2, near);
+      // With coincident nodes the pair order is by id, so pick the entry that is not i itself.
+      const double d = near[0].first == i ? near[1].second : near[0].second;
+      const double ratio = d / nodes.h[i];
+      s.min = std::min(s.min, ratio);
+      s.max = std::max(s.max, ratio);
+      s.mean += ratio;
+    }
+    part[static_cast<std::size_t>(tid)] = s;
+  });
+  Summary total = neutral;
+  for (const auto& s : part) {
+    total.min = std::min(total.min, s.min);
+    total.max = std::max(total.max, s.max);
+    total.mean += s.mean;
+  }
+  total.mean /= static_cast<double>(n);
+  return total;
+}
+
+// Random points in the box, a batch at a time until `options.samples` of them lie inside: the inside
+// ones' distance to their nearest node over its h (the holes), and how many points were drawn in all
+// (their share inside measures the domain).
+template <int D>
+std::vector<double> hole_samples(const KdTree<D>& tree, const NodeArrays& nodes, const QualityDomain<D>& domain,
+                                 const QualityOptions& options, std::size_t& drawn) {
+  const int threads = std::max(1, options.threads);
+  const std::size_t want = options.samples;
+  const auto affordable = static_cast<std::size_t>(static_cast<double>(QualityOptions::kMaxDraws) /
+                                                   std::max(1.0, domain.test_cost));
+  const std::size_t max_draws = std::min(want * QualityOptions::kMaxDrawsPerSample, std::max(want, affordable));
+  const std::size_t max_batch = std::max<std::size_t>(want, std::size_t{1} << 20);  // 8 MB of scratch
+  std::vector<double> hole, batch;
+  drawn = 0;
+  while (hole.size() < want && drawn < max_draws) {
+    // The next batch: as many draws as the share inside so far says the missing samples need (+5 %),
+    // eight times the draws so far while none was inside.
+    const double missing = static_cast<double>(want - hole.size());
+    const double guess = drawn == 0 ? static_cast<double>(want)
+                         : hole.empty() ? 8.0 * static_cast<double>(drawn)
+                                        : 1.05 * missing * static_cast<double>(drawn) / static_cast<double>(hole.size()) + 64.0;
+    const std::size_t first = drawn,
+                      m = std::min({static_cast<std::size_t>(guess), max_batch, max_draws - drawn});
+    batch.resize(m);
+    parallel_ranges(m, threads, [&](int, std::size_t begin, std::size_t end) {
+      const Vec<D> size = domain.box.size();
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::size_t s = first + i;
+        batch[i] = -1.0;  // outside the domain
+        Vec<D> p;
+        for (int k = 0; k < D; ++k)
+          p[k] = domain.box.lo[k] + size[k] * unit_uniform(mix64(options.seed * 0x100000001B3ull + s * D + static_cast<std::size_t>(k)));
+        if (!domain.contains(p)) continue;
+        const auto nearest = tree.nearest(p);
+        batch[i] = nearest->second / nodes.h[nearest->first];
+      }
+    });
+    drawn += m;
+    for (std::size_t i = 0; i < m; ++i)
+      if (batch[i] >= 0) hole.push_back(batch[i]);
+  }
+  return hole;
+}
+
+// Mean, max and p99.9 of the samples (nearest rank); reorders them.
+inline void summarize_holes(std::vector<double>& hole, HoleSummary& holes) {
+  double sum = 0;
+  for (double v : hole) sum += v;
+  holes.mean = sum / static_cast<double>(hole.size());
+  holes.max = *std::max_element(hole.begin(), hole.end());
+  // p99.9: the value below which 99.9 % of the samples lie (nearest-rank).
+  const auto rank = static_cast<std::size_t>(std::ceil(0.999 * static_cast<double>(hole.size()))) - 1;
+  std::nth_element(hole.begin(), hole.begin() + static_cast<std::ptrdiff_t>(rank), hole.end());
+  holes.p999 = hole[rank];
+}
+
 }  // namespace quality_detail
 
 // Needs nodes.h (one value per node). Without a domain only the counts and nn_over_h are measured.
@@ -107,100 +210,18 @@ QualityReport quality_report(const NodeArrays& nodes, const QualityDomain<D>* do
   r.boundary_nodes = static_cast<std::size_t>(std::count_if(nodes.types.begin(), nodes.types.end(), [](auto t) { return t < 0; }));
   r.interior_nodes = n - r.boundary_nodes;
   if (n == 0) return r;
-
-  // Inserted in rounds of 2^16 nodes: between rounds no thread is in the tree, so the buckets its
-  // leaves moved out of are reused (KdTree::reuse_retired) instead of claimed anew.
   KdTree<D> tree(n);
-  constexpr std::size_t kRound = std::size_t{1} << 16;
-  for (std::size_t first = 0; first < n; first += kRound) {
-    parallel_ranges(std::min(kRound, n - first), threads, [&](int, std::size_t begin, std::size_t end) {
-      for (std::size_t i = first + begin; i < first + end; ++i)
-        tree.insert(qd::node_position<D>(nodes, i), static_cast<std::uint32_t>(i));
-    });
-    tree.reuse_retired();
-  }
-
-  // Nearest other node of every node: the 2 nearest include the node itself (distance 0) first.
-  if (n >= 2) {
-    const Summary neutral{std::numeric_limits<double>::infinity(), 0.0, 0.0};
-    // Neutral entries: a team smaller than `threads` (fewer nodes than threads) leaves some unwritten.
-    std::vector<Summary> part(static_cast<std::size_t>(threads), neutral);
-    parallel_ranges(n, threads, [&](int tid, std::size_t begin, std::size_t end) {
-      std::vector<std::pair<std::uint32_t, double>> near;
-      Summary s = neutral;
-      for (std::size_t i = begin; i < end; ++i) {
-        tree.knn(qd::node_position<D>(nodes, i), 2, near);
-        // With coincident nodes the pair order is by id, so pick the entry that is not i itself.
-        const double d = near[0].first == i ? near[1].second : near[0].second;
-        const double ratio = d / nodes.h[i];
-        s.min = std::min(s.min, ratio);
-        s.max = std::max(s.max, ratio);
-        s.mean += ratio;
-      }
-      part[static_cast<std::size_t>(tid)] = s;
-    });
-    Summary total = neutral;
-    for (const auto& s : part) {
-      total.min = std::min(total.min, s.min);
-      total.max = std::max(total.max, s.max);
-      total.mean += s.mean;
-    }
-    total.mean /= static_cast<double>(n);
-    r.nn_over_h = total;
-  }
-
+  qd::insert_nodes(tree, nodes, threads);
+  if (n >= 2) r.nn_over_h = qd::nearest_over_h(tree, nodes, threads);
   if (domain == nullptr || options.samples == 0) return r;
 
-  // Random points in the box, a batch of `want` at a time until `want` of them lie inside: the inside
-  // ones probe for holes, and their share of all drawn measures the domain.
-  const std::size_t want = options.samples;
-  const auto affordable = static_cast<std::size_t>(static_cast<double>(QualityOptions::kMaxDraws) /
-                                                   std::max(1.0, domain->test_cost));
-  const std::size_t max_draws = std::min(want * QualityOptions::kMaxDrawsPerSample, std::max(want, affordable));
-  const std::size_t max_batch = std::max<std::size_t>(want, std::size_t{1} << 20);  // 8 MB of scratch
-  std::vector<double> hole, batch;
   std::size_t drawn = 0;
-  while (hole.size() < want && drawn < max_draws) {
-    // The next batch: as many draws as the share inside so far says the missing samples need (+5 %),
-    // eight times the draws so far while none was inside.
-    const double missing = static_cast<double>(want - hole.size());
-    const double guess = drawn == 0 ? static_cast<double>(want)
-                         : hole.empty() ? 8.0 * static_cast<double>(drawn)
-                                        : 1.05 * missing * static_cast<double>(drawn) / static_cast<double>(hole.size()) + 64.0;
-    const std::size_t first = drawn,
-                      m = std::min({static_cast<std::size_t>(guess), max_batch, max_draws - drawn});
-    batch.resize(m);
-    parallel_ranges(m, threads, [&](int, std::size_t begin, std::size_t end) {
-      const Vec<D> size = domain->box.size();
-      for (std::size_t i = begin; i < end; ++i) {
-        const std::size_t s = first + i;
-        batch[i] = -1.0;  // outside the domain
-        Vec<D> p;
-        for (int k = 0; k < D; ++k)
-          p[k] = domain->box.lo[k] + size[k] * unit_uniform(mix64(options.seed * 0x100000001B3ull + s * D + static_cast<std::size_t>(k)));
-        if (!domain->contains(p)) continue;
-        const auto nearest = tree.nearest(p);
-        batch[i] = nearest->second / nodes.h[nearest->first];
-      }
-    });
-    drawn += m;
-    for (std::size_t i = 0; i < m; ++i)
-      if (batch[i] >= 0) hole.push_back(batch[i]);
-  }
+  std::vector<double> hole = qd::hole_samples(tree, nodes, *domain, options, drawn);
   r.holes.samples = hole.size();
   r.holes.drawn = drawn;
   r.measure = domain->box.volume() * static_cast<double>(hole.size()) / static_cast<double>(drawn);
   if (hole.empty()) return r;
-
-  double sum = 0;
-  for (double v : hole) sum += v;
-  r.holes.mean = sum / static_cast<double>(hole.size());
-  r.holes.max = *std::max_element(hole.begin(), hole.end());
-  // p99.9: the value below which 99.9 % of the samples lie (nearest-rank).
-  const auto rank = static_cast<std::size_t>(std::ceil(0.999 * static_cast<double>(hole.size()))) - 1;
-  std::nth_element(hole.begin(), hole.begin() + static_cast<std::ptrdiff_t>(rank), hole.end());
-  r.holes.p999 = hole[rank];
-
+  qd::summarize_holes(hole, r.holes);
   const double ball = D == 2 ? std::numbers::pi / 4.0 : std::numbers::pi / 6.0;  // volume of a ball of diameter 1
   double balls = 0;
   for (double h : nodes.h) balls += ball * std::pow(h, D);

@@ -61,16 +61,6 @@ double invert(const std::vector<double>& ts, const std::vector<double>& f, doubl
   return ts[i - 1] + w * (ts[i] - ts[i - 1]);
 }
 
-// Parameter where the cumulative integral reaches s (linear within a chord).
-double invert(const std::vector<double>& ts, const std::vector<double>& f, double s) {
-  auto it = std::upper_bound(f.begin(), f.end(), s);
-  if (it == f.begin()) return ts.front();
-  if (it == f.end()) return ts.back();
-  const auto i = static_cast<std::size_t>(it - f.begin());
-  const double w = (s - f[i - 1]) / std::max(f[i] - f[i - 1], 1e-300);
-  return ts[i - 1] + w * (ts[i] - ts[i - 1]);
-}
-
 // One curve's placement: its nodes' parameters, which of them the sink keeps, the junctions where the
 // curve stops or starts being on the combined boundary, and the nodes emitted.
 template <int D>
