@@ -21,7 +21,7 @@
 #include "nodegen/io/pending_file.hpp"
 #include "nodegen/io/xdmf_writer.hpp"
 #include "nodegen/storage/store_concept.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "cpu_affinity.hpp"
 #include "progress_bar.hpp"
 #include "remove_on_signal.hpp"

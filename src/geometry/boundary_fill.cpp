@@ -10,7 +10,7 @@
 
 #include <Eigen/Geometry>
 
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "poisson_thinning.hpp"
 
 namespace nodegen::geometry_detail {

@@ -1,7 +1,7 @@
 #include "cube_chart.hpp"
 
 #include "cube_facets.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 
 namespace nodegen::geometry_detail {
 
