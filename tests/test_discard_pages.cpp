@@ -12,7 +12,7 @@
 
 #include "fill_test_support.hpp"
 #include "sanitized_build.hpp"
-#include "nodegen/fill/discard_pages.hpp"
+#include "nodegen/storage/discard_pages.hpp"
 #include "nodegen/fill/fill.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/vm_store.hpp"

@@ -14,7 +14,7 @@
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
 namespace nodegen {

@@ -25,9 +25,9 @@
 #include "nodegen/spatial/claim_batches.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
-#include "nodegen/storage/phase_barrier.hpp"
+#include "nodegen/parallel/phase_barrier.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
 namespace nodegen {

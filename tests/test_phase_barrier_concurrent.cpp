@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "nodegen/storage/phase_barrier.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/phase_barrier.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 
 namespace nodegen {
 namespace {

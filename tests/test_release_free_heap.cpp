@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "nodegen/fill/release_free_heap.hpp"
+#include "nodegen/storage/release_free_heap.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "nodegen/geometry/spacing.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 
 namespace nodegen {
 namespace {

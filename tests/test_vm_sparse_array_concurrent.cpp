@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "nodegen/storage/vm_sparse_array.hpp"
 
 namespace {

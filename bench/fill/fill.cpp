@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 
 #include "nodegen/fill/fill.hpp"
 #include "nodegen/input/fill_domain.hpp"

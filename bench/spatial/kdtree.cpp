@@ -48,9 +48,9 @@
 
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
-#include "nodegen/storage/phase_barrier.hpp"
+#include "nodegen/parallel/phase_barrier.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
 #if defined(NODEGEN_HAVE_NANOFLANN)

@@ -37,7 +37,7 @@
 #include "bench_stats.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "nodegen/storage/vm_store.hpp"
 #if defined(NODEGEN_HAVE_TBB)
 #include <tbb/concurrent_vector.h>

@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "bench_stats.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "nodegen/storage/vm_sparse_array.hpp"
 #include "nodegen/storage/vm_store.hpp"
 

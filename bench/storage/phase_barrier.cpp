@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "bench_stats.hpp"
-#include "nodegen/storage/phase_barrier.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/phase_barrier.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 
 namespace {
 

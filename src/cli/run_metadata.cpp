@@ -4,7 +4,7 @@
 #include <span>
 #include <string>
 
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "run_report.hpp"
 
 namespace nodegen::cli {

@@ -11,7 +11,7 @@ namespace nodegen::cli {
 void require_threads_start(int threads);
 
 // Starts OpenMP's team of `threads` now, right after the check, while the address space the check held
-// is free. Every region of a run is launched at full size (storage/thread_team.hpp), so libgomp keeps
+// is free. Every region of a run is launched at full size (parallel/thread_team.hpp), so libgomp keeps
 // these threads for the whole run and creates none later, when loading and the fill's reservations have
 // taken that space (under a 4 GB ulimit -v, 470 threads passed the check and libgomp then exited with
 // status 1 in the fill). Memory that runs out later is a bad_alloc: the run's out-of-memory error.

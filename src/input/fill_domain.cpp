@@ -8,7 +8,7 @@
 #include <utility>
 #include <variant>
 
-#include "nodegen/fill/release_free_heap.hpp"
+#include "nodegen/storage/release_free_heap.hpp"
 
 namespace nodegen {
 namespace {

@@ -18,7 +18,7 @@
 #include "nodegen/geometry/input_error.hpp"
 #include "nodegen/solve/manufactured.hpp"
 #include "nodegen/solve/rbf_fd.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "memory_available.hpp"
 
 namespace nodegen::solve {

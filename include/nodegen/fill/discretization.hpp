@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "nodegen/fill/backend.hpp"
-#include "nodegen/fill/default_init_allocator.hpp"
+#include "nodegen/storage/default_init_allocator.hpp"
 #include "nodegen/fill/phase_exchange.hpp"
 #include "nodegen/spatial/point.hpp"
 

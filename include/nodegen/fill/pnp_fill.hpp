@@ -50,11 +50,11 @@
 
 #include "nodegen/fill/boundary_rows.hpp"
 #include "nodegen/fill/candidates.hpp"
-#include "nodegen/fill/discard_pages.hpp"
+#include "nodegen/storage/discard_pages.hpp"
 #include "nodegen/fill/discretization.hpp"
 #include "nodegen/fill/nearest_squared.hpp"
 #include "nodegen/fill/ownership.hpp"
-#include "nodegen/fill/release_free_heap.hpp"
+#include "nodegen/storage/release_free_heap.hpp"
 #include "nodegen/fill/ring_selection.hpp"
 #include "nodegen/fill/tile_grid.hpp"
 #include "nodegen/fill/fill_params.hpp"
@@ -62,11 +62,11 @@
 #include "nodegen/geometry/spacing_fault.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/spatial/point.hpp"
-#include "nodegen/storage/backoff.hpp"
-#include "nodegen/storage/false_sharing.hpp"
-#include "nodegen/storage/phase_barrier.hpp"
+#include "nodegen/parallel/backoff.hpp"
+#include "nodegen/parallel/false_sharing.hpp"
+#include "nodegen/parallel/phase_barrier.hpp"
 #include "nodegen/storage/store_concept.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
 namespace nodegen {
@@ -498,7 +498,7 @@ class PnpFill {
   // in the previous phase into their store slots, then the others' copies (cut_copies: the long items
   // start early and the short ones fill the end of the round). Then the team meets at the barrier, whose
   // completion step (one thread, the others waiting) does what that left: hand-over, slots, the next phase. The
-  // barrier orders every write of a round before every read of the next (storage/phase_barrier.hpp: the
+  // barrier orders every write of a round before every read of the next (parallel/phase_barrier.hpp: the
   // completion happens after every arrival and before any thread returns from the wait). A thread that fails
   // still arrives, so nobody waits for it; the completion step then ends the fill.
   void run_phases() {

@@ -79,7 +79,7 @@ class Spacing {
   std::string brief() const;     // describe(), shortened to its start and length past 120 characters: for messages
 
   Evaluator evaluator() const { return Evaluator(constant_, is_constant() ? nullptr : &expression_); }
-  // One evaluator for each member of a team of `threads` (storage/thread_team.hpp), evaluator t made by
+  // One evaluator for each member of a team of `threads` (parallel/thread_team.hpp), evaluator t made by
   // member t, so its memory comes from that thread's heap ("Thread use" above). Call it where the
   // caller's own parallel_for of `threads` could run.
   std::vector<Evaluator> evaluators(int threads) const;

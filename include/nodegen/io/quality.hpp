@@ -34,7 +34,7 @@
 #include "nodegen/io/node_arrays.hpp"
 #include "nodegen/spatial/kdtree.hpp"
 #include "nodegen/spatial/point.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 
 namespace nodegen::io {
 

@@ -6,7 +6,7 @@
 // quiet, since it sees the accesses as atomic).
 #include <atomic>
 
-#include "nodegen/storage/backoff.hpp"
+#include "nodegen/parallel/backoff.hpp"
 
 namespace nodegen::spatial_detail {
 

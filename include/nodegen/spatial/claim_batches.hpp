@@ -19,8 +19,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "nodegen/storage/false_sharing.hpp"
-#include "nodegen/storage/spin_lock.hpp"
+#include "nodegen/parallel/false_sharing.hpp"
+#include "nodegen/parallel/spin_lock.hpp"
 
 namespace nodegen::spatial_detail {
 

@@ -41,8 +41,8 @@
 #include "nodegen/spatial/atomic_field.hpp"
 #include "nodegen/spatial/claim_batches.hpp"
 #include "nodegen/spatial/kdtree_layout.hpp"
-#include "nodegen/storage/false_sharing.hpp"
-#include "nodegen/storage/spin_lock.hpp"
+#include "nodegen/parallel/false_sharing.hpp"
+#include "nodegen/parallel/spin_lock.hpp"
 #include "nodegen/storage/store_concept.hpp"
 
 namespace nodegen::spatial_detail {

@@ -36,7 +36,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "nodegen/storage/false_sharing.hpp"
+#include "nodegen/parallel/false_sharing.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/vm_populate.hpp"
 #include "nodegen/storage/vm_region.hpp"

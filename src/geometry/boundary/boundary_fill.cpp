@@ -11,7 +11,7 @@
 
 #include <Eigen/Geometry>
 
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "geometry/boundary/bisect.hpp"
 #include "geometry/boundary/poisson_thinning.hpp"
 

@@ -1,7 +1,7 @@
 #include "geometry/boundary/cube_chart.hpp"
 
 #include "geometry/boundary/cube_facets.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 
 namespace nodegen::geometry_detail {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "geometry/boundary/point_grid.hpp"
 #include "geometry/boundary/surface_spacing.hpp"
 

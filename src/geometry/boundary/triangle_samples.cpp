@@ -9,7 +9,7 @@
 #include <Eigen/Geometry>
 
 #include "nodegen/storage/splitmix.hpp"
-#include "nodegen/storage/thread_team.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 #include "geometry/boundary/surface_spacing.hpp"
 
 namespace nodegen::geometry_detail {

@@ -3,7 +3,7 @@
 #include <nodegen/geometry/spacing.hpp>
 
 #include <nodegen/geometry/input_error.hpp>
-#include <nodegen/storage/thread_team.hpp>
+#include <nodegen/parallel/thread_team.hpp>
 
 #include <muParser.h>
 

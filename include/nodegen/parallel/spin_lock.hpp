@@ -7,7 +7,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "nodegen/storage/backoff.hpp"
+#include "nodegen/parallel/backoff.hpp"
 
 namespace nodegen {
 

@@ -27,7 +27,7 @@
 #include <cstdint>
 #include <thread>
 
-#include "nodegen/storage/false_sharing.hpp"
+#include "nodegen/parallel/false_sharing.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
