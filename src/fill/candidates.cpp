@@ -3,7 +3,7 @@
 // every clone rounds each product and sum alike, so the candidates do not depend on the CPU.
 #include "nodegen/fill/candidates.hpp"
 
-#include "spatial/target_clones.hpp"
+#include "nodegen/spatial/target_clones.hpp"
 
 namespace nodegen::fill_detail {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "spatial/target_clones.hpp"
+#include "nodegen/spatial/target_clones.hpp"
 
 namespace nodegen::fill_detail {
 namespace {

@@ -17,7 +17,7 @@
 
 #include <type_traits>
 
-#include "target_clones.hpp"
+#include "nodegen/spatial/target_clones.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define NODEGEN_HAVE_AVX2_PATH 1

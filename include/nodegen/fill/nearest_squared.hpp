@@ -4,7 +4,7 @@
 // precision for 2D, in single precision for 3D, where it is the screening pass that pnp_fill.hpp's
 // nearest_squared settles exactly.
 //
-// Compiled once per instruction set and chosen at run time (src/spatial/target_clones.hpp), so the
+// Compiled once per instruction set and chosen at run time (spatial/target_clones.hpp), so the
 // portable build runs the AVX-512 or AVX2 loop where the CPU has it and the SSE2 one elsewhere. They
 // round alike: the same products and sums in the same order, so the nodes do not depend on the CPU.
 #include <cstddef>
