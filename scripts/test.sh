@@ -15,6 +15,10 @@ jobs=$(nproc)
 # without them, their tests skip.
 bash domains/meshes/get_models.sh >/dev/null 2>&1 || echo "test.sh: the bunny and cow models are absent; their tests skip"
 
+# The size rules (files of at most 700 lines, functions of at most 100): before any build, so a breach
+# fails in a second.
+python3 scripts/check_code_shape.py
+
 stage_start=$SECONDS
 stage() {  # stage NAME: the wall time since the previous stage
   echo "test.sh: $1 took $((SECONDS - stage_start)) s"
