@@ -779,7 +779,7 @@ class KdTree {
   // moves once more instead of up to seven times. In bench/spatial/kdtree's front order, where both threads
   // fill the same leaves a few rows apart, 2 threads ran 1.72x (2D) / 1.74x (3D) the 1-thread rate
   // with one class at a time and 1.84x / 1.82x with this rule (36 alternated rounds; 1.86x / 1.81x
-  // with the fixed-size buckets of bd83bb5; bench/results/kdtree-memory.md). Leaves one thread fills
+  // with the fixed-size buckets of bd83bb5; bench/results/kdtree.md). Leaves one thread fills
   // (every leaf at 1 thread; most of the fill's, whose threads grow patches of their own) keep
   // growing one class at a time, so their memory is unchanged; a shared leaf may keep up to
   // LeafSize - kStep slots empty, as every leaf of the fixed-size tree could.
