@@ -23,7 +23,7 @@
 // packing density of PNP. With --domain, the domain file is loaded with the geometry layer and filled
 // through fill_domain (boundary placement included in the time), at the file's own spacing unless
 // --nodes is also given (then a constant h for about N nodes over the domain's measure).
-// One line of key=value pairs goes to stdout; bench/results/fill.md has the sweep.
+// One line of key=value pairs goes to stdout; bench/RESULTS.md, Fill, and bench/results/fill.md have its figures.
 #include <sys/resource.h>
 
 #include <chrono>

@@ -14,8 +14,8 @@ where items are, which is what the shares exploit.) The planning of the next pha
 which one thread does during the round, are logged with the completion step, as if serial;
 --serial-handover counts the hand-over there too (the most pessimistic reading).
 Items and completion steps are timed in a 1-thread run, so what the model leaves out is what the
-hardware takes from several busy CPUs (on the 2-vCPU VMs of bench/RESULTS.md, two independent 1-thread
-fills reach 1.31-1.97x, and on the Intel one as much in two processes as in one), and the barrier's own
+hardware takes from several busy CPUs (on the 2-vCPU VMs of bench/RESULTS.md, Fill, two independent 1-thread
+fills reach less than 2x, and on the Intel one as much in two processes as in one), and the barrier's own
 cost, which is an input.
 
   fill_scaling_model.py LOG.csv [--barrier-us 5] [--threads 1,2,4,8,16,32,64] [--serial-handover]

@@ -6,7 +6,7 @@
 //                                                               DIR = the repository's domains/ folder)
 //
 // Prints markdown tables (median and min-max over R runs, variants alternated run by run);
-// bench/results/geometry.md has a recorded run.
+// bench/results/geometry.md has its figures.
 #include <time.h>
 
 #include <atomic>

@@ -777,7 +777,7 @@ class KdTree {
   // other thread then reads or appends to the leaf, it misses on all those lines. A shared leaf now
   // moves once more instead of up to seven times. In bench/spatial/kdtree's front order, where both threads
   // fill the same leaves a few rows apart, 2 threads scale better with this rule than with one class at
-  // a time, about as well as with fixed-size buckets (measured: bench/RESULTS.md, K-d tree). Leaves one
+  // a time, about as well as with fixed-size buckets (measured: bench/results/kdtree.md). Leaves one
   // thread fills (every leaf at 1 thread; most of the fill's, whose threads grow patches of their own) keep
   // growing one class at a time, so their memory is unchanged; a shared leaf may keep up to
   // LeafSize - kStep slots empty, as every leaf of the fixed-size tree could.

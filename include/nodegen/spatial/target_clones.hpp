@@ -5,8 +5,8 @@
 // default one does: the kernels it marks use no horizontal reductions, and -ffp-contract=off forbids
 // contraction, so the x86-64-v4 clone, whose instruction set has FMA, never fuses a multiply and an
 // add, and results do not depend on the CPU. The AVX-512 clone of the 3D candidate test (16 floats a
-// step) ran the 3D fill a little faster than the AVX2 one on an AVX-512 CPU (measured: bench/RESULTS.md,
-// Fill).
+// step) ran the 3D fill a little faster than the AVX2 one on an AVX-512 CPU (measured:
+// bench/results/fill.md).
 //
 // GCC only: clang 14 ignores the attribute where the header's declaration lacks it, and with it there
 // too, a test program's call through it left the array unchanged. Not under a sanitizer either: the

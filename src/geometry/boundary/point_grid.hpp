@@ -8,7 +8,8 @@
 // the points sit in one flat array linked cell by cell. A query's ball (r below the cell size) spans 2
 // cells per axis, which mostly lie in one block: one table probe and one or two cache lines of heads,
 // where a hash map of cells cost a bucket, a node and a vector per cell (8 of each in 3D). Placing the
-// boundary of a 1e6-node box minus ball spends most of its time in these queries (bench/RESULTS.md, Geometry).
+// boundary of a 1e6-node box minus ball spends most of its time in these queries
+// (bench/RESULTS.md, Geometry and meshes).
 #include <algorithm>
 #include <array>
 #include <cmath>
