@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The headline figures of nodegen in one command: fill rate, memory, quality, backends, k-d tree.
 
-    bench/headline            about 5 minutes on a 2-core machine
+    bench/headline            a minute or two on a 2-core machine
     bench/headline --quick    under a minute: small sizes, one repetition (CI runs it from scripts/test.sh)
 
 Steps, each with the command it runs (the markdown repeats them beside their tables):
