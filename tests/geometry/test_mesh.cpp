@@ -298,7 +298,7 @@ void add_shell(TriMesh& into, const TriMesh& m, double scale, const Vec<3>& offs
 TEST(Mesh, MeshesThatDoNotBoundOneVolumeAreInputErrorsWithoutRepair) {
   // A unit sphere plus a second shell: the sphere scaled, moved and maybe turned inside out. Loaded as they
   // are, the first two give inverted normals where the shells overlap or nest. The repair loads
-  // them (tests/test_mesh_repair.cpp); "repair": "none" keeps refusing them.
+  // them (tests/geometry/test_mesh_repair.cpp); "repair": "none" keeps refusing them.
   struct Case {
     std::string file;
     double scale;

@@ -1,5 +1,5 @@
 #pragma once
-// Node sets for the writer's tests (tests/test_hdf5_writer.cpp, tests/mpi/).
+// Node sets for the writer's tests (tests/io/test_hdf5_writer.cpp, tests/mpi/).
 #include <cmath>
 #include <cstdint>
 #include <random>
