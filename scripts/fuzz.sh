@@ -67,7 +67,7 @@ for target in fuzz_domain_file fuzz_mesh_stl fuzz_mesh_off fuzz_mesh_ply fuzz_me
   # allocator_may_return_null: a request malloc cannot grant returns null, as glibc's does, instead of
   # ASan's abort. libhdf5 sizes metadata buffers by lengths in the file before checking them against
   # its end (a local heap claiming 1 TB); the release build then gets null and refuses the file, and
-  # grants of up to gigabytes are never touched (tests/test_hostile_input.cpp, MetadataSized...).
+  # grants of up to gigabytes are never touched (tests/hostile/test_hostile_hdf5.cpp, MetadataSized...).
   # Memory actually used still counts against -rss_limit_mb; for the HDF5 reader, a single malloc
   # above it does not (-malloc_limit_mb, by default the RSS limit), for that reason.
   # A fixed mutation seed (NODEGEN_FUZZ_SEED, default 1), so a run that finds something can be repeated.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds nodegen and runs every test: the release suites; the concurrency suites under ThreadSanitizer
 # (tsan preset); the suites again under AddressSanitizer + UBSan (asan preset: clang, optimised, one
-# build for both; cases whose point is their size run smaller there, tests/sanitized_build.hpp, and four
-# concurrency suites whose code the others run there and the rendering suite are left out,
+# build for both; cases whose point is their size run smaller there, tests/support/sanitized_build.hpp,
+# and four concurrency suites whose code the others run there and the rendering suite are left out,
 # tests/CMakeLists.txt) and each libFuzzer target for 4 seconds from its seed corpus (scripts/fuzz.sh;
 # NODEGEN_FUZZ_SECONDS=N for N, 0 to replay the corpus only); then the quick modes of the backend
 # comparison and of bench/headline, so they cannot rot.

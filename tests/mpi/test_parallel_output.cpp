@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "../io_test_support.hpp"
+#include "support/io_test_support.hpp"
 #include "nodegen/geometry/input_error.hpp"
 #include "nodegen/io/fingerprint.hpp"
 #include "nodegen/io/hdf5_reader.hpp"

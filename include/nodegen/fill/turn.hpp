@@ -15,7 +15,7 @@
 // evaluated once on [0, pi/4] and unfolded to the circle by the octant symmetries (exact swaps and
 // sign changes). IEEE double + and * round the same everywhere, and every build compiles with
 // -ffp-contract=off (CMakeLists.txt), so no a * b + c becomes an FMA: -march=native and clang builds give
-// the same bits as portable ones. Accuracy: within 2 ulp of the true values (tests/test_turn.cpp).
+// the same bits as portable ones. Accuracy: within 2 ulp of the true values (tests/fill/test_turn.cpp).
 #include <array>
 #include <cstdint>
 #include <numbers>
