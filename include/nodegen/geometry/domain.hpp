@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <nodegen/geometry/box.hpp>
+#include <nodegen/geometry/distance_field.hpp>
 #include <nodegen/geometry/spacing.hpp>
 #include <nodegen/spatial/point.hpp>
 
@@ -67,6 +68,12 @@ class Domain {
 
   // Names of the boundary parts; index = boundary id - 1 (e.g. "outer:x-", "shape.children[1]:surface").
   const std::vector<std::string>& boundary_names() const { return names_; }
+
+  // The distance to the boundary parts `name` stands for: the part of that name, or every part of the
+  // shape of that name ("hole" for "hole:surface", "plate" for its four edges). Measured to each part's
+  // whole surface as its shape defines it (geometry/distance_field.hpp). Throws std::invalid_argument,
+  // listing the names there are, when none matches.
+  std::shared_ptr<const DistanceField> distance_field(const std::string& name) const;
 
  private:
   static constexpr long kFewInside = 64;

@@ -1,12 +1,15 @@
 #pragma once
-// Nodal spacing h(x): a constant, or a muparser expression in x, y, z (z = 0 in 2D).
+// Nodal spacing h(x): a constant, a muparser expression in x, y, z (z = 0 in 2D) that may hold the
+// distance to a boundary part, dist("NAME"), or an interpolant of sampled values (spacing_samples.hpp);
+// any of them times a constant factor (scaled(): a target node count's).
 //
-// Thread use: muparser binds variables by pointer and is not thread-safe, so every worker thread makes
-// its own evaluator once (`auto h = spacing.evaluator();`) and calls `h(p)`; an evaluator is never shared.
-// Made on the thread that uses it, its memory comes from that thread's heap: evaluators one thread made
-// one after the other share cache lines, which every h(x) writes (its variables, muparser's stack).
-// Copying an evaluator compiles a fresh parser, so a copy is independent of the original.
-// A constant spacing never touches the parser (the fill's hot loop pays one branch).
+// Thread use: an expression's parser binds variables by pointer and a sample interpolant keeps where
+// its last query was, so every worker thread makes its own evaluator once (`auto h = spacing.evaluator();`)
+// and calls `h(p)`; an evaluator is never shared. Made on the thread that uses it, its memory comes from
+// that thread's heap: evaluators one thread made one after the other share cache lines, which every h(x)
+// writes. Copying an evaluator makes fresh state, so a copy is independent of the original. What the
+// evaluators share (distance fields, sample interpolants) is immutable once built.
+// A constant spacing never touches the models (the fill's hot loop pays one branch).
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -35,6 +38,14 @@ double least_spacing(const Box<D>& box) {
       {kMinSpacing, box.reach() / kMaxCoordinateOverSpacing, box.size().maxCoeff() / kMaxExtentOverSpacing});
 }
 
+namespace spacing_detail {
+class Model;  // what a non-constant spacing evaluates (src/geometry/spacing/spacing_model.hpp)
+class Probe;  // one evaluator's state of a model
+}  // namespace spacing_detail
+
+// The distance from a point to a boundary part's geometry (distance_field.hpp); what dist("NAME") reads.
+class DistanceField;
+
 class Spacing {
  public:
   class Evaluator {
@@ -46,7 +57,7 @@ class Spacing {
     ~Evaluator();
 
     double operator()(double x, double y, double z = 0.0) const {
-      return parser_ ? evaluate_expression(x, y, z) : constant_;
+      return probe_ ? scale_ * evaluate_model(x, y, z) : constant_;
     }
     template <int D>
     double operator()(const Vec<D>& p) const {
@@ -57,28 +68,40 @@ class Spacing {
 
    private:
     friend class Spacing;
-    struct Parser;  // mu::Parser plus the x, y, z it is bound to (src/geometry/spacing.cpp)
-    Evaluator(double constant, const std::string* expression);
-    double evaluate_expression(double x, double y, double z) const;
+    Evaluator(double constant, std::shared_ptr<const spacing_detail::Model> model, double scale);
+    double evaluate_model(double x, double y, double z) const;
 
     double constant_ = 0.0;
-    std::unique_ptr<Parser> parser_;  // null for a constant spacing
+    double scale_ = 1.0;
+    std::shared_ptr<const spacing_detail::Model> model_;  // null for a constant spacing
+    std::unique_ptr<spacing_detail::Probe> probe_;        // this evaluator's state of model_
   };
 
   // Unit spacing; real spacings come from constant() / expression() / the domain file.
   Spacing() = default;
   static Spacing constant(double h);
   // Throws std::invalid_argument (with muparser's message) when the expression does not parse or uses
-  // variables other than x, y, z. Positivity is checked by the domain loader over the bounding box.
+  // variables other than x, y, z and dist("NAME"). Its distances must be bound (with_distances) before
+  // it is evaluated. Positivity is checked by the domain loader over the bounding box.
   static Spacing expression(const std::string& text);
+  // A spacing of its own kind (sampled values, a user's function); `describe` says what it is.
+  static Spacing from_model(std::shared_ptr<const spacing_detail::Model> model);
 
-  bool is_constant() const { return expression_.empty(); }
+  // The same spacing times `factor` (> 0).
+  Spacing scaled(double factor) const;
+  double scale() const { return scale_; }
+
+  // The part names dist("NAME") reads, in the order they first appear (empty for other spacings).
+  const std::vector<std::string>& distance_parts() const;
+  // The expression with its distances bound: fields[i] is the distance to distance_parts()[i].
+  Spacing with_distances(std::vector<std::shared_ptr<const DistanceField>> fields) const;
+
+  bool is_constant() const { return model_ == nullptr; }
   double constant_value() const { return constant_; }  // meaningful when is_constant()
-  const std::string& expression_text() const { return expression_; }
-  std::string describe() const;  // "0.005" or the expression, for reports and metadata
+  std::string describe() const;  // "0.005", the expression, or the model's description; with its factor
   std::string brief() const;     // describe(), shortened to its start and length past 120 characters: for messages
 
-  Evaluator evaluator() const { return Evaluator(constant_, is_constant() ? nullptr : &expression_); }
+  Evaluator evaluator() const { return Evaluator(constant_, model_, scale_); }
   // One evaluator for each member of a team of `threads` (parallel/thread_team.hpp), evaluator t made by
   // member t, so its memory comes from that thread's heap ("Thread use" above). Call it where the
   // caller's own parallel_for of `threads` could run.
@@ -86,7 +109,8 @@ class Spacing {
 
  private:
   double constant_ = 1.0;
-  std::string expression_;
+  double scale_ = 1.0;  // a model's factor (a constant's is in constant_)
+  std::shared_ptr<const spacing_detail::Model> model_;  // null: the constant
 };
 
 }  // namespace nodegen

@@ -21,11 +21,15 @@ Spacing read_spacing(const JsonFields& fields, const nlohmann::json& spacing);
 // double precision or the fill's grid resolves, or when the estimate exceeds twice `max_nodes` (the
 // message names --max-nodes when `cap_from_cli`, else fill.max_nodes). Returns the estimated node
 // count: measure / h^d inside plus the boundary as a staircase of grid faces over h^(d-1).
+struct NodeEstimate {
+  double interior = 0.0, boundary = 0.0;
+  double total() const { return interior + boundary; }
+};
 template <int D>
-double check_spacing(const JsonFields& fields, const Spacing& spacing, const Domain<D>& domain, std::size_t max_nodes,
-                     bool cap_from_cli);
+NodeEstimate check_spacing(const JsonFields& fields, const Spacing& spacing, const Domain<D>& domain,
+                           std::size_t max_nodes, bool cap_from_cli);
 
-extern template double check_spacing<2>(const JsonFields&, const Spacing&, const Domain<2>&, std::size_t, bool);
-extern template double check_spacing<3>(const JsonFields&, const Spacing&, const Domain<3>&, std::size_t, bool);
+extern template NodeEstimate check_spacing<2>(const JsonFields&, const Spacing&, const Domain<2>&, std::size_t, bool);
+extern template NodeEstimate check_spacing<3>(const JsonFields&, const Spacing&, const Domain<3>&, std::size_t, bool);
 
 }  // namespace nodegen

@@ -204,6 +204,10 @@ class MeshSurface {
     return (*side_)(Point3(p[0], p[1], p[2])) != CGAL::ON_UNBOUNDED_SIDE;
   }
   Box<3> bounds() const { return box_; }
+  // The surface's triangles under `to_world`, as boundary part `id`.
+  void part_geometry(const Affine<3>& to_world, int id, std::vector<PartPrimitive>& out) const {
+    for (const auto& t : triangles_) append_triangle(t.a, t.b, t.c, to_world, id, out);
+  }
   // The surface's nodes where `where` places the mesh, as boundary part `id`.
   void emit_boundary(const Placement<3>& where, BoundarySink<3>& sink, int id) const {
     std::vector<WorldTriangle> world;
@@ -413,6 +417,9 @@ class MeshShape final : public Shape<3> {
   }
   void emit_boundary(const Placement<3>& where, BoundarySink<3>& sink) const override {
     surface_->emit_boundary(where, sink, id_);
+  }
+  void part_geometry(const Affine<3>& to_world, std::vector<PartPrimitive>& out) const override {
+    surface_->part_geometry(to_world, id_, out);
   }
 
  private:

@@ -57,6 +57,9 @@ class CsgShape final : public Shape<D> {
   void register_parts(std::vector<std::string>& names) override {
     for (auto& c : children_) c->register_parts(names);
   }
+  void part_geometry(const Affine<D>& to_world, std::vector<PartPrimitive>& out) const override {
+    for (const auto& c : children_) c->part_geometry(to_world, out);
+  }
   void emit_boundary(const Placement<D>& where, BoundarySink<D>& sink) const override {
     for (std::size_t i = 0; i < children_.size(); ++i) {
       Placement<D> child = where;
@@ -115,6 +118,9 @@ class TransformShape final : public Shape<D> {
   }
   std::size_t leaf_count() const override { return child_->leaf_count(); }
   void register_parts(std::vector<std::string>& names) override { child_->register_parts(names); }
+  void part_geometry(const Affine<D>& to_world, std::vector<PartPrimitive>& out) const override {
+    child_->part_geometry(to_parent_.then(to_world), out);
+  }
   void emit_boundary(const Placement<D>& where, BoundarySink<D>& sink) const override {
     Placement<D> inner = where;
     inner.to_world = to_parent_.then(where.to_world);

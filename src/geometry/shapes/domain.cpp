@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 
 #include "geometry/boundary/boundary_sink.hpp"
 #include "geometry/shapes/box_hierarchy.hpp"
@@ -161,6 +162,31 @@ std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, s
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.boundary_id < b.boundary_id; });
   return out;
+}
+
+template <int D>
+std::shared_ptr<const DistanceField> Domain<D>::distance_field(const std::string& name) const {
+  std::vector<bool> wanted(names_.size() + 1, false);
+  bool any = false;
+  for (std::size_t i = 0; i < names_.size(); ++i)
+    if (names_[i] == name || (names_[i].size() > name.size() && names_[i].compare(0, name.size(), name) == 0 &&
+                              names_[i][name.size()] == ':')) {
+      wanted[i + 1] = true;
+      any = true;
+    }
+  if (!any) {
+    std::string known;
+    for (std::size_t i = 0; i < names_.size() && known.size() < 400; ++i) known += (i ? ", " : "") + names_[i];
+    if (known.size() >= 400) known += ", ...";
+    throw std::invalid_argument("no boundary part or shape is named \"" + name + "\" (parts: " + known + ")");
+  }
+  std::vector<geometry_detail::PartPrimitive> all;
+  root_->part_geometry(geometry_detail::Affine<D>{}, all);
+  std::vector<DistanceField::Primitive> kept;
+  for (const auto& p : all)
+    if (p.part >= 1 && static_cast<std::size_t>(p.part) < wanted.size() && wanted[static_cast<std::size_t>(p.part)])
+      kept.push_back(p.primitive);
+  return std::make_shared<const DistanceField>(std::move(kept));
 }
 
 template class Domain<2>;

@@ -32,6 +32,9 @@ class BoxShape final : public Shape<D> {
     }
   }
   int face_id(int axis, int side) const { return first_id_ + 2 * axis + side; }
+  void part_geometry(const Affine<D>& to_world, std::vector<PartPrimitive>& out) const override {
+    append_box_faces<D>(lo_, hi_, to_world, first_id_, out);
+  }
 
   void emit_boundary(const Placement<D>& where, BoundarySink<D>& sink) const override {
     if constexpr (D == 2) emit_2d(where, sink);
@@ -106,6 +109,9 @@ class BallShape final : public Shape<D> {
     id_ = static_cast<int>(names.size()) + 1;
     names.push_back(label_ + ":surface");
   }
+  void part_geometry(const Affine<D>& to_world, std::vector<PartPrimitive>& out) const override {
+    append_ball_surface<D>(center_, radius_, to_world, id_, out);
+  }
 
   void emit_boundary(const Placement<D>& where, BoundarySink<D>& sink) const override {
     if constexpr (D == 2) {
@@ -170,6 +176,10 @@ class PolygonShape final : public Shape<2> {
     first_id_ = static_cast<int>(names.size()) + 1;
     names.push_back(label_ + ":outer");
     for (std::size_t h = 1; h < rings_.size(); ++h) names.push_back(label_ + ":hole" + std::to_string(h));
+  }
+  void part_geometry(const Affine<2>& to_world, std::vector<PartPrimitive>& out) const override {
+    for (std::size_t e = 0; e < edges_.size(); ++e)
+      append_segment(edges_[e].first, edges_[e].second, to_world, first_id_ + static_cast<int>(edge_ring_[e]), out);
   }
 
   // Each ring is walked as one polyline: nodes go at spacing h along its arc length, with a corner node

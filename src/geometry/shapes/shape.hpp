@@ -15,6 +15,7 @@
 #include <nodegen/spatial/point.hpp>
 
 #include "geometry/boundary/boundary_sink.hpp"
+#include "geometry/shapes/part_geometry.hpp"
 
 namespace nodegen::geometry_detail {
 
@@ -93,6 +94,10 @@ class Shape {
   virtual void register_parts(std::vector<std::string>& names) = 0;
   // Emits this subtree's boundary nodes in world coordinates through the sink.
   virtual void emit_boundary(const Placement<D>& where, BoundarySink<D>& sink) const = 0;
+  // Appends the geometry of this subtree's boundary parts under `to_world` (part_geometry.hpp), each
+  // primitive with its part's id: the whole surface a part's shape defines, whether or not the CSG
+  // above keeps all of it on the combined boundary.
+  virtual void part_geometry(const Affine<D>& to_world, std::vector<PartPrimitive>& out) const = 0;
   // True for CSG nodes: then the domain must filter boundary nodes against the combined shape.
   virtual bool is_csg() const { return false; }
 };

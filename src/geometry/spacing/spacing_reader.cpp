@@ -64,10 +64,6 @@ class SpacingSurvey {
   Vec<D> least_at_ = Vec<D>::Zero();
 };
 
-struct NodeEstimate {
-  double interior = 0.0, boundary = 0.0;
-};
-
 // measure / h^d over the inside cells of an n^d grid, and the boundary's nodes: its length (2D) or
 // area (3D) over h^(d-1), the boundary taken as the faces between inside cells and cells outside or
 // beyond the box (a staircase, longer than a curved boundary by up to 1.5 times). The interior alone
@@ -125,8 +121,8 @@ void sample_beyond_grid(SpacingSurvey<D>& survey, const Box<D>& box) {
 }  // namespace
 
 template <int D>
-double check_spacing(const JsonFields& fields, const Spacing& spacing, const Domain<D>& domain, std::size_t max_nodes,
-                     bool cap_from_cli) {
+NodeEstimate check_spacing(const JsonFields& fields, const Spacing& spacing, const Domain<D>& domain,
+                           std::size_t max_nodes, bool cap_from_cli) {
   const Box<D> box = domain.bounding_box();
   SpacingSurvey<D> survey(fields, spacing);
   const NodeEstimate nodes = estimate_nodes(survey, domain, box, 64);
@@ -160,10 +156,10 @@ double check_spacing(const JsonFields& fields, const Spacing& spacing, const Dom
                                " across (its extent / h must be at most " +
                                std::to_string(static_cast<long long>(kMaxExtentOverSpacing)) +
                                "); use a larger spacing there");
-  return total;
+  return nodes;
 }
 
-template double check_spacing<2>(const JsonFields&, const Spacing&, const Domain<2>&, std::size_t, bool);
-template double check_spacing<3>(const JsonFields&, const Spacing&, const Domain<3>&, std::size_t, bool);
+template NodeEstimate check_spacing<2>(const JsonFields&, const Spacing&, const Domain<2>&, std::size_t, bool);
+template NodeEstimate check_spacing<3>(const JsonFields&, const Spacing&, const Domain<3>&, std::size_t, bool);
 
 }  // namespace nodegen

@@ -1,0 +1,241 @@
+// The spacing of sampled values (spacing_samples.hpp): a Delaunay triangulation of the samples, linear
+// interpolation inside their hull, inverse-distance weights of the nearest samples outside it.
+#include <CGAL/Delaunay_triangulation_2.h>
+#include <CGAL/Delaunay_triangulation_3.h>
+#include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
+#include <CGAL/Triangulation_vertex_base_with_info_2.h>
+#include <CGAL/Triangulation_vertex_base_with_info_3.h>
+
+#include <Eigen/LU>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "geometry/spacing/sample_neighbours.hpp"
+#include "geometry/spacing/spacing_model.hpp"
+#include "nodegen/geometry/spacing_samples.hpp"
+
+namespace nodegen {
+namespace {
+
+using K = CGAL::Exact_predicates_inexact_constructions_kernel;
+struct Info {
+  double value = 0.0;
+  std::uint32_t index = 0;  // the sample's place after deduplication: the order edges and faces interpolate in
+};
+using Dt2 = CGAL::Delaunay_triangulation_2<
+    K, CGAL::Triangulation_data_structure_2<CGAL::Triangulation_vertex_base_with_info_2<Info, K>>>;
+using Dt3 = CGAL::Delaunay_triangulation_3<
+    K, CGAL::Triangulation_data_structure_3<CGAL::Triangulation_vertex_base_with_info_3<Info, K>>>;
+
+// The samples in a canonical order: sorted by position, one per position (the least value).
+struct Samples {
+  int dim = 2;
+  std::vector<Eigen::Vector3d> points;
+  std::vector<double> values;
+};
+
+Samples canonical(int dim, const std::vector<double>& positions, const std::vector<double>& values,
+                  const SampleSpacingOptions& options) {
+  const std::size_t n = values.size();
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  auto at = [&](std::uint32_t i, int k) { return k < dim ? positions[i * static_cast<std::size_t>(dim) + static_cast<std::size_t>(k)] : 0.0; };
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    for (int k = 0; k < 3; ++k)
+      if (at(a, k) != at(b, k)) return at(a, k) < at(b, k);
+    return values[a] < values[b];
+  });
+  Samples s;
+  s.dim = dim;
+  for (std::uint32_t i : order) {
+    const Eigen::Vector3d p(at(i, 0), at(i, 1), at(i, 2));
+    if (!s.points.empty() && s.points.back() == p) continue;  // the least value of a position came first
+    s.points.push_back(p);
+    s.values.push_back(std::clamp(options.scale * values[i], options.min, options.max));
+  }
+  return s;
+}
+
+// Barycentric interpolation of a simplex's values at p, its corners in the order given.
+double on_segment(const Eigen::Vector3d& p, const Eigen::Vector3d& a, double va, const Eigen::Vector3d& b, double vb) {
+  const Eigen::Vector3d ab = b - a;
+  const double len2 = ab.squaredNorm();
+  const double t = len2 > 0 ? std::clamp((p - a).dot(ab) / len2, 0.0, 1.0) : 0.0;
+  return va + t * (vb - va);
+}
+double on_triangle(const Eigen::Vector3d& p, const Eigen::Vector3d& a, double va, const Eigen::Vector3d& b, double vb,
+                   const Eigen::Vector3d& c, double vc) {
+  const Eigen::Vector3d v0 = b - a, v1 = c - a, v2 = p - a;
+  const double d00 = v0.dot(v0), d01 = v0.dot(v1), d11 = v1.dot(v1), d20 = v2.dot(v0), d21 = v2.dot(v1);
+  const double den = d00 * d11 - d01 * d01;
+  if (!(den > 0)) return std::min({va, vb, vc});
+  const double wb = (d11 * d20 - d01 * d21) / den, wc = (d00 * d21 - d01 * d20) / den;
+  return (1.0 - wb - wc) * va + wb * vb + wc * vc;
+}
+double in_tetrahedron(const Eigen::Vector3d& p, const std::array<Eigen::Vector3d, 4>& v, const std::array<double, 4>& h) {
+  Eigen::Matrix3d m;
+  m.col(0) = v[1] - v[0];
+  m.col(1) = v[2] - v[0];
+  m.col(2) = v[3] - v[0];
+  const Eigen::Vector3d w = m.partialPivLu().solve(p - v[0]);
+  return (1.0 - w.sum()) * h[0] + w[0] * h[1] + w[1] * h[2] + w[2] * h[3];
+}
+
+template <class VertexHandle>
+Eigen::Vector3d point_of(const VertexHandle& v) {
+  const auto& q = v->point();
+  if constexpr (requires { q.z(); }) return {q.x(), q.y(), q.z()};
+  else return {q.x(), q.y(), 0.0};
+}
+
+// Vertex handles sorted by their sample's index.
+template <class VertexHandle, std::size_t N>
+void by_index(std::array<VertexHandle, N>& v) {
+  std::sort(v.begin(), v.end(), [](const VertexHandle& a, const VertexHandle& b) { return a->info().index < b->info().index; });
+}
+
+template <class VertexHandle, std::size_t N>
+double interpolate(const Eigen::Vector3d& p, std::array<VertexHandle, N> v) {
+  by_index(v);
+  if constexpr (N == 1) return v[0]->info().value;
+  else if constexpr (N == 2) return on_segment(p, point_of(v[0]), v[0]->info().value, point_of(v[1]), v[1]->info().value);
+  else if constexpr (N == 3)
+    return on_triangle(p, point_of(v[0]), v[0]->info().value, point_of(v[1]), v[1]->info().value, point_of(v[2]),
+                       v[2]->info().value);
+  else
+    return in_tetrahedron(p, {point_of(v[0]), point_of(v[1]), point_of(v[2]), point_of(v[3])},
+                          {v[0]->info().value, v[1]->info().value, v[2]->info().value, v[3]->info().value});
+}
+
+template <class Dt>
+std::unique_ptr<Dt> triangulate(const Samples& s) {
+  std::vector<std::pair<typename Dt::Point, Info>> points;
+  points.reserve(s.points.size());
+  for (std::size_t i = 0; i < s.points.size(); ++i) {
+    const auto& p = s.points[i];
+    if constexpr (Dt::Point::Ambient_dimension::value == 2) points.push_back({{p.x(), p.y()}, {s.values[i], static_cast<std::uint32_t>(i)}});
+    else points.push_back({{p.x(), p.y(), p.z()}, {s.values[i], static_cast<std::uint32_t>(i)}});
+  }
+  auto dt = std::make_unique<Dt>();
+  dt->insert(points.begin(), points.end());  // spatially sorted with a fixed seed: the same triangulation every run
+  return dt;
+}
+
+class SampleModel final : public spacing_detail::Model {
+ public:
+  SampleModel(Samples samples, std::string description)
+      : samples_(std::move(samples)), neighbours_(samples_.points, samples_.dim), description_(std::move(description)) {
+    if (samples_.dim == 2) dt2_ = triangulate<Dt2>(samples_);
+    else dt3_ = triangulate<Dt3>(samples_);
+  }
+  std::unique_ptr<spacing_detail::Probe> probe() const override;
+  std::string describe() const override { return description_; }
+
+  // Outside the hull: inverse-distance weights of the 2d nearest samples (a sample at the point: its value).
+  double outside(const Eigen::Vector3d& p) const { return neighbours_.inverse_distance(p, samples_.values, 2 * samples_.dim); }
+
+  const Dt2* dt2() const { return dt2_.get(); }
+  const Dt3* dt3() const { return dt3_.get(); }
+
+ private:
+  Samples samples_;
+  spacing_detail::SampleNeighbours neighbours_;
+  std::string description_;
+  std::unique_ptr<Dt2> dt2_;
+  std::unique_ptr<Dt3> dt3_;
+};
+
+// One evaluator's walk through the triangulation, starting where its last point was found.
+class SampleProbe2 final : public spacing_detail::Probe {
+ public:
+  explicit SampleProbe2(const SampleModel& m) : m_(m) {}
+  double at(double x, double y, double) override {
+    const Dt2& dt = *m_.dt2();
+    const Eigen::Vector3d p(x, y, 0.0);
+    typename Dt2::Locate_type lt;
+    int li = 0;
+    const auto f = dt.locate({x, y}, lt, li, hint_);
+    switch (lt) {
+      case Dt2::VERTEX: return f->vertex(li)->info().value;
+      case Dt2::EDGE: return interpolate<Dt2::Vertex_handle, 2>(p, {f->vertex(Dt2::cw(li)), f->vertex(Dt2::ccw(li))});
+      case Dt2::FACE:
+        hint_ = f;
+        return interpolate<Dt2::Vertex_handle, 3>(p, {f->vertex(0), f->vertex(1), f->vertex(2)});
+      default: return m_.outside(p);
+    }
+  }
+
+ private:
+  const SampleModel& m_;
+  Dt2::Face_handle hint_;
+};
+
+class SampleProbe3 final : public spacing_detail::Probe {
+ public:
+  explicit SampleProbe3(const SampleModel& m) : m_(m) {}
+  double at(double x, double y, double z) override {
+    const Dt3& dt = *m_.dt3();
+    const Eigen::Vector3d p(x, y, z);
+    typename Dt3::Locate_type lt;
+    int li = 0, lj = 0;
+    const auto c = dt.locate(Dt3::Point(x, y, z), lt, li, lj, hint_);
+    switch (lt) {
+      case Dt3::VERTEX: return c->vertex(li)->info().value;
+      case Dt3::EDGE: return interpolate<Dt3::Vertex_handle, 2>(p, {c->vertex(li), c->vertex(lj)});
+      case Dt3::FACET:
+        return interpolate<Dt3::Vertex_handle, 3>(
+            p, {c->vertex((li + 1) & 3), c->vertex((li + 2) & 3), c->vertex((li + 3) & 3)});
+      case Dt3::CELL:
+        hint_ = c;
+        return interpolate<Dt3::Vertex_handle, 4>(p, {c->vertex(0), c->vertex(1), c->vertex(2), c->vertex(3)});
+      default: return m_.outside(p);
+    }
+  }
+
+ private:
+  const SampleModel& m_;
+  Dt3::Cell_handle hint_;
+};
+
+std::unique_ptr<spacing_detail::Probe> SampleModel::probe() const {
+  if (dt2_) return std::make_unique<SampleProbe2>(*this);
+  return std::make_unique<SampleProbe3>(*this);
+}
+
+void check_samples(int dim, const std::vector<double>& positions, const std::vector<double>& values,
+                   const SampleSpacingOptions& options) {
+  if (dim != 2 && dim != 3) throw std::invalid_argument("samples have 2 or 3 coordinates, not " + std::to_string(dim));
+  if (positions.size() != values.size() * static_cast<std::size_t>(dim))
+    throw std::invalid_argument(std::to_string(positions.size() / static_cast<std::size_t>(dim)) + " positions but " +
+                                std::to_string(values.size()) + " values: give one value per position");
+  if (values.size() < static_cast<std::size_t>(dim) + 1)
+    throw std::invalid_argument(std::to_string(values.size()) + " samples, fewer than the " + std::to_string(dim + 1) +
+                                " a " + std::to_string(dim) + "D interpolant needs");
+  for (std::size_t i = 0; i < positions.size(); ++i)
+    if (!std::isfinite(positions[i]))
+      throw std::invalid_argument("sample " + std::to_string(i / static_cast<std::size_t>(dim)) + " has a coordinate that is not finite");
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]) || !(values[i] > 0))
+      throw std::invalid_argument("sample " + std::to_string(i) + " has the value " + std::to_string(values[i]) +
+                                  ": every value must be positive and finite");
+  if (!std::isfinite(options.scale) || !(options.scale > 0)) throw std::invalid_argument("scale must be positive and finite");
+  if (!(options.min >= 0) || !(options.max > 0) || !(options.min <= options.max))
+    throw std::invalid_argument("min and max must satisfy 0 <= min <= max, max > 0");
+}
+
+}  // namespace
+
+Spacing sample_spacing(int dim, std::vector<double> positions, std::vector<double> values, const SampleSpacingOptions& options) {
+  check_samples(dim, positions, values, options);
+  Samples s = canonical(dim, positions, values, options);
+  positions.clear();
+  positions.shrink_to_fit();
+  values.clear();
+  values.shrink_to_fit();
+  return Spacing::from_model(std::make_shared<const SampleModel>(std::move(s), options.description));
+}
+
+}  // namespace nodegen
