@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <variant>
@@ -10,6 +11,7 @@
 
 #include "nodegen/geometry/spacing_fault.hpp"
 #include "nodegen/input/fill_domain.hpp"
+#include "nodegen/input/node_target.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/input/domain_file.hpp"
 #include "progress_bar.hpp"
@@ -39,31 +41,41 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 // The threads are started and the domain file loaded on every rank, which agree on the outcome.
 DomainFile load_on_every_rank(const RunArgs& args, const fs::path& output) {
+  LoadOptions load;
+  load.max_nodes = args.max_nodes;
+  load.overrides = args.overrides;
+  if (args.nodes) load.overrides.push_back("fill.nodes=" + std::to_string(*args.nodes));
+  // Several ranks read sample files in-process: a child forked from an MPI process is not welcome
+  // to every MPI library.
+  load.isolate_hdf5 = !(args.mpi && args.mpi->size() > 1);
   std::optional<DomainFile> loaded;
   on_every_rank(args.mpi, [&] {
     require_threads_start(args.threads);
     start_openmp_team(args.threads);
-    loaded.emplace(load_domain_file(args.domain, args.max_nodes));
-    refuse_overwriting_inputs(args.domain, *loaded, output, args.report);
+    loaded.emplace(load_domain_file(args.domain, load));
+    const std::optional<fs::path> report = report_to_stdout(args) ? std::nullopt : args.report;
+    refuse_overwriting_inputs(args.domain, *loaded, output, report);
   });
   if (args.seed) loaded->fill.seed = *args.seed;
   refuse_ranks_reading_different_inputs(args.mpi, args.domain, *loaded);
   return std::move(*loaded);
 }
 
-// Boundary and interior nodes, with a progress bar on a terminal; the fill's errors become input
-// errors of the domain file's fields.
-AnyDiscretization fill(const RunArgs& args, const DomainFile& domain, FillOptions options) {
+// Boundary and interior nodes (to the target count when there is one), with progress; the fill's
+// errors become input errors of the domain file's fields.
+TargetedFill fill(const RunArgs& args, DomainFile& domain, FillOptions options) {
   std::atomic<std::size_t> placed{0};
   options.progress = &placed;
 #ifdef NODEGEN_WITH_MPI
   std::optional<mpi::FillExchange> exchange;
   if (args.mpi && args.mpi->size() > 1) options.exchange = &exchange.emplace(args.mpi->comm());
 #endif
-  // Under several ranks a rank counts only its own nodes: no bar.
-  ProgressBar bar(placed, !args.quiet && !options.exchange);
+  // Under several ranks a rank counts only its own nodes: no progress.
+  const double expected = domain.target_nodes ? static_cast<double>(*domain.target_nodes) : estimated_node_count(domain);
+  ProgressBar bar(placed, !args.quiet && !options.exchange, expected);
   try {
-    return fill_domain(domain, options);
+    if (domain.target_nodes) return fill_domain_to_target(domain, options);
+    return TargetedFill{fill_domain(domain, options), 1.0, 0};
   } catch (const SpacingFault& e) {
     throw InputError(args.domain.string(), "spacing", e.what());
   } catch (const StoreFull& e) {
@@ -77,9 +89,12 @@ AnyDiscretization fill(const RunArgs& args, const DomainFile& domain, FillOption
 }
 
 // The whole's counts and the slowest rank's times, known once every rank has filled.
-RunTotals totals_after_fill(const RunArgs& args, const DomainFile& domain, const AnyDiscretization& result,
+RunTotals totals_after_fill(const RunArgs& args, const DomainFile& domain, const TargetedFill& filled,
                             RankFigures& mine, double& seconds_before_write, Clock::time_point start) {
+  const AnyDiscretization& result = filled.nodes;
   RunTotals totals;
+  totals.spacing_factor = filled.factor;
+  totals.target_fills = filled.fills;
   std::visit(
       [&](const auto& d) {
         totals.nodes = d.share.total_nodes;
@@ -132,14 +147,21 @@ int run_command(const RunArgs& args) {
   const bool root = rank_of(args.mpi) == 0;  // prints, and writes the report
   const fs::path output = args.output ? *args.output : default_output_for(args.domain);
   refuse_unnameable_output(output);
-  const DomainFile domain = load_on_every_rank(args, output);
+  DomainFile domain = load_on_every_rank(args, output);
+  if (args.dry_run) {
+    on_every_rank(args.mpi, [&] {
+      if (root) print_dry_run(args, domain);
+    });
+    return 0;
+  }
   RunOutputs outputs(args, output, root);
   if (root) warn_if_threads_share_cpus(args.threads);
 
-  const AnyDiscretization result = fill(args, domain, options);
+  const TargetedFill filled = fill(args, domain, options);
+  const AnyDiscretization& result = filled.nodes;
   RankFigures mine{};
   double seconds_before_write = 0.0;
-  RunTotals totals = totals_after_fill(args, domain, result, mine, seconds_before_write, start);
+  RunTotals totals = totals_after_fill(args, domain, filled, mine, seconds_before_write, start);
   totals.fingerprint = write_nodes(args, domain, result, outputs.files(),
                                    run_metadata(args, domain, backend, totals, seconds_before_write));
 
@@ -158,6 +180,8 @@ int run_command(const RunArgs& args) {
   // a full disk or a closed pipe is the run's error (exit 2), and it must then leave no new output.
   on_every_rank(args.mpi, [&] {
     if (!root) return;
+    if (report_to_stdout(args))
+      std::printf("%s\n", run_report(args, domain, backend, totals, outputs.files().h5_path()).dump(2).c_str());
     print_summary(args, domain, backend, totals, output);
     require_stdout_written();
   });

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace nodegen::mpi {
 class Session;  // nodegen/mpi/session.hpp (MPI builds)
@@ -22,10 +23,16 @@ struct RunArgs {
   bool huge_pages = false;
   std::optional<std::uint64_t> seed;      // overrides the domain file's fill.seed
   std::optional<std::size_t> max_nodes;   // overrides the domain file's fill.max_nodes
+  std::optional<std::size_t> nodes;       // --nodes: overrides the domain file's fill.nodes
+  std::vector<std::string> overrides;     // --set KEY=VALUE, in order
+  bool dry_run = false;                   // --dry-run: load, estimate and list the parts; no fill, no output
   bool quiet = false;
-  std::optional<std::filesystem::path> report;  // --report FILE.json
+  std::optional<std::filesystem::path> report;  // --report FILE.json, or "-" for standard output
   const mpi::Session* mpi = nullptr;            // the MPI runtime, when started by an MPI launcher
 };
+
+// Whether the report goes to standard output (--report -).
+inline bool report_to_stdout(const RunArgs& args) { return args.report && args.report->string() == "-"; }
 
 // The most worker threads a run takes: far more than any machine has cores only costs (and libgomp
 // crashes or exits while starting tens of thousands), so --threads is bounded where oversubscription

@@ -56,6 +56,7 @@ io::RunMetadata run_metadata(const RunArgs& args, const DomainFile& domain, std:
       {"domain_file_text", domain.text},
       {"dim", std::int64_t{domain.dim}},
       {"spacing", domain.spacing.describe()},
+      {"spacing_factor", totals.spacing_factor},
       {"seed", static_cast<std::int64_t>(domain.fill.seed)},
       {"candidates", std::int64_t{domain.fill.candidates}},
       {"max_nodes", static_cast<std::int64_t>(domain.fill.max_nodes)},

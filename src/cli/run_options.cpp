@@ -33,10 +33,22 @@ RunOptions::RunOptions(CLI::App& app, int default_threads) {
   cap_option_ = command_->add_option("--max-nodes", max_nodes_,
                                      "Node cap, 1 to 2^31-1: stop with an error instead of exhausting memory when the "
                                      "spacing asks for more (default: the domain file's, else 1e8)");
+  nodes_option_ = command_->add_option("--nodes", nodes_,
+                                       "Aim at N nodes: the spacing is scaled by one factor so the run lands within 2 % "
+                                       "of N (at most one extra fill); the summary prints the factor (default: the "
+                                       "domain file's fill.nodes, else the spacing as written)");
+  command_->add_option("--set", args_.overrides,
+                       "KEY=VALUE: replace a field of the domain file (repeatable), e.g. --set spacing=0.002, "
+                       "--set fill.seed=7, --set shape.children[1].radius=0.3; VALUE is JSON, or else a string. "
+                       "The output records the changed file");
+  command_->add_flag("--dry-run", args_.dry_run,
+                     "Load and check the domain file, print the estimated node count (and with --nodes the factor) "
+                     "and the boundary parts; fill nothing, write nothing");
   command_->add_flag("-q,--quiet", args_.quiet, "No progress line and no summary (errors are still printed)");
   report_option_ = command_->add_option("--report", report_,
-                                        "Also write a JSON report: nodes, boundary/interior, seconds, nodes/s, peak "
-                                        "RSS, minor page faults, backend, threads, seed, output");
+                                        "Also write a JSON report (- for standard output, the summary then going to "
+                                        "standard error): nodes, boundary/interior, seconds, nodes/s, peak RSS, "
+                                        "minor page faults, backend, threads, seed, spacing factor, output");
 }
 
 RunArgs RunOptions::args() const {
@@ -49,6 +61,7 @@ RunArgs RunOptions::args() const {
   if (!report_.empty()) args.report = report_;
   if (*seed_option_) args.seed = whole_number(seed_, "--seed", 0, FillParams::kMaxSeed);
   if (*cap_option_) args.max_nodes = whole_number(max_nodes_, "--max-nodes", 1, FillParams::kMaxNodeCap);
+  if (*nodes_option_) args.nodes = whole_number(nodes_, "--nodes", 1, FillParams::kMaxNodeCap);
   return args;
 }
 

@@ -21,7 +21,7 @@ CreatedDirectory default_folder(const RunArgs& args, const fs::path& output, boo
 RunOutputs::RunOutputs(const RunArgs& args, const fs::path& output, bool root)
     : made_here_(default_folder(args, output, root)), files_(output, args.mpi) {
   on_every_rank(args.mpi, [&] {
-    if (args.report && root) report_.emplace(*args.report, "report");
+    if (args.report && root && !report_to_stdout(args)) report_.emplace(*args.report, "report");
   });
   std::vector<fs::path> temporaries = files_.temporaries();
   if (report_) temporaries.push_back(report_->temp_path());

@@ -57,6 +57,9 @@ nlohmann::json run_report(const RunArgs& args, const DomainFile& domain, std::st
           {"ranks", per_rank(totals)},
           {"load_imbalance", totals.load_imbalance()},
           {"repairs", domain.repairs},
+          {"target_nodes", domain.target_nodes ? nlohmann::json(*domain.target_nodes) : nlohmann::json()},
+          {"spacing_factor", totals.spacing_factor},
+          {"target_fills", totals.target_fills},
           {"output", output.string()}};
 }
 

@@ -2,8 +2,11 @@
 
 #include <cstdio>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "cpu_affinity.hpp"
+#include "nodegen/input/node_target.hpp"
 
 namespace nodegen::cli {
 
@@ -22,15 +25,34 @@ std::string human_bytes(std::size_t bytes) {
 void print_summary(const RunArgs& args, const DomainFile& domain, std::string_view backend, const RunTotals& totals,
                    const std::filesystem::path& output) {
   if (args.quiet) return;
+  std::FILE* out = report_to_stdout(args) ? stderr : stdout;
   const std::string backend_text(backend);
-  std::printf("nodegen: %zu nodes (%zu boundary, %zu interior) in %.2f s (fill %.2f s, %.3g nodes/s, %d thread%s, %s), "
+  std::fprintf(out, "nodegen: %zu nodes (%zu boundary, %zu interior) in %.2f s (fill %.2f s, %.3g nodes/s, %d thread%s, %s), "
               "peak memory %s -> %s\nnodes_sha256 %s\n",
               totals.nodes, totals.boundary, totals.nodes - totals.boundary, totals.seconds, totals.fill_seconds,
               totals.nodes_per_second(), args.threads, args.threads == 1 ? "" : "s", backend_text.c_str(),
               human_bytes(totals.peak_rss_bytes).c_str(), output.string().c_str(), totals.fingerprint.c_str());
+  if (domain.target_nodes)
+    std::fprintf(out, "nodegen: spacing x %.6g for %zu nodes (%s%d fill%s)\n", totals.spacing_factor,
+                 *domain.target_nodes, args.nodes ? "--nodes; " : "fill.nodes; ", totals.target_fills,
+                 totals.target_fills == 1 ? "" : "s");
   if (totals.ranks.size() > 1)
-    std::printf("nodegen: %zu ranks: %.0f to %.0f nodes each (load imbalance %.3f), the largest peak memory above\n",
+    std::fprintf(out, "nodegen: %zu ranks: %.0f to %.0f nodes each (load imbalance %.3f), the largest peak memory above\n",
                 totals.ranks.size(), totals.least_rank_nodes(), totals.most_rank_nodes(), totals.load_imbalance());
+  for (const std::string& repair : domain.repairs) std::fprintf(out, "nodegen: mesh %s\n", repair.c_str());
+}
+
+void print_dry_run(const RunArgs& args, const DomainFile& domain) {
+  std::printf("nodegen: %s: %dD, about %.0f nodes (%.0f inside, %.0f on the boundary) at spacing %s, cap %zu\n",
+              args.domain.string().c_str(), domain.dim, estimated_node_count(domain), domain.expected_interior,
+              domain.expected_boundary, domain.spacing.brief().c_str(), domain.fill.max_nodes);
+  if (domain.target_nodes)
+    std::printf("nodegen: %zu nodes asked for: spacing x %.6g (from the estimate; the run refines it)\n",
+                *domain.target_nodes, estimated_spacing_factor(domain, *domain.target_nodes));
+  const std::vector<std::string> names =
+      std::visit([](const auto& d) { return d->boundary_names(); }, domain.domain);
+  std::printf("nodegen: %zu boundary part%s:\n", names.size(), names.size() == 1 ? "" : "s");
+  for (std::size_t i = 0; i < names.size(); ++i) std::printf("  %zu  %s\n", i + 1, names[i].c_str());
   for (const std::string& repair : domain.repairs) std::printf("nodegen: mesh %s\n", repair.c_str());
 }
 

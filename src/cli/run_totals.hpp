@@ -19,6 +19,8 @@ struct RunTotals {
   std::string fingerprint;                            // nodes_sha256
   std::size_t reserved_nodes = 0;                     // the room the last fill reserved
   int fill_runs = 1;                                  // fills run (more when an estimate left too little room)
+  double spacing_factor = 1.0;                        // the spacing's factor for a target node count
+  int target_fills = 0;                               // fills run to reach the target (0: no target)
   std::vector<RankFigures> ranks;                     // every rank's (one process: its own)
 
   double nodes_per_second() const { return fill_seconds > 0 ? static_cast<double>(nodes) / fill_seconds : 0.0; }

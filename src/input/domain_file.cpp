@@ -4,9 +4,12 @@
 // in geometry (shape_reader.hpp, spacing_reader.hpp), the fill's parameters in fill_fields.hpp.
 #include "nodegen/input/domain_file.hpp"
 
+#include <cctype>
 #include <cstdint>
 
 #include "input/fill_fields.hpp"
+#include "input/overrides.hpp"
+#include "input/sample_spacing_field.hpp"
 #include "input/json_text.hpp"
 #include "nodegen/geometry/input_file.hpp"
 #include "nodegen/geometry/json_fields.hpp"
@@ -27,47 +30,109 @@ int read_dim(const JsonFields& fields, const json& root) {
   return static_cast<int>(dim.get<std::int64_t>());
 }
 
+// The distances the spacing's dist("NAME") reads, from the domain's parts.
+template <int D>
+Spacing with_part_distances(const JsonFields& fields, const Spacing& spacing, const Domain<D>& domain) {
+  const std::vector<std::string>& parts = spacing.distance_parts();
+  if (parts.empty()) return spacing;
+  std::vector<std::shared_ptr<const DistanceField>> distances;
+  for (const std::string& name : parts) {
+    try {
+      distances.push_back(domain.distance_field(name));
+    } catch (const std::invalid_argument& e) {
+      fields.fail("spacing", "dist(\"" + name + "\"): " + e.what());
+    }
+  }
+  return spacing.with_distances(std::move(distances));
+}
+
 // The shape, and the spacing checked over it.
 template <int D>
 void read_domain(const JsonFields& fields, const json& root, DomainFile& out, bool cap_from_cli) {
   ReadShape<D> shape = read_shape<D>(fields, fields.require(root, "", "shape"));
-  out.expected_nodes = check_spacing<D>(fields, out.spacing, *shape.domain, out.fill.max_nodes, cap_from_cli);
+  out.spacing = with_part_distances<D>(fields, out.spacing, *shape.domain);
+  const NodeEstimate estimate = check_spacing<D>(fields, out.spacing, *shape.domain, out.fill.max_nodes, cap_from_cli);
+  out.expected_nodes = estimate.total();
+  out.expected_interior = estimate.interior;
+  out.expected_boundary = estimate.boundary;
   out.domain = std::move(shape.domain);
   out.repairs = std::move(shape.repairs);
 }
 
+// A number, an expression, or samples from a file (an object).
+Spacing read_any_spacing(const JsonFields& fields, const json& spacing, const LoadOptions& options) {
+  if (spacing.is_object()) return input_detail::read_sample_spacing(fields, spacing, options.isolate_hdf5);
+  return read_spacing(fields, spacing);
+}
+
+// The text a file gives, refused at once when it is plainly another kind of file than a domain file.
+void refuse_other_kinds(const std::string& text, const std::filesystem::path& path) {
+  const std::string file = path.string();
+  if (text.compare(0, 8, std::string("\x89HDF\r\n\x1a\n", 8)) == 0)
+    throw InputError(file, "(file)", "is an HDF5 file, not a domain file (JSON): nodegen run reads domain files; "
+                                     "nodegen stats and nodegen solve read output files");
+  std::string ext = path.extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".stl" || ext == ".obj" || ext == ".off" || ext == ".ply")
+    throw InputError(file, "(file)", "is a mesh file, not a domain file (JSON): name it in a domain file's shape, "
+                                     "{\"type\": \"mesh\", \"file\": \"" + path.filename().string() + "\"}");
+  if (text.find('\0') != std::string::npos)
+    throw InputError(file, "(file)", "holds a NUL byte: a domain file is JSON text");
+}
+
 }  // namespace
 
-DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path,
-                             std::optional<std::size_t> max_nodes) {
-  const json root = input_detail::parse_json_text(text, path.string());
+DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path, const LoadOptions& options) {
+  refuse_other_kinds(text, path);
+  json root = input_detail::parse_json_text(text, path.string());
   if (!root.is_object())
     throw InputError(path.string(), "(top level)", "expected a JSON object, got " + json_type_name(root));
-
   DomainFile out;
   out.path = path;
   out.text = text;
+  if (!options.overrides.empty()) {
+    input_detail::apply_overrides(root, options.overrides);
+    out.text = root.dump(2) + "\n";
+  }
   out.dim = read_dim(JsonFields(path, 0), root);
   const JsonFields fields(path, out.dim);
   if (root.contains("comment")) out.comment = fields.string(root["comment"], "comment");
-  out.spacing = read_spacing(fields, fields.require(root, "", "spacing"));
-  out.fill = root.contains("fill") ? input_detail::read_fill_params(fields, root["fill"])
-                                   : FillParams::defaults_for(out.dim);
-  if (max_nodes) out.fill.max_nodes = *max_nodes;
-  if (out.dim == 2) read_domain<2>(fields, root, out, max_nodes.has_value());
-  else read_domain<3>(fields, root, out, max_nodes.has_value());
+  out.spacing = read_any_spacing(fields, fields.require(root, "", "spacing"), options);
+  if (root.contains("fill")) {
+    input_detail::FillFields fill = input_detail::read_fill_fields(fields, root["fill"]);
+    out.fill = fill.params;
+    out.target_nodes = fill.nodes;
+  } else {
+    out.fill = FillParams::defaults_for(out.dim);
+  }
+  if (options.max_nodes) out.fill.max_nodes = *options.max_nodes;
+  if (out.dim == 2) read_domain<2>(fields, root, out, options.max_nodes.has_value());
+  else read_domain<3>(fields, root, out, options.max_nodes.has_value());
   out.inputs = fields.inputs();
   return out;
 }
 
-DomainFile load_domain_file(const std::filesystem::path& path, std::optional<std::size_t> max_nodes) {
+DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path,
+                             std::optional<std::size_t> max_nodes) {
+  LoadOptions options;
+  options.max_nodes = max_nodes;
+  return parse_domain_text(text, path, options);
+}
+
+DomainFile load_domain_file(const std::filesystem::path& path, const LoadOptions& options) {
   std::string text;
   try {
     text = read_input_file(path, InputFileLimits::kDomainFileBytes, "domain files");
   } catch (const InputFileError& e) {
     throw InputError(path.string(), "(file)", e.what());
   }
-  return parse_domain_text(text, path, max_nodes);
+  return parse_domain_text(text, path, options);
+}
+
+DomainFile load_domain_file(const std::filesystem::path& path, std::optional<std::size_t> max_nodes) {
+  LoadOptions options;
+  options.max_nodes = max_nodes;
+  return load_domain_file(path, options);
 }
 
 }  // namespace nodegen

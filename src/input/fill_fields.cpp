@@ -6,10 +6,12 @@
 
 namespace nodegen::input_detail {
 
-FillParams read_fill_params(const JsonFields& fields, const nlohmann::json& f) {
-  FillParams params = FillParams::defaults_for(fields.dim());
+FillFields read_fill_fields(const JsonFields& fields, const nlohmann::json& f) {
+  FillFields out;
+  FillParams& params = out.params;
+  params = FillParams::defaults_for(fields.dim());
   if (!f.is_object()) fields.fail("fill", "expected an object, got " + json_type_name(f));
-  fields.only(f, "fill", {"candidates", "seed", "max_nodes"});
+  fields.only(f, "fill", {"candidates", "seed", "max_nodes", "nodes"});
   auto integer = [&](const char* key, long long lo) -> long long {
     const nlohmann::json& v = f[key];
     if (!v.is_number_integer()) fields.fail(std::string("fill.") + key, "expected an integer, got " + v.dump());
@@ -38,7 +40,13 @@ FillParams read_fill_params(const JsonFields& fields, const nlohmann::json& f) {
                                         " (the output indexes nodes with int32), got " + f["max_nodes"].dump());
     params.max_nodes = static_cast<std::size_t>(cap);
   }
-  return params;
+  if (f.contains("nodes")) {
+    const long long n = integer("nodes", 1);
+    if (static_cast<std::uint64_t>(n) > FillParams::kMaxNodeCap)
+      fields.fail("fill.nodes", "must be at most " + std::to_string(FillParams::kMaxNodeCap) + ", got " + f["nodes"].dump());
+    out.nodes = static_cast<std::size_t>(n);
+  }
+  return out;
 }
 
 }  // namespace nodegen::input_detail

@@ -1,5 +1,9 @@
 #pragma once
-// A domain file's "fill" object (candidates, seed, max_nodes) read into FillParams.
+// A domain file's "fill" object (candidates, seed, max_nodes, nodes) read into FillParams and the
+// node count asked for.
+#include <cstddef>
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "nodegen/fill/fill_params.hpp"
@@ -7,7 +11,12 @@
 
 namespace nodegen::input_detail {
 
+struct FillFields {
+  FillParams params;
+  std::optional<std::size_t> nodes;  // "nodes": the count the spacing is scaled to give
+};
+
 // Starts from FillParams::defaults_for(fields.dim()); throws InputError at "fill.KEY".
-FillParams read_fill_params(const JsonFields& fields, const nlohmann::json& fill);
+FillFields read_fill_fields(const JsonFields& fields, const nlohmann::json& fill);
 
 }  // namespace nodegen::input_detail

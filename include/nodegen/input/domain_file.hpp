@@ -31,17 +31,35 @@ struct DomainFile {
   // a 64^d grid; 0 when the grid missed the shape's inside): the fill reserves room by it (fill.hpp).
   // Unset: the fill reserves the cap. Set it again when replacing `spacing`.
   std::optional<double> expected_nodes;
+  // Its two terms, inside and on the boundary (a target count scales them by h^-d and h^-(d-1)).
+  double expected_interior = 0.0, expected_boundary = 0.0;
+  // The node count asked for (fill.nodes, --nodes): fill_domain scales the spacing by one factor to
+  // land within 2 % of it. Unset: the spacing as written.
+  std::optional<std::size_t> target_nodes;
   std::vector<std::filesystem::path> inputs;  // the files it refers to (meshes, polygon point files), resolved
   std::vector<std::string> repairs;           // what was mended in its meshes, one line each ("NAME: WHAT")
 };
 
-// Reads and validates a domain file. Relative paths inside it (meshes, polygon point files) are
-// resolved against the file's folder. `max_nodes`, when given (the CLI's --max-nodes), replaces the
-// file's fill.max_nodes before the spacing is checked against it.
+// What a run changes in a domain file as it loads it (the CLI's options).
+struct LoadOptions {
+  // --max-nodes: replaces fill.max_nodes before the spacing is checked against it.
+  std::optional<std::size_t> max_nodes;
+  // --set KEY=VALUE, in order: KEY a field's path ("spacing", "fill.seed", "shape.children[1].radius"),
+  // VALUE JSON (a number, an object, ...) or else taken as a string. The file's text becomes the
+  // changed document (DomainFile::text), so the output records what was run.
+  std::vector<std::string> overrides;
+  // Reads spacing sample files in a child process (io/sample_file.hpp); off where forking is unwelcome.
+  bool isolate_hdf5 = true;
+};
+
+// Reads and validates a domain file. Relative paths inside it (meshes, polygon point files, sample
+// files) are resolved against the file's folder.
+DomainFile load_domain_file(const std::filesystem::path& path, const LoadOptions& options);
 DomainFile load_domain_file(const std::filesystem::path& path, std::optional<std::size_t> max_nodes = std::nullopt);
 
 // Same, from JSON text already in memory; `path` is used for error messages and to resolve relative
 // paths (its parent folder), and need not exist.
+DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path, const LoadOptions& options);
 DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path,
                              std::optional<std::size_t> max_nodes = std::nullopt);
 

@@ -1,0 +1,34 @@
+#pragma once
+// A target node count (fill.nodes, --nodes): the spacing scaled by one constant factor so that the fill
+// lands within 2 % of the count. The first factor comes from the loader's estimate (its interior term
+// calibrated by how densely the PNP fill packs, its boundary term as it is); when that fill misses by
+// more than 2 %, one more fill runs at the factor its own counts give (interior ~ h^-d, boundary ~
+// h^-(d-1)). Both fills are functions of the domain file and the seed, so the factor and the nodes are
+// the same at any thread count.
+#include "nodegen/fill/discretization.hpp"
+#include "nodegen/input/domain_file.hpp"
+
+namespace nodegen {
+
+// How far the fill may land from the target before a second fill runs.
+inline constexpr double kTargetTolerance = 0.02;
+
+// The nodes the fill is expected to place at the file's spacing: the loader's estimate, its interior
+// term calibrated by the fill's packing.
+double estimated_node_count(const DomainFile& file);
+
+// The factor the loader's estimate gives for `target` nodes (what the first fill uses; --dry-run prints it).
+double estimated_spacing_factor(const DomainFile& file, std::size_t target);
+
+struct TargetedFill {
+  AnyDiscretization nodes;
+  double factor = 1.0;  // the spacing's factor of the fill kept
+  int fills = 1;        // 1, or 2 when the first missed by more than kTargetTolerance
+};
+
+// Fills `file` to file.target_nodes (which must be set), leaving file.spacing and file.expected_nodes
+// scaled as the kept fill had them (the output's h is the scaled spacing's). Throws InputError at
+// fill.nodes when the target exceeds the node cap, and what fill_domain throws.
+TargetedFill fill_domain_to_target(DomainFile& file, const FillOptions& options);
+
+}  // namespace nodegen
