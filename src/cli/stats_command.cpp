@@ -65,10 +65,44 @@ io::QualityReport measure(const io::NodeArrays& nodes, const std::optional<Domai
   return io::quality_report<D>(nodes, nullptr, options);
 }
 
+// Boundary nodes per part, by id (index id - 1), with the file's part names where it has them.
+struct PartCount {
+  std::string name;
+  std::size_t nodes = 0;
+};
+std::vector<PartCount> part_counts(const io::NodeArrays& nodes, const io::RunMetadata& metadata,
+                                   const std::filesystem::path& file) {
+  std::vector<PartCount> parts;
+  if (const std::string* text = io::find_string(metadata, "boundary_names")) {
+    const nlohmann::json names = nlohmann::json::parse(*text, nullptr, false);
+    if (names.is_array())
+      for (const auto& n : names) parts.push_back({n.is_string() ? n.get<std::string>() : std::string(), 0});
+  }
+  const std::size_t named = parts.size();
+  for (std::int32_t t : nodes.types) {
+    if (t >= 0) continue;
+    const auto id = static_cast<std::size_t>(-static_cast<std::int64_t>(t));
+    // Bounded by the names, or without them by the nodes: a crafted id must not size the table.
+    if (named > 0 && id > named)
+      throw InputError(file.string(), "/domain/types", "boundary id " + std::to_string(id) + " has no name: the file's "
+                                                       "boundary_names lists " + std::to_string(named) + " parts");
+    if (id > nodes.types.size())
+      throw InputError(file.string(), "/domain/types", "boundary id " + std::to_string(id) + " is above the node count");
+    if (id > parts.size()) parts.resize(id);
+    ++parts[id - 1].nodes;
+  }
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].name.empty()) parts[i].name = std::to_string(i + 1);
+  return parts;
+}
+
 // The report on stdout, as text or JSON.
 void print_report(const std::filesystem::path& file, bool json, const io::NodeArrays& nodes, bool with_domain,
-                  const std::string& fingerprint, const io::QualityReport& r) {
+                  const std::string& fingerprint, const io::QualityReport& r, const std::vector<PartCount>& parts) {
   if (json) {
+    nlohmann::json part_list = nlohmann::json::array();
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      part_list.push_back({{"id", i + 1}, {"name", parts[i].name}, {"nodes", parts[i].nodes}});
     const nlohmann::json out = {
         {"file", file.string()},
         {"dim", nodes.dim},
@@ -81,6 +115,7 @@ void print_report(const std::filesystem::path& file, bool json, const io::NodeAr
         {"measure", r.measure},
         {"holes", {{"mean", r.holes.mean}, {"p999", r.holes.p999}, {"max", r.holes.max}, {"samples", r.holes.samples},
                    {"drawn", r.holes.drawn}}},
+        {"parts", part_list},
     };
     std::printf("%s\n", out.dump(2).c_str());
     return;
@@ -89,6 +124,9 @@ void print_report(const std::filesystem::path& file, bool json, const io::NodeAr
   std::printf("sha256      %s   (nodes_sha256: the /domain arrays)\n", fingerprint.c_str());
   std::printf("nodes       %zu (%zu boundary, %zu interior), %dD\n", r.nodes, r.boundary_nodes, r.interior_nodes,
               nodes.dim);
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    std::printf("%s%-4zu %s: %zu nodes\n", i == 0 ? "parts       " : "            ", i + 1, printable(parts[i].name).c_str(),
+                parts[i].nodes);
   if (r.nodes >= 2)
     std::printf("nn / h      min %.4f  mean %.4f  max %.4f   (nearest other node / h at the node)\n", r.nn_over_h.min,
                 r.nn_over_h.mean, r.nn_over_h.max);
@@ -144,7 +182,7 @@ int stats_command(const std::filesystem::path& file, bool json, std::size_t samp
     few_samples = "nodegen: warning: " + file.string() + ": holes: only " + std::to_string(r.holes.samples) + " of the " +
                   std::to_string(options.samples) + " samples asked for fell inside the domain in " +
                   std::to_string(r.holes.drawn) + " random points of its bounding box; measure, packing and holes are less precise";
-  print_report(file, json, nodes, domain.has_value(), fingerprint, r);
+  print_report(file, json, nodes, domain.has_value(), fingerprint, r, part_counts(nodes, stored.metadata, file));
   // The warnings follow a report that reached stdout: where it did not, its error is the one line.
   require_stdout_written();
   for (const std::string& line : {warning, few_samples})

@@ -23,7 +23,7 @@ using nlohmann::json;
 
 // "dim": 2 or 3, compared as the 64-bit integer the JSON holds (get<int>() narrowed 4294967298 to 2).
 int read_dim(const JsonFields& fields, const json& root) {
-  fields.only(root, "", {"dim", "spacing", "fill", "shape"});
+  fields.only(root, "", {"dim", "spacing", "fill", "shape", "parts"});
   const json& dim = fields.require(root, "", "dim");
   if (!dim.is_number_integer() || (dim.get<std::int64_t>() != 2 && dim.get<std::int64_t>() != 3))
     fields.fail("dim", "must be 2 or 3, got " + dim.dump());
@@ -32,7 +32,8 @@ int read_dim(const JsonFields& fields, const json& root) {
 
 // The distances the spacing's dist("NAME") reads, from the domain's parts.
 template <int D>
-Spacing with_part_distances(const JsonFields& fields, const Spacing& spacing, const Domain<D>& domain) {
+Spacing with_part_distances(const JsonFields& fields, const Spacing& spacing, const Domain<D>& domain,
+                            const std::string& field) {
   const std::vector<std::string>& parts = spacing.distance_parts();
   if (parts.empty()) return spacing;
   std::vector<std::shared_ptr<const DistanceField>> distances;
@@ -40,17 +41,51 @@ Spacing with_part_distances(const JsonFields& fields, const Spacing& spacing, co
     try {
       distances.push_back(domain.distance_field(name));
     } catch (const std::invalid_argument& e) {
-      fields.fail("spacing", "dist(\"" + name + "\"): " + e.what());
+      fields.fail(field, "dist(\"" + name + "\"): " + e.what());
     }
   }
   return spacing.with_distances(std::move(distances));
 }
 
-// The shape, and the spacing checked over it.
+// The "parts" rules: [{"name": ..., "where": EXPRESSION, "of": PART OR SHAPE}, ...].
+template <int D>
+std::shared_ptr<const Domain<D>> with_part_rules(const JsonFields& fields, const json& parts,
+                                                 std::shared_ptr<const Domain<D>> domain) {
+  if (!parts.is_array()) fields.fail("parts", "expected an array of rules, got " + json_type_name(parts));
+  std::vector<PartRule> rules;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string at = "parts[" + std::to_string(i) + "]";
+    const json& rule = parts[i];
+    if (!rule.is_object()) fields.fail(at, "expected a rule {\"name\", \"where\"}, got " + json_type_name(rule));
+    fields.only(rule, at, {"where", "of"});
+    PartRule r;
+    r.name = fields.string(fields.require(rule, at, "name"), at + ".name");
+    if (r.name.size() > 256) fields.fail(at + ".name", "is longer than the 256 characters a part's name may have");
+    if (rule.contains("of")) r.of = fields.string(rule["of"], at + ".of");
+    // Without "where" a rule takes every node of the parts "of" names (that an earlier rule left).
+    if (!rule.contains("where") && r.of.empty())
+      fields.fail(at, "a rule needs \"where\" (a condition on x, y, z) or \"of\" (a part or shape), or both");
+    try {
+      r.where = Spacing::expression(rule.contains("where") ? fields.string(rule["where"], at + ".where") : "1");
+    } catch (const std::invalid_argument& e) {
+      fields.fail(at + ".where", e.what());
+    }
+    r.where = with_part_distances<D>(JsonFields(fields.file(), fields.dim()), r.where, *domain, at + ".where");
+    rules.push_back(std::move(r));
+  }
+  try {
+    return std::make_shared<const Domain<D>>(domain->with_part_rules(std::move(rules)));
+  } catch (const std::invalid_argument& e) {
+    fields.fail("parts", e.what());
+  }
+}
+
+// The shape, its part rules, and the spacing checked over it.
 template <int D>
 void read_domain(const JsonFields& fields, const json& root, DomainFile& out, bool cap_from_cli) {
   ReadShape<D> shape = read_shape<D>(fields, fields.require(root, "", "shape"));
-  out.spacing = with_part_distances<D>(fields, out.spacing, *shape.domain);
+  out.spacing = with_part_distances<D>(fields, out.spacing, *shape.domain, "spacing");
+  if (root.contains("parts")) shape.domain = with_part_rules<D>(fields, root["parts"], std::move(shape.domain));
   const NodeEstimate estimate = check_spacing<D>(fields, out.spacing, *shape.domain, out.fill.max_nodes, cap_from_cli);
   out.expected_nodes = estimate.total();
   out.expected_interior = estimate.interior;

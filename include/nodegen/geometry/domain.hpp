@@ -29,6 +29,17 @@ template <int D>
 class Shape;
 }
 
+// A boundary part a domain file makes by a rule (its "parts" field): the boundary nodes at positions
+// where `where` is non-zero, among those on the parts `of` names (a part's name or a shape's, as
+// dist() takes them; empty: any part), take the part `name`. Rules are tried in order; the first that
+// matches a node wins; a node no rule matches keeps its shape's part, and its normal stays the
+// geometry's either way.
+struct PartRule {
+  std::string name;
+  std::string of;
+  Spacing where;  // an expression in x, y, z (and dist()), read as a condition
+};
+
 template <int D>
 class Domain {
  public:
@@ -66,8 +77,14 @@ class Domain {
   // many, and callers that run many tests bound their work by it.
   std::size_t leaf_count() const { return leaves_; }
 
-  // Names of the boundary parts; index = boundary id - 1 (e.g. "outer:x-", "shape.children[1]:surface").
+  // Names of the boundary parts; index = boundary id - 1 (e.g. "outer:x-", "shape.children[1]:surface"),
+  // the rules' parts after the shapes'.
   const std::vector<std::string>& boundary_names() const { return names_; }
+
+  // This domain with `rules` applied to its boundary nodes, their parts named after the shapes'.
+  // Throws std::invalid_argument when a rule's name is empty or already a part's, or its `of` names no
+  // part or shape. The rules' expressions must have their distances bound.
+  Domain with_part_rules(std::vector<PartRule> rules) const;
 
   // The distance to the boundary parts `name` stands for: the part of that name, or every part of the
   // shape of that name ("hole" for "hole:surface", "plate" for its four edges). Measured to each part's
@@ -78,6 +95,18 @@ class Domain {
  private:
   static constexpr long kFewInside = 64;
   double measure_over_leaf_boxes(std::size_t budget) const;
+  // The ids (index = id) `name` stands for: a part of that name or every part of the shape of that name.
+  // Throws std::invalid_argument listing the names there are when none matches.
+  std::vector<bool> parts_named(const std::string& name) const;
+  // Gives each node the part of the first rule that matches it, then sorts the nodes by part again.
+  void apply_part_rules(std::vector<BoundaryNode<D>>& nodes, int threads) const;
+
+  struct ResolvedRule {
+    int id;                 // the rule's part
+    std::vector<bool> of;   // the parts it applies to (index = id); empty: all
+    Spacing where;
+  };
+  std::vector<ResolvedRule> rules_;
 
   std::shared_ptr<const geometry_detail::Shape<D>> root_;
   Box<D> box_;

@@ -12,6 +12,7 @@
 #include "geometry/boundary/boundary_sink.hpp"
 #include "geometry/shapes/box_hierarchy.hpp"
 #include "geometry/shapes/shape.hpp"
+#include "nodegen/parallel/thread_team.hpp"
 
 namespace nodegen {
 
@@ -161,14 +162,50 @@ std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, s
     out.push_back({r.pos, r.normal, r.id});
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.boundary_id < b.boundary_id; });
+  if (!rules_.empty()) apply_part_rules(out, threads);
   return out;
 }
 
 template <int D>
-std::shared_ptr<const DistanceField> Domain<D>::distance_field(const std::string& name) const {
-  std::vector<bool> wanted(names_.size() + 1, false);
+void Domain<D>::apply_part_rules(std::vector<BoundaryNode<D>>& nodes, int threads) const {
+  std::vector<std::vector<Spacing::Evaluator>> where;  // [rule][thread]
+  for (const ResolvedRule& r : rules_) where.push_back(r.where.evaluators(threads));
+  parallel_for(nodes.size(), threads, [&](int t, std::size_t i) {
+    BoundaryNode<D>& node = nodes[i];
+    const auto original = static_cast<std::size_t>(node.boundary_id);
+    for (std::size_t k = 0; k < rules_.size(); ++k) {
+      const ResolvedRule& r = rules_[k];
+      if (!r.of.empty() && (original >= r.of.size() || !r.of[original])) continue;
+      if (where[k][static_cast<std::size_t>(t)](node.pos) != 0.0) {
+        node.boundary_id = r.id;
+        break;
+      }
+    }
+  });
+  std::stable_sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.boundary_id < b.boundary_id; });
+}
+
+template <int D>
+Domain<D> Domain<D>::with_part_rules(std::vector<PartRule> rules) const {
+  Domain<D> out = *this;
+  for (PartRule& rule : rules) {
+    if (rule.name.empty()) throw std::invalid_argument("a part made by a rule needs a name");
+    if (std::find(out.names_.begin(), out.names_.end(), rule.name) != out.names_.end())
+      throw std::invalid_argument("the part name \"" + rule.name + "\" is taken (each part is named once)");
+    ResolvedRule resolved{static_cast<int>(out.names_.size()) + 1, {}, std::move(rule.where)};
+    if (!rule.of.empty()) resolved.of = parts_named(rule.of);  // the shapes' parts, not other rules'
+    out.names_.push_back(rule.name);
+    out.rules_.push_back(std::move(resolved));
+  }
+  return out;
+}
+
+template <int D>
+std::vector<bool> Domain<D>::parts_named(const std::string& name) const {
+  const std::size_t shape_parts = names_.size() - rules_.size();
+  std::vector<bool> wanted(shape_parts + 1, false);
   bool any = false;
-  for (std::size_t i = 0; i < names_.size(); ++i)
+  for (std::size_t i = 0; i < shape_parts; ++i)
     if (names_[i] == name || (names_[i].size() > name.size() && names_[i].compare(0, name.size(), name) == 0 &&
                               names_[i][name.size()] == ':')) {
       wanted[i + 1] = true;
@@ -176,10 +213,16 @@ std::shared_ptr<const DistanceField> Domain<D>::distance_field(const std::string
     }
   if (!any) {
     std::string known;
-    for (std::size_t i = 0; i < names_.size() && known.size() < 400; ++i) known += (i ? ", " : "") + names_[i];
+    for (std::size_t i = 0; i < shape_parts && known.size() < 400; ++i) known += (i ? ", " : "") + names_[i];
     if (known.size() >= 400) known += ", ...";
     throw std::invalid_argument("no boundary part or shape is named \"" + name + "\" (parts: " + known + ")");
   }
+  return wanted;
+}
+
+template <int D>
+std::shared_ptr<const DistanceField> Domain<D>::distance_field(const std::string& name) const {
+  const std::vector<bool> wanted = parts_named(name);
   std::vector<geometry_detail::PartPrimitive> all;
   root_->part_geometry(geometry_detail::Affine<D>{}, all);
   std::vector<DistanceField::Primitive> kept;
