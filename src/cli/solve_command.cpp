@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <variant>
 
@@ -15,6 +16,7 @@
 #include "nodegen/geometry/input_error.hpp"
 #include "nodegen/geometry/input_file.hpp"
 #include "nodegen/io/hdf5_reader.hpp"
+#include "nodegen/io/point_fields.hpp"
 #include "nodegen/solve/filled_nodes.hpp"
 
 namespace nodegen::cli {
@@ -161,6 +163,19 @@ std::pair<std::uint64_t, std::uint64_t> parse_seed_range(const std::string& text
   return {a, b};
 }
 
+namespace {
+
+// --error-out: the nodes' positions with the error and h at each, in the layout spacing samples read.
+void write_errors(const SolveArgs& args, const io::NodeArrays& nodes, const solve::PoissonResult& r) {
+  if (!args.error_out) return;
+  std::vector<std::pair<std::string, std::span<const double>>> fields = {{"error", r.node_errors},
+                                                                        {"residual", r.node_residuals}};
+  if (nodes.h.size() == nodes.node_count()) fields.push_back({"h", nodes.h});
+  io::write_point_fields(*args.error_out, nodes.dim, nodes.positions, fields);
+}
+
+}  // namespace
+
 int solve_command(const SolveArgs& args) {
   const std::string file = args.input.string();
   solve::PoissonOptions options = args.options;
@@ -171,6 +186,7 @@ int solve_command(const SolveArgs& args) {
     const std::vector<std::string> names = stored_boundary_names(stored, args.input);
     options.neumann_ids = neumann_ids(args.neumann, names);
     const solve::PoissonResult r = solve::solve_poisson(stored.nodes, options, file);
+    write_errors(args, stored.nodes, r);
     if (args.json) {
       nlohmann::json out = result_json(r, stored.nodes.dim, names);
       out["file"] = file;
@@ -185,6 +201,8 @@ int solve_command(const SolveArgs& args) {
     return 0;
   }
 
+  if (args.error_out && args.seeds && args.seeds->first != args.seeds->second)
+    throw InputError("--error-out", "value", "writes the errors of one solve: give one seed, not a range");
   const DomainFile domain = load_domain_file(args.input);
   const std::vector<std::string> names =
       std::visit([](const auto& d) { return d->boundary_names(); }, domain.domain);
@@ -196,6 +214,7 @@ int solve_command(const SolveArgs& args) {
   for (std::uint64_t seed = first;; ++seed) {
     const io::NodeArrays nodes = fill_nodes(domain, seed);
     const solve::PoissonResult r = solve::solve_poisson(nodes, options, file);
+    write_errors(args, nodes, r);
     max_errors.push_back(r.max_error);
     l2_errors.push_back(r.relative_l2_error);
     if (args.json) {

@@ -18,6 +18,7 @@ struct SolveArgs {
   solve::PoissonOptions options;               // neumann_ids are filled in from the names
   std::optional<std::pair<std::uint64_t, std::uint64_t>> seeds;  // --seeds A-B (domain file only)
   bool json = false;
+  std::optional<std::filesystem::path> error_out;  // --error-out: |u - u*| and h at every node, as point fields
 };
 
 // Seeds one `solve --seeds A-B` fills and solves at most: each is a whole fill and solve, so one

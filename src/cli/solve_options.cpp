@@ -40,6 +40,15 @@ SolveOptions::SolveOptions(CLI::App& app, int default_threads) {
                                          "Threads for the stencil weights, 1-1024 (default: the CPUs this process may "
                                          "run on)");
   command_->add_flag("--json", args_.json, "Print the results as JSON");
+  command_->add_option("--solution", solution_,
+                       "smooth (the default), or front: u = atan(40 (|p - c| - 0.3)), c the unit square's (cube's) "
+                       "centre from the nodes' lowest corner, a steep front a graded spacing pays off on")
+      ->capture_default_str();
+  error_out_option_ = command_->add_option("--error-out", error_out_,
+                                           "Also write FILE.h5 with /positions {N, d}, /error (|u - u*| at each node), "
+                                           "/residual (each row applied to u* less its right-hand side: the local "
+                                           "truncation error) and /h, the layout a spacing's samples read "
+                                           "(docs/domain-format.md)");
 }
 
 SolveArgs SolveOptions::checked_args() const {
@@ -54,6 +63,13 @@ SolveArgs SolveOptions::checked_args() const {
   else if (solver_ == "lu") args.options.solver = solve::LinearSolver::sparse_lu;
   else if (solver_ == "bicgstab") args.options.solver = solve::LinearSolver::bicgstab_ilut;
   else throw InputError("--solver", "value", "expected auto, lu or bicgstab, got " + solver_);
+  if (solution_ == "smooth") args.options.solution = solve::Solution::smooth;
+  else if (solution_ == "front") args.options.solution = solve::Solution::front;
+  else throw InputError("--solution", "value", "expected smooth or front, got " + solution_);
+  if (*error_out_option_) {
+    refuse_empty(error_out_, "--error-out");
+    args.error_out = error_out_;
+  }
   return args;
 }
 

@@ -8,7 +8,7 @@
 namespace nodegen::input_detail {
 
 Spacing read_sample_spacing(const JsonFields& fields, const nlohmann::json& sp, bool isolated) {
-  fields.only(sp, "spacing", {"samples", "values", "positions", "scale", "min", "max"});
+  fields.only(sp, "spacing", {"samples", "values", "positions", "scale", "min", "max", "grading"});
   const std::string file = fields.resolve(fields.string(fields.require(sp, "spacing", "samples"), "spacing.samples"));
   const std::string values = fields.string(fields.require(sp, "spacing", "values"), "spacing.values");
   const std::string positions = sp.contains("positions") ? fields.string(sp["positions"], "spacing.positions") : "";
@@ -18,6 +18,7 @@ Spacing read_sample_spacing(const JsonFields& fields, const nlohmann::json& sp, 
   if (sp.contains("min")) options.min = fields.positive(sp["min"], "spacing.min");
   if (sp.contains("max")) options.max = fields.positive(sp["max"], "spacing.max");
   if (options.min > options.max) fields.fail("spacing.min", "is above spacing.max");
+  if (sp.contains("grading")) options.grading = fields.positive(sp["grading"], "spacing.grading");
   io::SampleArrays samples = io::read_sample_file(file, positions, values, isolated);
   if (samples.dim != fields.dim())
     fields.fail("spacing.samples", file + ": the samples have " + std::to_string(samples.dim) +

@@ -215,8 +215,9 @@ std::vector<double> spacing_at_nodes(const io::NodeArrays& nodes, const PointClo
 
 // The manufactured solution from the nodes' lowest corner; beyond about 700 from it e^x overflows,
 // refused. Throws InputError.
-ManufacturedSolution solution_for(const PointCloud& cloud, std::size_t n, const std::string& file) {
+ManufacturedSolution solution_for(const PointCloud& cloud, std::size_t n, Solution kind, const std::string& file) {
   ManufacturedSolution exact{cloud.dim};
+  exact.kind = kind;
   if (n > 0) exact.origin = cloud.points[0];
   for (std::size_t i = 0; i < n; ++i) exact.origin = exact.origin.cwiseMin(cloud.points[i]);
   for (const Eigen::Vector3d& p : cloud.points)
@@ -317,7 +318,7 @@ PoissonSystem assemble_poisson(const io::NodeArrays& nodes, const PoissonOptions
         ghost_owner.push_back(i);
         cloud.points.push_back(cloud.points[i] + h[i] * normal_of(nodes, i));
       }
-  const ManufacturedSolution exact = solution_for(cloud, n, file);
+  const ManufacturedSolution exact = solution_for(cloud, n, options.solution, file);
   PoissonSystem system;
   system.rows.assign(cloud.points.size(), RowKind::ghost_laplacian);
   std::vector<Row> rows = stencil_rows(nodes, options, cloud, ghost_of, exact, k, system.rows, file);
@@ -339,7 +340,7 @@ PoissonResult solve_poisson(const io::NodeArrays& nodes, const PoissonOptions& o
   const std::size_t n = system.node_count;
   const std::vector<Eigen::Vector3d>& points = system.points;
   const std::vector<double>& h = system.h;
-  const ManufacturedSolution exact{dim, system.origin};
+  const ManufacturedSolution exact{dim, system.origin, options.solution};
   PoissonResult result;
   result.unknowns = points.size();
   result.ghost_count = points.size() - n;
@@ -348,12 +349,22 @@ PoissonResult solve_poisson(const io::NodeArrays& nodes, const PoissonOptions& o
   result.solver = solver;
   const Eigen::VectorXd u = solve_system(system.matrix, system.rhs, result.solver, result.iterations, file, advice);
   result.solve_seconds = seconds_since(solve_start);
+  // The scheme's local truncation error: each row applied to the exact solution, less its right-hand
+  // side (the Laplacian's stencil error inside, the normal derivative's on Neumann nodes, 0 on Dirichlet
+  // ones): what refinement reduces, without the solve's pollution.
+  Eigen::VectorXd exact_values(static_cast<Eigen::Index>(points.size()));
+  for (std::size_t i = 0; i < points.size(); ++i) exact_values[static_cast<Eigen::Index>(i)] = exact.u(points[i]);
+  const Eigen::VectorXd residual = system.matrix * exact_values - system.rhs;
+  result.node_residuals.resize(n);
+  for (std::size_t i = 0; i < n; ++i) result.node_residuals[i] = std::abs(residual[static_cast<Eigen::Index>(i)]);
   if (!u.allFinite()) throw InputError(file, "solve", "the RBF-FD solution is not finite (singular matrix)");
 
   double err2 = 0, ref2 = 0;
+  result.node_errors.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     const double ue = exact.u(points[i]);
     const double e = std::abs(u[static_cast<Eigen::Index>(i)] - ue);
+    result.node_errors[i] = e;
     err2 += e * e;
     ref2 += ue * ue;
     if (e > result.max_error || i == 0) result.max_error = e, result.max_node = i;

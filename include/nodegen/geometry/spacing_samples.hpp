@@ -7,7 +7,8 @@
 // by inverse-distance weights (k = 2d). A point on a triangle's edge or a tetrahedron's face is
 // interpolated from that edge's or face's samples alone, in the order of their indices, so the value
 // does not depend on which neighbouring cell the search found it from: h is a function of the point.
-// Samples at one position are one sample, with the least of their values.
+// Samples at one position are one sample, with the least of their values. The options' scale, clamp
+// and grading apply to the values before interpolation, in that order.
 #include <limits>
 #include <string>
 #include <vector>
@@ -20,6 +21,11 @@ struct SampleSpacingOptions {
   double scale = 1.0;                                       // multiplies every value
   double min = 0.0;                                         // then values are clamped to [min, max]
   double max = std::numeric_limits<double>::infinity();
+  // > 0: the values are lowered so that h grows by at most `grading` per unit of distance along the
+  // triangulation's edges (each value the least over the samples of theirs plus grading times the
+  // path to them), as a mesh size field's gradient limit: a refined patch then widens smoothly into the
+  // coarse field around it instead of ending at a jump of h. 0: the values as given.
+  double grading = 0.0;
   std::string description;                                  // what describe() says ("samples FILE:DATASET")
 };
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "nodegen/io/node_arrays.hpp"
+#include "nodegen/solve/manufactured.hpp"
 
 namespace nodegen::solve {
 
@@ -32,12 +33,16 @@ struct PoissonOptions {
   LinearSolver solver = LinearSolver::automatic;
   bool ghost_nodes = false;        // a ghost node outside every Neumann node (see above)
   int threads = 1;                 // stencil weights in parallel
+  Solution solution = Solution::smooth;  // the manufactured solution (manufactured.hpp)
 };
 
 struct PoissonResult {
   double max_error = 0;            // max over the nodes of |u - u*|
   double relative_l2_error = 0;    // ||u - u*||_2 / ||u*||_2 over the nodes
   std::size_t max_node = 0;        // the node where the max is
+  std::vector<double> node_errors; // |u - u*| at every node (not the ghost nodes)
+  // |row(u*) - rhs| at every node: the scheme's local truncation error (0 on Dirichlet nodes)
+  std::vector<double> node_residuals;
   std::array<double, 3> max_position{};
   std::int32_t max_type = 0;       // its type (1 interior, -id on boundary part id)
   double max_wall_distance_over_h = 0;  // distance from it to the nearest boundary node / h there

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <queue>
+#include <type_traits>
 #include <stdexcept>
 
 #include "geometry/spacing/sample_neighbours.hpp"
@@ -124,12 +126,52 @@ std::unique_ptr<Dt> triangulate(const Samples& s) {
   return dt;
 }
 
+// Lowers each vertex's value to the least, over all vertices, of theirs plus `grading` times the
+// shortest path along the triangulation's edges (Dijkstra from every vertex at once); the samples'
+// values follow (indices are the vertices' info).
+template <class Dt>
+void limit_gradient(Dt& dt, std::vector<double>& values, double grading) {
+  using Vertex = typename Dt::Vertex_handle;
+  using Item = std::pair<double, std::uint32_t>;
+  std::vector<Vertex> by_index(values.size());
+  for (auto v = dt.finite_vertices_begin(); v != dt.finite_vertices_end(); ++v) by_index[v->info().index] = v;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
+  for (std::uint32_t i = 0; i < values.size(); ++i) queue.push({values[i], i});
+  std::vector<Vertex> around;
+  while (!queue.empty()) {
+    const auto [value, i] = queue.top();
+    queue.pop();
+    if (value > values[i]) continue;  // an older, larger entry
+    around.clear();
+    if constexpr (std::is_same_v<Dt, Dt3>) {
+      dt.finite_adjacent_vertices(by_index[i], std::back_inserter(around));
+    } else {
+      auto w = dt.incident_vertices(by_index[i]), end = w;
+      if (w != nullptr)
+        do
+          if (!dt.is_infinite(w)) around.push_back(w);
+        while (++w != end);
+    }
+    for (const Vertex& w : around) {
+      const std::uint32_t j = w->info().index;
+      const double through = value + grading * (point_of(w) - point_of(by_index[i])).norm();
+      if (through < values[j]) {
+        values[j] = through;
+        queue.push({through, j});
+      }
+    }
+  }
+  for (std::uint32_t i = 0; i < values.size(); ++i) by_index[i]->info().value = values[i];
+}
+
 class SampleModel final : public spacing_detail::Model {
  public:
-  SampleModel(Samples samples, std::string description)
+  SampleModel(Samples samples, double grading, std::string description)
       : samples_(std::move(samples)), neighbours_(samples_.points, samples_.dim), description_(std::move(description)) {
     if (samples_.dim == 2) dt2_ = triangulate<Dt2>(samples_);
     else dt3_ = triangulate<Dt3>(samples_);
+    if (grading > 0 && dt2_) limit_gradient(*dt2_, samples_.values, grading);
+    if (grading > 0 && dt3_) limit_gradient(*dt3_, samples_.values, grading);
   }
   std::unique_ptr<spacing_detail::Probe> probe() const override;
   std::string describe() const override { return description_; }
@@ -224,6 +266,7 @@ void check_samples(int dim, const std::vector<double>& positions, const std::vec
   if (!std::isfinite(options.scale) || !(options.scale > 0)) throw std::invalid_argument("scale must be positive and finite");
   if (!(options.min >= 0) || !(options.max > 0) || !(options.min <= options.max))
     throw std::invalid_argument("min and max must satisfy 0 <= min <= max, max > 0");
+  if (!std::isfinite(options.grading) || options.grading < 0) throw std::invalid_argument("grading must be 0 or more");
 }
 
 }  // namespace
@@ -235,7 +278,7 @@ Spacing sample_spacing(int dim, std::vector<double> positions, std::vector<doubl
   positions.shrink_to_fit();
   values.clear();
   values.shrink_to_fit();
-  return Spacing::from_model(std::make_shared<const SampleModel>(std::move(s), options.description));
+  return Spacing::from_model(std::make_shared<const SampleModel>(std::move(s), options.grading, options.description));
 }
 
 }  // namespace nodegen
