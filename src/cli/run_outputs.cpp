@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "nodegen/geometry/input_error.hpp"
 #include "rank_parts.hpp"
 
 namespace nodegen::cli {
@@ -16,12 +17,27 @@ CreatedDirectory default_folder(const RunArgs& args, const fs::path& output, boo
   return CreatedDirectory(output.parent_path());
 }
 
+// A report path that is standard output, a pipe or a device (/dev/stdout, /proc/self/fd/1) cannot be
+// replaced by a finished file: the way to print the report is --report -.
+void refuse_stream_report(const fs::path& report) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(report, ec);
+  const bool stream = (!ec && fs::exists(status) && !fs::is_regular_file(status) && !fs::is_directory(status)) ||
+                      report.string().starts_with("/proc/self/fd/") || report.string().starts_with("/dev/fd/");
+  if (stream)
+    throw InputError(report.string(), "report",
+                     "is not a regular file (standard output, a pipe or a device), which the finished report would "
+                     "replace: give --report - to print the report on standard output, or a file path");
+}
+
 }  // namespace
 
 RunOutputs::RunOutputs(const RunArgs& args, const fs::path& output, bool root)
     : made_here_(default_folder(args, output, root)), files_(output, args.mpi) {
   on_every_rank(args.mpi, [&] {
-    if (args.report && root && !report_to_stdout(args)) report_.emplace(*args.report, "report");
+    if (!args.report || !root || report_to_stdout(args)) return;
+    refuse_stream_report(*args.report);
+    report_.emplace(*args.report, "report");
   });
   std::vector<fs::path> temporaries = files_.temporaries();
   if (report_) temporaries.push_back(report_->temp_path());
