@@ -215,10 +215,10 @@ class MeshSurface {
     for (const auto& t : triangles_) {
       const Vec<3> n = (t.b - t.a).cross(t.c - t.a);
       if (!(n.norm() > 0)) continue;  // degenerate triangles carry no area
-      world.push_back({where.point(t.a), where.point(t.b), where.point(t.c), where.normal(n.normalized())});
+      world.push_back({where.point(t.a), where.point(t.b), where.point(t.c), where.normal(n.normalized()), id});
     }
     if (!winding_) {
-      sample_triangles(world, id, sink);
+      sample_triangles(world, sink);
       return;
     }
     // Under the winding number the solid is the union of the parts: a triangle may lie inside another
@@ -227,7 +227,7 @@ class MeshSurface {
     // solid), turned where it is the other way round, dropped where both sides agree.
     const Affine<3>::Mat to_local = inverse_of(where.to_world.A);
     const double step = 1e-6 * box_.size().norm();
-    sample_triangles(world, id, sink, [&](const Vec<3>& pos, const Vec<3>& normal) {
+    sample_triangles(world, sink, [&](const Vec<3>& pos, const Vec<3>& normal) {
       const Vec<3> p = to_local * (pos - where.to_world.b);
       const Vec<3> n = (to_local * normal).normalized() * (where.flip ? -step : step);
       const bool behind = contains(p - n), ahead = contains(p + n);
