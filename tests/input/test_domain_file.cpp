@@ -273,7 +273,7 @@ TEST_F(BadInput, PolygonEdgeNames) {
   EXPECT_EQ(error_of(polygon(R"("edge_names":["a","a","b"])")),
             file() + ": shape.edge_names: has 3 names, but the ring has 4 points as written: one name per edge" + edges);
   for (const char* key : {"4", "x", "01", "-1", ""})
-    EXPECT_EQ(error_of(polygon(R"("edge_names":{")" + std::string(key) + R"(":"a"}})")),
+    EXPECT_EQ(error_of(polygon(R"("edge_names":{")" + std::string(key) + R"(":"a"})")),
               file() + ": shape.edge_names." + key + ": is not an edge index: the ring has 4 edges as written, 0 to 3" + edges);
   EXPECT_EQ(error_of(polygon(R"("edge_names":["a",5,"a","b"])")),
             file() + ": shape.edge_names[1]: expected a name (a string, or \"\" or null to keep the ring's own part), got a number");
@@ -288,7 +288,7 @@ TEST_F(BadInput, PolygonEdgeNames) {
             file() + ": shape.edge_names: edge 1 (\"x\") has no length: point 2 repeats point 1, so the two are one vertex "
                      "and edge 1 merges with edges 0 (\"a\") and 2 (\"b\"); give it the name of one of them, or \"\"");
   EXPECT_EQ(error_of(polygon(R"("edge_names":["a","b","b","c"])")), "no error");
-  EXPECT_NE(error_of(polygon(R"("edge_names":{"1":"x"}})")).find(": shape.edge_names: edge 1 (\"x\") has no length"),
+  EXPECT_NE(error_of(polygon(R"("edge_names":{"1":"x"})")).find(": shape.edge_names: edge 1 (\"x\") has no length"),
             std::string::npos);
   // Holes as objects: their own fields only, no name of their own.
   const std::string outline = R"("points":[[0,0],[1,0],[1,1],[0,1]],"holes":[)";
