@@ -262,11 +262,13 @@ class MeshSurface {
   void label_triangles(const MeshFaceGroups& groups) {
     if (groups.names.empty()) return;
     group_names_ = groups.names;
-    any_ungrouped_ = groups.any_ungrouped();
     std::vector<Vec<3>> centroids;
     centroids.reserve(triangles_.size());
     for (const MeshTriangle& t : triangles_) centroids.push_back((t.a + t.b + t.c) / 3.0);
     triangle_group_ = nearest_face_groups(groups, centroids);
+    // A triangle with no face of the file near it (were every face without area) is of no group too.
+    any_ungrouped_ = groups.any_ungrouped() ||
+                     std::find(triangle_group_.begin(), triangle_group_.end(), -1) != triangle_group_.end();
   }
 
   // Number of `candidates` the segment pq crosses properly, and the sum of their signs (+1 where p is
