@@ -5,8 +5,10 @@
   gear.stl   binary STL of a spur gear: 20 involute-like teeth, a bore and a keyway, extruded 0.3 thick;
              a real-world-looking part with sharp edges and a non-convex outline
   naca0012.txt  2D point file (one "x y" per line) of a NACA 0012 airfoil with chord 1, for polygon shapes
+  duct.obj   OBJ of an L-shaped duct of square section 1 x 1 (along x from 0 to 2, then up along z to 3) in
+             unit quads, grouped: "inlet" (the end at x = 0), "wall", "outlet" (the end at z = 3)
 
-Both are watertight and outward oriented. Only numpy is needed.
+The meshes are watertight and outward oriented. Only numpy is needed.
 """
 import math
 import pathlib
@@ -104,6 +106,50 @@ def naca0012(n=120):
     return upper + lower
 
 
+def duct(cubes=((0, 0, 0), (1, 0, 0), (1, 0, 1), (1, 0, 2))):
+    """The surface of a union of unit cubes: one quad per cube face no other cube covers, counter-clockwise
+    seen from outside, grouped inlet (x = 0), outlet (z = 3) and wall."""
+    filled = set(cubes)
+    index, vertices, groups = {}, [], {"inlet": [], "wall": [], "outlet": []}
+    def vertex(p):
+        if p not in index:
+            index[p] = len(vertices)
+            vertices.append(p)
+        return index[p]
+    for c in cubes:
+        for axis in range(3):
+            for side in (0, 1):
+                step = [0, 0, 0]
+                step[axis] = 1 if side else -1
+                if tuple(c[i] + step[i] for i in range(3)) in filled:
+                    continue
+                u, v = (axis + 1) % 3, (axis + 2) % 3  # (u, v, axis) right-handed: u x v points along +axis
+                corners = []
+                for du, dv in ((0, 0), (1, 0), (1, 1), (0, 1)):
+                    p = list(c)
+                    p[axis] += side
+                    p[u] += du
+                    p[v] += dv
+                    corners.append(vertex(tuple(p)))
+                if not side:
+                    corners.reverse()
+                name = "inlet" if (axis, side, c[0]) == (0, 0, 0) else "outlet" if (axis, side, c[2]) == (2, 1, 2) else "wall"
+                groups[name].append(corners)
+    return vertices, groups
+
+
+def write_obj_groups(path, vertices, groups, comment):
+    with open(path, "w") as f:
+        f.write(f"# {comment}\n")
+        for p in vertices:
+            f.write("v %g %g %g\n" % p)
+        for name, faces in groups.items():
+            f.write(f"g {name}\n")
+            for face in faces:
+                f.write("f " + " ".join(str(i + 1) for i in face) + "\n")
+    print(f"{path.name}: {sum(len(f) for f in groups.values())} faces in {len(groups)} groups")
+
+
 def write_points(path, points, comment):
     with open(path, "w") as f:
         f.write(f"# {comment}\n")
@@ -116,3 +162,4 @@ if __name__ == "__main__":
     write_binary_stl(HERE / "torus.stl", *torus(), "nodegen torus R=1 r=0.35")
     write_binary_stl(HERE / "gear.stl", *gear(), "nodegen spur gear, 20 teeth, keyed bore")
     write_points(HERE / "naca0012.txt", naca0012(), "NACA 0012 airfoil, chord 1, closed trailing edge (x y per line)")
+    write_obj_groups(HERE / "duct.obj", *duct(), "L-shaped duct of square section, unit quads grouped inlet, wall, outlet")

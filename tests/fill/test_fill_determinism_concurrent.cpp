@@ -6,10 +6,13 @@
 
 #include <cstring>
 #include <limits>
+#include <set>
+#include <variant>
 #include <string>
 
 #include "support/fill_test_support.hpp"
 #include "nodegen/fill/fill.hpp"
+#include "nodegen/input/fill_domain.hpp"
 #include "nodegen/storage/locked_vector_store.hpp"
 #include "nodegen/storage/suballoc_store.hpp"
 #include "nodegen/storage/vm_store.hpp"
@@ -95,6 +98,28 @@ TEST(FillDeterminismConcurrent, CandidatesAskingTheTreeOneByOneKeepTheNodes) {
   const auto boundary = box_boundary<3>(cube.bounding_box(), 0.06);
   expect_same_nodes(pnp_fill<3, VmStore>(cube, graded, boundary, fill_params(3, 5), with_crowd(1, kNever)),
                     pnp_fill<3, VmStore>(cube, graded, boundary, fill_params(3, 5), with_crowd(3, 0)), "cube, crowd 0");
+}
+
+// Boundary parts from the geometry (a polygon's named edges, a mesh's face groups) change ids only: the
+// example domains give the same nodes and parts at 1, 2 and 7 threads, every part with nodes.
+TEST(FillDeterminismConcurrent, NamedEdgesAndMeshGroupsSameNodesAtAnyThreadCount) {
+  auto fill = [](const DomainFile& file, int t) { return fill_domain(file, threads(t)); };
+  for (const char* name : {"channel_parts.json", "mesh_groups.json"}) {
+    const DomainFile file = load_domain_file(test::source_dir() / "domains" / name);
+    const AnyDiscretization one = fill(file, 1);
+    std::visit(
+        [&](const auto& d) {
+          std::set<std::int32_t> parts(d.types.begin(), d.types.begin() + static_cast<std::ptrdiff_t>(d.boundary_count));
+          EXPECT_EQ(parts.size(), file.dim == 2 ? 4u : 3u) << name;
+        },
+        one);
+    for (int t : {2, 7}) {
+      const AnyDiscretization other = fill(file, t);
+      const std::string what = std::string(name) + ", " + std::to_string(t) + " threads";
+      if (file.dim == 2) expect_same_nodes(std::get<Discretization<2>>(one), std::get<Discretization<2>>(other), what);
+      else expect_same_nodes(std::get<Discretization<3>>(one), std::get<Discretization<3>>(other), what);
+    }
+  }
 }
 
 }  // namespace

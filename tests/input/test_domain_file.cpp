@@ -263,6 +263,48 @@ TEST_F(BadInput, RepeatedPointsAreOneVertex) {
             file() + ": shape.points: a polygon ring needs at least 3 distinct points, got 2");
 }
 
+// A polygon's edge names: one per edge of the ring as written, or a map from edge index; each a string
+// of at most 256 characters; a name that the merging of repeated points would lose is refused.
+TEST_F(BadInput, PolygonEdgeNames) {
+  auto polygon = [](const std::string& fields) {
+    return R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon","points":[[0,0],[1,0],[1,0],[0,1]],)" + fields + "}}";
+  };
+  const std::string edges = " (edge i runs from point i to point i + 1, the last back to point 0)";
+  EXPECT_EQ(error_of(polygon(R"("edge_names":["a","a","b"])")),
+            file() + ": shape.edge_names: has 3 names, but the ring has 4 points as written: one name per edge" + edges);
+  for (const char* key : {"4", "x", "01", "-1", ""})
+    EXPECT_EQ(error_of(polygon(R"("edge_names":{")" + std::string(key) + R"(":"a"})")),
+              file() + ": shape.edge_names." + key + ": is not an edge index: the ring has 4 edges as written, 0 to 3" + edges);
+  EXPECT_EQ(error_of(polygon(R"("edge_names":["a",5,"a","b"])")),
+            file() + ": shape.edge_names[1]: expected a name (a string, or \"\" or null to keep the ring's own part), got a number");
+  EXPECT_EQ(error_of(polygon(R"("edge_names":{"2":["b"]})")),
+            file() + ": shape.edge_names.2: expected a name (a string, or \"\" or null to keep the ring's own part), got an array");
+  EXPECT_EQ(error_of(polygon(R"("edge_names":["a","a","a",")" + std::string(257, 'n') + R"("])")),
+            file() + ": shape.edge_names[3]: is 257 characters long, above the limit of 256");
+  EXPECT_EQ(error_of(polygon(R"("edge_names":"inlet")")),
+            file() + ": shape.edge_names: expected an array with one name per edge, or an object from edge index to name, got a string");
+  // Edge 1 joins (1, 0) to its repeat: its name must be that of edge 0 or edge 2 beside it.
+  EXPECT_EQ(error_of(polygon(R"("edge_names":["a","x","b","c"])")),
+            file() + ": shape.edge_names: edge 1 (\"x\") has no length: point 2 repeats point 1, so the two are one vertex "
+                     "and edge 1 merges with edges 0 (\"a\") and 2 (\"b\"); give it the name of one of them, or \"\"");
+  EXPECT_EQ(error_of(polygon(R"("edge_names":["a","b","b","c"])")), "no error");
+  EXPECT_NE(error_of(polygon(R"("edge_names":{"1":"x"})")).find(": shape.edge_names: edge 1 (\"x\") has no length"),
+            std::string::npos);
+  // Holes as objects: their own fields only, no name of their own.
+  const std::string outline = R"("points":[[0,0],[1,0],[1,1],[0,1]],"holes":[)";
+  auto with_hole = [&](const std::string& hole) {
+    return R"({"dim":2,"spacing":0.1,"shape":{"type":"polygon",)" + outline + hole + "]}}";
+  };
+  EXPECT_EQ(error_of(with_hole(R"({"points":[[0.2,0.2],[0.4,0.2],[0.3,0.4]],"edge_names":["a"]})")),
+            file() + ": shape.holes[0].edge_names: has 1 names, but the ring has 3 points as written: one name per edge" + edges);
+  EXPECT_EQ(error_of(with_hole(R"({"points":[[0.2,0.2],[0.4,0.2],[0.3,0.4]],"name":"h"})")),
+            file() + ": shape.holes[0].name: a hole has no name of its own (its part is the polygon's \"holeK\"): name "
+                     "its edges with edge_names");
+  EXPECT_EQ(error_of(with_hole(R"({"points":[[0.2,0.2],[0.4,0.2],[0.3,0.4]],"edges":["a","b","c"]})")),
+            file() + ": shape.holes[0].edges: unknown field (expected one of: comment, edge_names, name, points)");
+  EXPECT_EQ(error_of(with_hole(R"({"edge_names":["a","b","c"]})")), file() + ": shape.holes[0].points: missing");
+}
+
 TEST(DomainFileErrors, MissingFile) {
   try {
     load_domain_file("/nonexistent/nowhere.json");

@@ -46,7 +46,7 @@ std::vector<WorldTriangle> triangles_within(const std::vector<WorldTriangle>& tr
         std::swap(polygon, next);
       }
     for (std::size_t i = 1; i + 1 < polygon.size(); ++i) {
-      const WorldTriangle piece{polygon[0], polygon[i], polygon[i + 1], t.normal};
+      const WorldTriangle piece{polygon[0], polygon[i], polygon[i + 1], t.normal, t.part};
       if ((piece.b - piece.a).cross(piece.c - piece.a).squaredNorm() > 0) out.push_back(piece);
     }
   }
@@ -169,7 +169,7 @@ void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<
   }
 }
 
-void sample_triangles(const std::vector<WorldTriangle>& whole, int id, BoundarySink<3>& sink,
+void sample_triangles(const std::vector<WorldTriangle>& whole, BoundarySink<3>& sink,
                       const std::function<int(const Vec<3>&, const Vec<3>&)>& side) {
   // Only the parts of the triangles within the region where nodes can be kept are sampled: a mesh child
   // far larger than the ball it was intersected with took over a minute and gigabytes.
@@ -200,8 +200,10 @@ void sample_triangles(const std::vector<WorldTriangle>& whole, int id, BoundaryS
       on_boundary[k] = static_cast<signed char>(s != 0 && sink.keep(kept[k].pos, Vec<3>(double(s) * n)) ? s : 0);
     });
   for (std::size_t k = 0; k < kept.size(); ++k)
-    if (on_boundary[k] != 0)
-      sink.emit(kept[k].pos, Vec<3>(double(on_boundary[k]) * triangles[kept[k].item].normal), id, surface_priority);
+    if (on_boundary[k] != 0) {
+      const WorldTriangle& t = triangles[kept[k].item];
+      sink.emit(kept[k].pos, Vec<3>(double(on_boundary[k]) * t.normal), t.part, surface_priority);
+    }
 }
 
 }  // namespace nodegen::geometry_detail

@@ -26,7 +26,11 @@ struct Curve {
   double t0 = 0.0, t1 = 1.0;
   bool closed = false;  // closed: t1 wraps to t0; open: the end points are corners placed by the caller
   int id = 1;
+  // The part of the node at t, where it varies along the curve (a polygon ring whose edges are named
+  // apart); empty: `id` everywhere. Only ids follow it: the nodes' positions do not depend on it.
+  std::function<int(double)> id_at;
   int priority = edge_priority;
+  int id_of(double t) const { return id_at ? id_at(t) : id; }
   // For a sharp edge (a box's edge in 3D): the faces meeting at the node at t, so that on a CSG
   // boundary it gets the combined solid's normal and id (BoundarySink::feature_normal). Empty: none.
   std::function<std::vector<Facet<D>>(double)> facets;
@@ -53,10 +57,10 @@ struct Patch {
 void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<3>& occupied,
                 BoundarySink<3>& sink);
 
-// side(pos, normal), when given, says which nodes bound the part's solid: 1 as they are, -1 with the
-// normal turned, 0 not at all (a face inside the solid or between two of its parts). Called
-// concurrently.
-void sample_triangles(const std::vector<WorldTriangle>& triangles, int id, BoundarySink<3>& sink,
+// Each node takes the part of its triangle (WorldTriangle::part). side(pos, normal), when given, says
+// which nodes bound the part's solid: 1 as they are, -1 with the normal turned, 0 not at all (a face
+// inside the solid or between two of its parts). Called concurrently.
+void sample_triangles(const std::vector<WorldTriangle>& triangles, BoundarySink<3>& sink,
                       const std::function<int(const Vec<3>&, const Vec<3>&)>& side = {});
 
 }  // namespace nodegen::geometry_detail

@@ -85,7 +85,7 @@ class CurvePlacer {
   // Wherever consecutive nodes (or an end point) disagree about being on the boundary: (unwrapped
   // parameter, curve is kept after it). `start_kept`: whether an open curve is kept at t0.
   std::vector<std::pair<double, bool>> junctions(bool& start_kept);
-  void emit_junction_at(double t) { sink_.emit_junction(c_.point(wrap(t)), c_.normal(wrap(t)), c_.id); }
+  void emit_junction_at(double t) { sink_.emit_junction(c_.point(wrap(t)), c_.normal(wrap(t)), c_.id_of(wrap(t))); }
   // 2D: re-spaces each kept stretch between its ends and junctions.
   void respace(const std::vector<std::pair<double, bool>>& junctions, bool start_kept);
   const std::vector<double>& placed() const { return placed_; }
@@ -95,8 +95,9 @@ class CurvePlacer {
   // A kept node; a sharp edge's gets the combined solid's normal and id.
   void emit_at(double t) {
     const Vec<D> p = c_.point(t);
+    const int id = c_.id_of(t);
     const auto [normal, part] =
-        c_.facets ? sink_.feature_normal(p, c_.normal(t), c_.id, c_.facets(t)) : std::pair(c_.normal(t), c_.id);
+        c_.facets ? sink_.feature_normal(p, c_.normal(t), id, c_.facets(t)) : std::pair(c_.normal(t), id);
     sink_.emit(p, normal, part, c_.priority);
   }
   // Parameters of closed curves are unwrapped here (they may exceed t1 by up to one period).

@@ -23,6 +23,7 @@ namespace nodegen::geometry_detail {
 struct WorldTriangle {
   Vec<3> a, b, c;
   Vec<3> normal;  // outward unit
+  int part = 1;   // the boundary part of the nodes placed on it
 };
 
 // The source's items are the pieces (set_piece_size() lists them); a sample's `item` is its triangle.

@@ -22,10 +22,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <stdexcept>
 
 #include "geometry/boundary/boundary_fill.hpp"
+#include "geometry/files/mesh_face_groups.hpp"
+#include "geometry/mesh/face_group_labels.hpp"
 #include "geometry/mesh/mesh_repair.hpp"
 #include "nodegen/storage/splitmix.hpp"
 #include "geometry/files/quiet_library_output.hpp"
@@ -148,8 +151,15 @@ std::string strict_problem(const std::string& file, Mesh& mesh) {
   return "";
 }
 
-// A mesh as loaded: its surface, the inside test's structures and its triangles. Immutable once
-// built, so the leaves that name one file with the same options share it (MeshCache).
+// The boundary parts of a mesh leaf: of its faces of no group, and of each group of its file.
+struct MeshPartIds {
+  int ungrouped = 1;
+  std::vector<int> group;  // by index in the file's group names
+  int of(int g) const { return g < 0 ? ungrouped : group[static_cast<std::size_t>(g)]; }
+};
+
+// A mesh as loaded: its surface, the inside test's structures, its triangles and their face groups.
+// Immutable once built, so the leaves that name one file with the same options share it (MeshCache).
 class MeshSurface {
  public:
   // max_cells: the most cells its voxel cache may have.
@@ -175,9 +185,14 @@ class MeshSurface {
       else build_winding(options.accelerate, repaired.open_borders);
     }
     check_crowding(file);
+    label_triangles(read_mesh_face_groups(file));
   }
 
   std::size_t cache_cells() const { return cache_ ? cache_->cell_count() : 0; }
+  // The file's face groups, in the order of their first faces (none: the mesh is one part), and
+  // whether some face has none.
+  const std::vector<std::string>& group_names() const { return group_names_; }
+  bool any_ungrouped() const { return any_ungrouped_; }
 
   bool contains(const Vec<3>& p) const {
     if (!box_.contains(p)) return false;
@@ -204,21 +219,26 @@ class MeshSurface {
     return (*side_)(Point3(p[0], p[1], p[2])) != CGAL::ON_UNBOUNDED_SIDE;
   }
   Box<3> bounds() const { return box_; }
-  // The surface's triangles under `to_world`, as boundary part `id`.
-  void part_geometry(const Affine<3>& to_world, int id, std::vector<PartPrimitive>& out) const {
-    for (const auto& t : triangles_) append_triangle(t.a, t.b, t.c, to_world, id, out);
+  // The surface's triangles under `to_world`, each as the part `ids` gives its group.
+  void part_geometry(const Affine<3>& to_world, const MeshPartIds& ids, std::vector<PartPrimitive>& out) const {
+    for (std::size_t i = 0; i < triangles_.size(); ++i) {
+      const MeshTriangle& t = triangles_[i];
+      append_triangle(t.a, t.b, t.c, to_world, ids.of(group_of(i)), out);
+    }
   }
-  // The surface's nodes where `where` places the mesh, as boundary part `id`.
-  void emit_boundary(const Placement<3>& where, BoundarySink<3>& sink, int id) const {
+  // The surface's nodes where `where` places the mesh, each of the part `ids` gives its triangle's group.
+  void emit_boundary(const Placement<3>& where, BoundarySink<3>& sink, const MeshPartIds& ids) const {
     std::vector<WorldTriangle> world;
     world.reserve(triangles_.size());
-    for (const auto& t : triangles_) {
+    for (std::size_t i = 0; i < triangles_.size(); ++i) {
+      const MeshTriangle& t = triangles_[i];
       const Vec<3> n = (t.b - t.a).cross(t.c - t.a);
       if (!(n.norm() > 0)) continue;  // degenerate triangles carry no area
-      world.push_back({where.point(t.a), where.point(t.b), where.point(t.c), where.normal(n.normalized())});
+      world.push_back({where.point(t.a), where.point(t.b), where.point(t.c), where.normal(n.normalized()),
+                       ids.of(group_of(i))});
     }
     if (!winding_) {
-      sample_triangles(world, id, sink);
+      sample_triangles(world, sink);
       return;
     }
     // Under the winding number the solid is the union of the parts: a triangle may lie inside another
@@ -227,7 +247,7 @@ class MeshSurface {
     // solid), turned where it is the other way round, dropped where both sides agree.
     const Affine<3>::Mat to_local = inverse_of(where.to_world.A);
     const double step = 1e-6 * box_.size().norm();
-    sample_triangles(world, id, sink, [&](const Vec<3>& pos, const Vec<3>& normal) {
+    sample_triangles(world, sink, [&](const Vec<3>& pos, const Vec<3>& normal) {
       const Vec<3> p = to_local * (pos - where.to_world.b);
       const Vec<3> n = (to_local * normal).normalized() * (where.flip ? -step : step);
       const bool behind = contains(p - n), ahead = contains(p + n);
@@ -236,6 +256,21 @@ class MeshSurface {
   }
 
  private:
+  int group_of(std::size_t triangle) const { return triangle_group_.empty() ? -1 : triangle_group_[triangle]; }
+
+  // Each triangle's group: that of the file's face nearest to it (face_group_labels.hpp).
+  void label_triangles(const MeshFaceGroups& groups) {
+    if (groups.names.empty()) return;
+    group_names_ = groups.names;
+    std::vector<Vec<3>> centroids;
+    centroids.reserve(triangles_.size());
+    for (const MeshTriangle& t : triangles_) centroids.push_back((t.a + t.b + t.c) / 3.0);
+    triangle_group_ = nearest_face_groups(groups, centroids);
+    // A triangle with no face of the file near it (were every face without area) is of no group too.
+    any_ungrouped_ = groups.any_ungrouped() ||
+                     std::find(triangle_group_.begin(), triangle_group_.end(), -1) != triangle_group_.end();
+  }
+
   // Number of `candidates` the segment pq crosses properly, and the sum of their signs (+1 where p is
   // behind the triangle, -1 where it is in front: the winding number's jump from q to p); false when it
   // touches an edge, a vertex or a triangle's plane at an end point (exact predicates decide), so the
@@ -401,9 +436,13 @@ class MeshSurface {
   std::unique_ptr<WindingNumber> winding_;  // set when the inside test is the winding number
   std::unique_ptr<VoxelCache> cache_;  // null when not accelerated
   std::size_t max_cells_;
+  std::vector<std::string> group_names_;  // the file's face groups; empty: none
+  bool any_ungrouped_ = true;
+  std::vector<int> triangle_group_;  // per triangle: index into group_names_, -1 for none; empty: none
 };
 
-// A mesh leaf: a loaded surface under this leaf's name and boundary part.
+// A mesh leaf: a loaded surface under this leaf's name and boundary parts ("surface", and one per face
+// group of the file). The groups belong to the surface, which leaves share; the parts' ids to the leaf.
 class MeshShape final : public Shape<3> {
  public:
   MeshShape(std::shared_ptr<const MeshSurface> surface, std::string label)
@@ -411,21 +450,30 @@ class MeshShape final : public Shape<3> {
 
   bool contains(const Vec<3>& p) const override { return surface_->contains(p); }
   Box<3> bounds() const override { return surface_->bounds(); }
+  // "surface" first when some face has no group, then the groups in the order of their first faces in
+  // the file; a group named "surface" is that part.
   void register_parts(std::vector<std::string>& names) override {
-    id_ = static_cast<int>(names.size()) + 1;
-    names.push_back(label_ + ":surface");
+    std::map<std::string, int> ids;
+    auto part = [&](const std::string& name) {
+      const auto [it, fresh] = ids.emplace(name, static_cast<int>(names.size()) + 1);
+      if (fresh) names.push_back(label_ + ":" + name);
+      return it->second;
+    };
+    ids_ = MeshPartIds{};
+    if (surface_->any_ungrouped()) ids_.ungrouped = part("surface");
+    for (const std::string& group : surface_->group_names()) ids_.group.push_back(part(group));
   }
   void emit_boundary(const Placement<3>& where, BoundarySink<3>& sink) const override {
-    surface_->emit_boundary(where, sink, id_);
+    surface_->emit_boundary(where, sink, ids_);
   }
   void part_geometry(const Affine<3>& to_world, std::vector<PartPrimitive>& out) const override {
-    surface_->part_geometry(to_world, id_, out);
+    surface_->part_geometry(to_world, ids_, out);
   }
 
  private:
   std::shared_ptr<const MeshSurface> surface_;
   std::string label_;
-  int id_ = 1;
+  MeshPartIds ids_;
 };
 
 }  // namespace

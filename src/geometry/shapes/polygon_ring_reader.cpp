@@ -45,7 +45,7 @@ std::vector<Vec<2>> read_point_file(const JsonFields& fields, const std::string&
 }  // namespace
 
 std::vector<Vec<2>> read_polygon_ring(const JsonFields& fields, const nlohmann::json& j, const std::string& at,
-                                      std::size_t& vertices) {
+                                      std::size_t& vertices, std::vector<std::size_t>* vertex_of_point) {
   auto count = [&](std::size_t more) {
     if (more > kMaxPolygonVertices - vertices)
       fields.fail(at, "the polygon has more than " + std::to_string(kMaxPolygonVertices) +
@@ -66,8 +66,20 @@ std::vector<Vec<2>> read_polygon_ring(const JsonFields& fields, const nlohmann::
   }
   // A point repeated next to itself (an outline file that closes the ring by repeating its first
   // point, a doubled vertex) is one vertex: zero-length edges have no direction for a normal.
+  if (vertex_of_point) {
+    vertex_of_point->resize(pts.size());
+    for (std::size_t i = 0, v = 0; i < pts.size(); ++i) {
+      if (i > 0 && pts[i] != pts[i - 1]) ++v;
+      (*vertex_of_point)[i] = v;
+    }
+  }
   pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
-  while (pts.size() > 1 && pts.back() == pts.front()) pts.pop_back();
+  while (pts.size() > 1 && pts.back() == pts.front()) {
+    pts.pop_back();
+    if (vertex_of_point)
+      for (std::size_t& v : *vertex_of_point)
+        if (v == pts.size()) v = 0;
+  }
   if (pts.size() < 3) fields.fail(at, "a polygon ring needs at least 3 distinct points, got " + std::to_string(pts.size()));
   return pts;
 }

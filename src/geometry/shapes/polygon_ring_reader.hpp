@@ -16,8 +16,10 @@ namespace nodegen::geometry_detail {
 // (ring_crossings.hpp) takes memory in proportion to them.
 inline constexpr std::size_t kMaxPolygonVertices = 1'000'000;
 
-// `vertices`: the polygon's vertices before this ring, and after it on return. Throws InputError at `at`.
+// `vertices`: the polygon's vertices before this ring, and after it on return. `vertex_of_point`, when
+// given: for each point as written, the index of the vertex it became (a closing repeat of the first
+// point: 0). Throws InputError at `at`.
 std::vector<Vec<2>> read_polygon_ring(const JsonFields& fields, const nlohmann::json& j, const std::string& at,
-                                      std::size_t& vertices);
+                                      std::size_t& vertices, std::vector<std::size_t>* vertex_of_point = nullptr);
 
 }  // namespace nodegen::geometry_detail

@@ -111,7 +111,16 @@ template <int D>
 ShapePtr<D> make_box(const Vec<D>& lo, const Vec<D>& hi, std::string label);
 template <int D>
 ShapePtr<D> make_ball(const Vec<D>& center, double radius, std::string label);
-ShapePtr<2> make_polygon(std::vector<std::vector<Vec<2>>> rings, std::string label);  // rings[0] outer
+// A polygon ring's edges named apart (a domain file's "edge_names"): the names in the order they first
+// appear in the file, and for each edge of the ring (from its vertex i to vertex i + 1) the index of its
+// name, or -1 for the ring's own part ("outer", "holeK"). No edge_name at all: every edge is the ring's.
+struct RingEdgeNames {
+  std::vector<std::string> names;
+  std::vector<int> edge_name;
+};
+// rings[0] is the outline; `edge_names`: none, or one per ring.
+ShapePtr<2> make_polygon(std::vector<std::vector<Vec<2>>> rings, std::string label,
+                         std::vector<RingEdgeNames> edge_names = {});
 struct MeshOptions {
   bool accelerate = true;  // false skips the voxel cache (every inside test goes to CGAL): for checks
   bool repair = true;      // false: refuse a mesh that is not closed or does not bound a volume

@@ -7,6 +7,7 @@
 
 #include "geometry/files/mesh_file_check.hpp"
 #include "geometry/shapes/box_hierarchy.hpp"
+#include "geometry/shapes/edge_names_reader.hpp"
 #include "geometry/shapes/polygon_ring_reader.hpp"
 #include "geometry/shapes/ring_crossings.hpp"
 #include "geometry/shapes/shape.hpp"
@@ -82,20 +83,42 @@ class ShapeTreeReader {
   }
 
   ShapePtr<2> polygon(const json& j, const std::string& at, const std::string& label) const {
-    f_.only(j, at, {"type", "points", "holes"});
+    f_.only(j, at, {"type", "points", "holes", "edge_names"});
     std::vector<std::vector<Vec<2>>> rings;
+    std::vector<RingEdgeNames> edge_names;
     std::size_t vertices = 0;  // so far, in all rings
-    rings.push_back(read_polygon_ring(f_, f_.require(j, at, "points"), at + ".points", vertices));
+    ring(j, at, rings, edge_names, vertices);
     if (j.contains("holes")) {
       const json& holes = j["holes"];
       if (!holes.is_array()) f_.fail(at + ".holes", "expected an array of rings, got " + json_type_name(holes));
-      for (std::size_t i = 0; i < holes.size(); ++i)
-        rings.push_back(read_polygon_ring(f_, holes[i], at + ".holes[" + std::to_string(i) + "]", vertices));
+      for (std::size_t i = 0; i < holes.size(); ++i) {
+        const std::string hole = at + ".holes[" + std::to_string(i) + "]";
+        if (!holes[i].is_object()) {
+          rings.push_back(read_polygon_ring(f_, holes[i], hole, vertices));
+          edge_names.emplace_back();
+          continue;
+        }
+        f_.only(holes[i], hole, {"points", "edge_names"});
+        if (holes[i].contains("name"))
+          f_.fail(hole + ".name", "a hole has no name of its own (its part is the polygon's \"holeK\"): name its edges "
+                                  "with edge_names");
+        ring(holes[i], hole, rings, edge_names, vertices);
+      }
     }
     if (const auto x = find_ring_crossing(rings))
       f_.fail(at, "the polygon's rings cross or touch at (" + number_text(x->x()) + ", " + number_text(x->y()) +
                       "): the outline must not cross itself, nor a hole cross the outline or another hole");
-    return make_polygon(std::move(rings), label);
+    return make_polygon(std::move(rings), label, std::move(edge_names));
+  }
+
+  // The ring of object j (the polygon's "points", or a hole given as an object), with its edge names.
+  void ring(const json& j, const std::string& at, std::vector<std::vector<Vec<2>>>& rings,
+            std::vector<RingEdgeNames>& edge_names, std::size_t& vertices) const {
+    std::vector<std::size_t> vertex_of_point;
+    rings.push_back(read_polygon_ring(f_, f_.require(j, at, "points"), at + ".points", vertices, &vertex_of_point));
+    edge_names.push_back(j.contains("edge_names") ? read_edge_names(f_, j["edge_names"], at + ".edge_names",
+                                                                    vertex_of_point, rings.back().size())
+                                                  : RingEdgeNames{});
   }
 
   MeshOptions mesh_options(const json& j, const std::string& at) const {
