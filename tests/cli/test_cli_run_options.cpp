@@ -111,6 +111,25 @@ TEST_F(RunOptions, ANodeCountAboveTheCapIsRefusedAndTheSpacingAsWrittenIsNot) {
   EXPECT_NEAR(report()["nodes"].get<double>(), 10000.0, 200.0);
 }
 
+// A count at the cap: the run lands within 2 % and within the cap, or the count is refused at once
+// naming fill.nodes. Not a cap error from the fill, whose first try may land above the count.
+TEST_F(RunOptions, ANodeCountAtTheCapIsReachedOrRefusedUpFront) {
+  GTEST_SKIP() << "bug: a count within the cap fails with \"fill.max_nodes: node cap of 100000 nodes reached before the "
+                  "domain was full\" when the fill at the estimate's factor lands above the cap (sphere.json --nodes "
+                  "100000 --max-nodes 100000: the first fill places about 101500); fill_domain_to_target checks only "
+                  "the count against the cap, and a first fill that fills the store gets no second try";
+  const Result r = run({"run", (kDomains / "sphere.json").string(), "-o", "out.h5", "--nodes", "100000", "--max-nodes",
+                        "100000", "--report", "report.json"});
+  if (r.status == 0) {
+    const double nodes = report()["nodes"].get<double>();
+    EXPECT_LE(nodes, 100000.0);
+    EXPECT_GE(nodes, 98000.0);
+  } else {
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("sphere.json: fill.nodes: "), std::string::npos) << r.err;
+  }
+}
+
 TEST_F(RunOptions, DryRunPrintsTheEstimateAndThePartsAndWritesNothing) {
   const std::string plate = (kDomains / "plate_with_holes.json").string();
   const Result r = run({"run", plate, "--dry-run", "--report", "report.json"});
@@ -184,7 +203,7 @@ TEST_F(RunOptions, AFileOfAnotherKindIsNamedAsSuch) {
 TEST_F(RunOptions, ALogGetsProgressLinesEveryFiveSeconds) {
   const std::string cmd = "cd " + quote(dir_.string()) + " && { " + quote(kCli.string()) + " run " +
                           quote((kDomains / "square.json").string()) +
-                          " --set spacing=0.0007 --threads 1 -o big.h5 >out.log 2>err.log & pid=$!; sleep 0.3; "
+                          " --set spacing=0.0006 --threads 1 -o big.h5 >out.log 2>err.log & pid=$!; sleep 0.15; "
                           "kill -STOP $pid; sleep 5.5; kill -CONT $pid; wait $pid; }";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir_ / "err.log");
   const std::string out = slurp(dir_ / "out.log"), err = slurp(dir_ / "err.log");
