@@ -4,8 +4,11 @@
 // in geometry (shape_reader.hpp, spacing_reader.hpp), the fill's parameters in fill_fields.hpp.
 #include "nodegen/input/domain_file.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <fstream>
+#include <limits>
 
 #include "input/fill_fields.hpp"
 #include "input/overrides.hpp"
@@ -86,7 +89,10 @@ void read_domain(const JsonFields& fields, const json& root, DomainFile& out, bo
   ReadShape<D> shape = read_shape<D>(fields, fields.require(root, "", "shape"));
   out.spacing = with_part_distances<D>(fields, out.spacing, *shape.domain, "spacing");
   if (root.contains("parts")) shape.domain = with_part_rules<D>(fields, root["parts"], std::move(shape.domain));
-  const NodeEstimate estimate = check_spacing<D>(fields, out.spacing, *shape.domain, out.fill.max_nodes, cap_from_cli);
+  // With a node count asked for, the spacing as written only shapes h: the fill scales it to the count,
+  // which is checked against the cap (node_target.hpp), so the spacing alone may ask for any count.
+  const std::size_t cap = out.target_nodes ? std::numeric_limits<std::size_t>::max() : out.fill.max_nodes;
+  const NodeEstimate estimate = check_spacing<D>(fields, out.spacing, *shape.domain, cap, cap_from_cli);
   out.expected_nodes = estimate.total();
   out.expected_interior = estimate.interior;
   out.expected_boundary = estimate.boundary;
@@ -100,10 +106,18 @@ Spacing read_any_spacing(const JsonFields& fields, const json& spacing, const Lo
   return read_spacing(fields, spacing);
 }
 
-// The text a file gives, refused at once when it is plainly another kind of file than a domain file.
-void refuse_other_kinds(const std::string& text, const std::filesystem::path& path) {
+// HDF5's signature, at the start of the file or after a user block of 512, 1024, 2048, ... bytes.
+bool has_hdf5_signature(const std::string& head) {
+  static const std::string signature("\x89HDF\r\n\x1a\n", 8);
+  for (std::size_t at = 0; at + signature.size() <= head.size(); at = at == 0 ? 512 : 2 * at)
+    if (head.compare(at, signature.size(), signature) == 0) return true;
+  return false;
+}
+
+// Refuses a file that is plainly another kind than a domain file, by its first bytes or its name.
+void refuse_other_kinds(const std::string& head, const std::filesystem::path& path) {
   const std::string file = path.string();
-  if (text.compare(0, 8, std::string("\x89HDF\r\n\x1a\n", 8)) == 0)
+  if (has_hdf5_signature(head))
     throw InputError(file, "(file)", "is an HDF5 file, not a domain file (JSON): nodegen run reads domain files; "
                                      "nodegen stats and nodegen solve read output files");
   std::string ext = path.extension().string();
@@ -111,14 +125,24 @@ void refuse_other_kinds(const std::string& text, const std::filesystem::path& pa
   if (ext == ".stl" || ext == ".obj" || ext == ".off" || ext == ".ply")
     throw InputError(file, "(file)", "is a mesh file, not a domain file (JSON): name it in a domain file's shape, "
                                      "{\"type\": \"mesh\", \"file\": \"" + path.filename().string() + "\"}");
-  if (text.find('\0') != std::string::npos)
-    throw InputError(file, "(file)", "holds a NUL byte: a domain file is JSON text");
+}
+
+// The first bytes of a file, for naming the kind of a regular file too large to read as a domain file:
+// outputs and meshes usually are.
+std::string head_of(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return head;
 }
 
 }  // namespace
 
 DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path, const LoadOptions& options) {
   refuse_other_kinds(text, path);
+  if (text.find('\0') != std::string::npos)
+    throw InputError(path.string(), "(file)", "holds a NUL byte: a domain file is JSON text");
   json root = input_detail::parse_json_text(text, path.string());
   if (!root.is_object())
     throw InputError(path.string(), "(top level)", "expected a JSON object, got " + json_type_name(root));
@@ -159,6 +183,9 @@ DomainFile load_domain_file(const std::filesystem::path& path, const LoadOptions
   try {
     text = read_input_file(path, InputFileLimits::kDomainFileBytes, "domain files");
   } catch (const InputFileError& e) {
+    // Only a regular file: a FIFO's or a device's open or read may block, and a missing file is missing.
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec)) refuse_other_kinds(head_of(path), path);
     throw InputError(path.string(), "(file)", e.what());
   }
   return parse_domain_text(text, path, options);

@@ -36,6 +36,8 @@ std::vector<Step> parse_key(const std::string& key) {
     i = end == std::string::npos ? key.size() : (key[end] == '.' ? end + 1 : end);
   }
   if (steps.empty()) fail("names no field");
+  // A dot at the end ends the loop above as if nothing followed it: "fill." would replace "fill".
+  if (key.back() == '.') fail("a field name is empty (two dots, or a dot at either end)");
   return steps;
 }
 
@@ -60,7 +62,8 @@ void apply_overrides(json& root, const std::vector<std::string>& overrides) {
         path += s.name;
       } else {
         if (!at->is_array() || s.index >= at->size())
-          throw InputError("--set", key, path + " has no element [" + std::to_string(s.index) + "]");
+          throw InputError("--set", key, (path.empty() ? "the document" : path) + " has no element [" +
+                                             std::to_string(s.index) + "]");
         at = &(*at)[s.index];
         path += '[';
         path += std::to_string(s.index);

@@ -1,6 +1,7 @@
 // Spacing samples from HDF5 (sample_file.hpp), read in a child process when asked.
 #include "nodegen/io/sample_file.hpp"
 
+#include <cmath>
 #include <cstring>
 
 #include "io/child_read.hpp"
@@ -35,6 +36,11 @@ SampleArrays read_here(const std::filesystem::path& file, const std::string& pos
   const std::size_t n = out.positions.size() / static_cast<std::size_t>(out.dim);
   if (n > kMaxSamples)
     r.fail(pos, "holds " + std::to_string(n) + " samples, more than the " + std::to_string(kMaxSamples) + " read");
+  // Checked here, where the dataset's name is known: the spacing's own check names only the sample.
+  for (std::size_t i = 0; i < out.positions.size(); ++i)
+    if (!std::isfinite(out.positions[i]))
+      r.fail(pos, "sample " + std::to_string(i / static_cast<std::size_t>(out.dim)) +
+                      " has a coordinate that is not finite (" + std::to_string(out.positions[i]) + ")");
   out.values = r.read<double>(val.c_str(), H5T_NATIVE_DOUBLE, 1, dims);
   if (dims[0] != n)
     r.fail(val, "holds " + std::to_string(dims[0]) + " values, but " + pos + " holds " + std::to_string(n) +

@@ -22,8 +22,9 @@ inline constexpr std::size_t kMaxSamples = 50'000'000;
 // {d, N}) and else /positions ({N, d}); a dataset named other than /domain/pos is {N, d}. `values`: a
 // dataset of N numbers. With `isolated`, the file is read in a child process (libhdf5 crashes on some
 // corrupt files: the crash is then this file's error). Throws InputError "<file>: <dataset>: <reason>"
-// for a missing file, one that is not HDF5, a missing or malformed dataset, shapes that disagree, or
-// more than kMaxSamples samples. The values are returned as stored (their sign is the caller's check).
+// for a missing file, one that is not HDF5, a missing or malformed dataset, a coordinate that is not
+// finite, shapes that disagree, or more than kMaxSamples samples. The values are returned as stored
+// (their sign is the caller's check).
 SampleArrays read_sample_file(const std::filesystem::path& file, const std::string& positions,
                               const std::string& values, bool isolated = true);
 

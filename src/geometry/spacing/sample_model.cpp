@@ -6,6 +6,7 @@
 #include <CGAL/Triangulation_vertex_base_with_info_2.h>
 #include <CGAL/Triangulation_vertex_base_with_info_3.h>
 
+#include <Eigen/Geometry>
 #include <Eigen/LU>
 
 #include <algorithm>
@@ -68,13 +69,15 @@ double on_segment(const Eigen::Vector3d& p, const Eigen::Vector3d& a, double va,
   const double t = len2 > 0 ? std::clamp((p - a).dot(ab) / len2, 0.0, 1.0) : 0.0;
   return va + t * (vb - va);
 }
+// The weights are ratios of signed areas (cross products), accurate however thin the triangle: the
+// Gram determinant's form (d00 d11 - d01^2) lost digits as the square of its aspect ratio, and a
+// triangle of three consecutive nodes on a curved boundary is thin.
 double on_triangle(const Eigen::Vector3d& p, const Eigen::Vector3d& a, double va, const Eigen::Vector3d& b, double vb,
                    const Eigen::Vector3d& c, double vc) {
-  const Eigen::Vector3d v0 = b - a, v1 = c - a, v2 = p - a;
-  const double d00 = v0.dot(v0), d01 = v0.dot(v1), d11 = v1.dot(v1), d20 = v2.dot(v0), d21 = v2.dot(v1);
-  const double den = d00 * d11 - d01 * d01;
+  const Eigen::Vector3d n = (b - a).cross(c - a);
+  const double den = n.squaredNorm();
   if (!(den > 0)) return std::min({va, vb, vc});
-  const double wb = (d11 * d20 - d01 * d21) / den, wc = (d00 * d21 - d01 * d20) / den;
+  const double wb = n.dot((p - a).cross(c - a)) / den, wc = n.dot((b - a).cross(p - a)) / den;
   return (1.0 - wb - wc) * va + wb * vb + wc * vc;
 }
 double in_tetrahedron(const Eigen::Vector3d& p, const std::array<Eigen::Vector3d, 4>& v, const std::array<double, 4>& h) {
