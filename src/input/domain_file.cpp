@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "input/fill_fields.hpp"
+#include "nodegen/input/node_target.hpp"
 #include "input/overrides.hpp"
 #include "input/sample_spacing_field.hpp"
 #include "input/json_text.hpp"
@@ -165,6 +166,12 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
     out.fill = FillParams::defaults_for(out.dim);
   }
   if (options.max_nodes) out.fill.max_nodes = *options.max_nodes;
+  // A count the run may land 2 % above cannot be within 2 % of the cap: refused before any work.
+  if (out.target_nodes && static_cast<double>(*out.target_nodes) * (1.0 + kTargetTolerance) > static_cast<double>(out.fill.max_nodes))
+    fields.fail("fill.nodes", std::to_string(*out.target_nodes) + " nodes asked for; the run may land up to " +
+                                  std::to_string(static_cast<int>(100 * kTargetTolerance)) + " % above that, beyond the " +
+                                  "node cap of " + std::to_string(out.fill.max_nodes) +
+                                  ": raise it (--max-nodes, fill.max_nodes) or ask for fewer");
   if (out.dim == 2) read_domain<2>(fields, root, out, options.max_nodes.has_value());
   else read_domain<3>(fields, root, out, options.max_nodes.has_value());
   out.inputs = fields.inputs();

@@ -6,6 +6,7 @@
 
 #include "nodegen/geometry/input_error.hpp"
 #include "nodegen/input/fill_domain.hpp"
+#include "nodegen/storage/store_concept.hpp"
 
 namespace nodegen {
 namespace {
@@ -57,15 +58,26 @@ double estimated_spacing_factor(const DomainFile& file, std::size_t target) {
 
 TargetedFill fill_domain_to_target(DomainFile& file, const FillOptions& options) {
   const std::size_t target = *file.target_nodes;
-  if (target > file.fill.max_nodes)
+  if (static_cast<double>(target) * (1.0 + kTargetTolerance) > static_cast<double>(file.fill.max_nodes))
     throw InputError(file.path.string(), "fill.nodes",
-                     std::to_string(target) + " nodes asked for, above the node cap of " +
+                     std::to_string(target) + " nodes asked for, too near the node cap of " +
                          std::to_string(file.fill.max_nodes) + " (raise it with --max-nodes or fill.max_nodes)");
   const Spacing original = file.spacing;
   const double interior = file.expected_interior, boundary = file.expected_boundary;
   TargetedFill out{AnyDiscretization{}, estimated_spacing_factor(file, target), 1};
   scale_file(file, original, interior, boundary, out.factor);
-  out.nodes = fill_domain(file, options);
+  try {
+    out.nodes = fill_domain(file, options);
+  } catch (const StoreFull&) {
+    // The estimate undershot enough to reach the cap: the first fill again at a spacing that asks for
+    // well below it, which the correction then scales to the target.
+    const double below = 0.75 * static_cast<double>(file.fill.max_nodes);
+    out.factor = estimated_spacing_factor(file, static_cast<std::size_t>(std::min(below, 0.75 * static_cast<double>(target))));
+    scale_file(file, original, interior, boundary, out.factor);
+    if (options.progress) options.progress->store(0, std::memory_order_relaxed);
+    out.nodes = fill_domain(file, options);
+    out.fills = 2;
+  }
   const auto [nodes, on_boundary] = counts_of(out.nodes);
   const double miss = std::abs(static_cast<double>(nodes) - static_cast<double>(target)) / static_cast<double>(target);
   if (miss <= kTargetTolerance || nodes == 0) return out;
@@ -74,7 +86,7 @@ TargetedFill fill_domain_to_target(DomainFile& file, const FillOptions& options)
   const double inner = static_cast<double>(nodes - on_boundary) * std::pow(s1, d);
   const double outer = static_cast<double>(on_boundary) * std::pow(s1, d - 1);
   out.factor = solve_factor(inner, outer, file.dim, static_cast<double>(target));
-  out.fills = 2;
+  ++out.fills;
   scale_file(file, original, interior, boundary, out.factor);
   if (options.progress) options.progress->store(0, std::memory_order_relaxed);
   out.nodes = fill_domain(file, options);

@@ -114,10 +114,6 @@ TEST_F(RunOptions, ANodeCountAboveTheCapIsRefusedAndTheSpacingAsWrittenIsNot) {
 // A count at the cap: the run lands within 2 % and within the cap, or the count is refused at once
 // naming fill.nodes. Not a cap error from the fill, whose first try may land above the count.
 TEST_F(RunOptions, ANodeCountAtTheCapIsReachedOrRefusedUpFront) {
-  GTEST_SKIP() << "bug: a count within the cap fails with \"fill.max_nodes: node cap of 100000 nodes reached before the "
-                  "domain was full\" when the fill at the estimate's factor lands above the cap (sphere.json --nodes "
-                  "100000 --max-nodes 100000: the first fill places about 101500); fill_domain_to_target checks only "
-                  "the count against the cap, and a first fill that fills the store gets no second try";
   const Result r = run({"run", (kDomains / "sphere.json").string(), "-o", "out.h5", "--nodes", "100000", "--max-nodes",
                         "100000", "--report", "report.json"});
   if (r.status == 0) {

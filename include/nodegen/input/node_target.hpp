@@ -23,12 +23,14 @@ double estimated_spacing_factor(const DomainFile& file, std::size_t target);
 struct TargetedFill {
   AnyDiscretization nodes;
   double factor = 1.0;  // the spacing's factor of the fill kept
-  int fills = 1;        // 1, or 2 when the first missed by more than kTargetTolerance
+  int fills = 1;        // 1, 2 when the first missed by more than kTargetTolerance, 3 when it also reached the cap
 };
 
 // Fills `file` to file.target_nodes (which must be set), leaving file.spacing and file.expected_nodes
-// scaled as the kept fill had them (the output's h is the scaled spacing's). Throws InputError at
-// fill.nodes when the target exceeds the node cap, and what fill_domain throws.
+// scaled as the kept fill had them (the output's h is the scaled spacing's). A first fill that reaches
+// the node cap (the estimate undershot) runs again aiming well below it before the correction. Throws
+// InputError at fill.nodes when the target is within kTargetTolerance of the cap, and what fill_domain
+// throws.
 TargetedFill fill_domain_to_target(DomainFile& file, const FillOptions& options);
 
 }  // namespace nodegen
