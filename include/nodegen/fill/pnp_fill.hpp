@@ -3,17 +3,10 @@
 // and deterministic: the nodes are a function of the domain, the spacing and the seed alone, the same
 // bytes at every thread count and on every backend. Templated on the storage backend.
 //
-// The node rule is PNP's: node p with spacing r = h(p) proposes candidates on the circle/sphere of
-// radius r around it (randomly rotated, the rotation drawn from the seed and p's coordinates); a
-// candidate c is accepted when it lies inside the domain and no node, old or just accepted, lies
-// within zeta*r of it. Accepted candidates are expanded in turn. In 2D the ring is tried from the
-// counter-clockwise end of a free run (ring_selection.hpp: fewer unfillable voids than Medusa's scan
-// from the rotation's position 0: holes p99.9 0.775 h instead of 0.855 h).
-//
-// Speed: one neighbourhood query per expanded node instead of one proximity query per candidate. Every
-// node that can reject a candidate of p lies within r + zeta*r of p, so the tree is asked once for that
-// ball and the 15-65 candidates are checked against the short list (and against the candidates of p
-// already accepted).
+// The node rule is PNP's (internal/node_rule.hpp): node p with spacing r = h(p) proposes candidates on
+// the circle/sphere of radius r around it, randomly rotated; a candidate is accepted when it lies
+// inside the domain and no node, old or just accepted, lies within zeta r of it. Accepted candidates
+// are expanded in turn.
 //
 // Order (docs/parallel-fill.md has the argument): the work is ordered by space, not by time. Every
 // node belongs to a tile (tile_grid.hpp: tiles sized by the node's spacing, in levels and colours).
@@ -49,13 +42,13 @@
 #include <vector>
 
 #include "nodegen/fill/boundary_rows.hpp"
-#include "nodegen/fill/candidates.hpp"
 #include "nodegen/storage/discard_pages.hpp"
 #include "nodegen/fill/discretization.hpp"
-#include "nodegen/fill/nearest_squared.hpp"
+#include "nodegen/fill/internal/candidate_test.hpp"
+#include "nodegen/fill/internal/node_rule.hpp"
+#include "nodegen/fill/internal/point_list.hpp"
 #include "nodegen/fill/ownership.hpp"
 #include "nodegen/storage/release_free_heap.hpp"
-#include "nodegen/fill/ring_selection.hpp"
 #include "nodegen/fill/tile_grid.hpp"
 #include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/geometry/spacing_fault.hpp"
@@ -70,9 +63,6 @@
 
 namespace nodegen {
 
-// A candidate closer than kZeta * h(p) to an existing node is rejected (Medusa's default).
-inline constexpr double kZeta = 1.0 - 1e-10;
-
 // The fill needed more nodes than FillOptions::reserve_nodes, still below the cap: the same fill with
 // more room gives the same nodes (they depend on the domain, spacing and seed alone).
 class ReservationFull : public StoreFull {
@@ -86,153 +76,6 @@ class ReservationFull : public StoreFull {
 };
 
 namespace fill_detail {
-
-// A node position as the store keeps it (Eigen's fixed vectors are not trivially copyable).
-template <int D>
-using StoredPoint = std::array<double, D>;
-
-template <int D>
-inline Vec<D> to_vec(const StoredPoint<D>& s) {
-  Vec<D> v;
-  for (int a = 0; a < D; ++a) v[a] = s[static_cast<std::size_t>(a)];
-  return v;
-}
-template <int D>
-inline StoredPoint<D> to_stored(const Vec<D>& v) {
-  StoredPoint<D> s;
-  for (int a = 0; a < D; ++a) s[static_cast<std::size_t>(a)] = v[a];
-  return s;
-}
-
-// Points as one array per coordinate, so the distance tests below vectorise.
-template <int D>
-struct PointList {
-  std::array<std::vector<double>, D> x;
-  std::size_t size() const { return x[0].size(); }
-  void clear() {
-    for (auto& v : x) v.clear();
-  }
-  void reserve(std::size_t n) {
-    for (auto& v : x) v.reserve(n);
-  }
-  void push(const Vec<D>& p) {
-    for (int a = 0; a < D; ++a) x[static_cast<std::size_t>(a)].push_back(p[a]);
-  }
-  void resize(std::size_t n) {
-    for (auto& v : x) v.resize(n);
-  }
-  // Point i as a vector.
-  Vec<D> at(std::size_t i) const {
-    Vec<D> p;
-    for (int a = 0; a < D; ++a) p[a] = x[static_cast<std::size_t>(a)][i];
-    return p;
-  }
-  // The points of `pts`, replacing these. Sized first and written by index: push's end pointers live in
-  // memory the stores might alias, so a loop of pushes reloads and stores them for every coordinate.
-  void assign(const std::vector<Vec<D>>& pts) {
-    const std::size_t n = pts.size();
-    resize(n);
-    for (int a = 0; a < D; ++a) {
-      double* out = x[static_cast<std::size_t>(a)].data();
-      for (std::size_t i = 0; i < n; ++i) out[i] = pts[i][a];
-    }
-  }
-};
-
-// True when no point of `pts` lies strictly within sqrt(r2) of c. No early exit: the branch-free loop
-// over the short list is faster than a data-dependent break.
-template <int D>
-inline bool clear_of(const Vec<D>& c, const PointList<D>& pts, double r2) {
-  const std::size_t n = pts.size();
-  const double* px = pts.x[0].data();
-  const double* py = pts.x[1].data();
-  const double* pz = pts.x[D - 1].data();
-  const double cx = c[0], cy = c[1], cz = c[D - 1];
-  int hits = 0;
-  for (std::size_t j = 0; j < n; ++j) {
-    const double dx = px[j] - cx, dy = py[j] - cy, dz = D == 3 ? pz[j] - cz : 0.0;
-    hits += (dx * dx + dy * dy + dz * dz) < r2;
-  }
-  return hits == 0;
-}
-
-// What nearest_squared gives per candidate: a double in 2D, a float in 3D.
-template <int D>
-using NearValue = std::conditional_t<D == 2, double, float>;
-
-// The candidate test's result and scratch (nearest_squared): which candidates no node blocks, as bits.
-template <int D>
-struct CandidateTest {
-  std::vector<NearValue<D>> near2;   // each candidate against its nearest neighbour (3D: the float screen's)
-  std::vector<float> floats;         // 3D: the single-precision copies of the candidates and neighbours
-  std::vector<std::uint64_t> clear;  // bit i % 64 of word i / 64: no node blocks candidate i
-
-  // Room for m candidates' marks: words the kernels then write whole (size), or all blocked (reset).
-  void size(std::size_t m) { clear.resize((m + 63) / 64); }
-  void reset(std::size_t m) { clear.assign((m + 63) / 64, 0); }
-  bool is_clear(std::size_t i) const { return ((clear[i / 64] >> (i % 64)) & 1) != 0; }
-  void set_clear(std::size_t i) { clear[i / 64] |= std::uint64_t{1} << (i % 64); }
-  void set_blocked(std::size_t i) { clear[i / 64] &= ~(std::uint64_t{1} << (i % 64)); }
-  // f(i) for every clear candidate i, in order (one step per clear candidate, not per candidate). Each
-  // word is read once before its candidates are visited, so f may mark them blocked.
-  template <class F>
-  void for_each_clear(F&& f) const {
-    for (std::size_t w = 0; w < clear.size(); ++w)
-      for (std::uint64_t bits = clear[w]; bits != 0; bits &= bits - 1)
-        f(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
-  }
-};
-
-// The margin of the screening pass, in units of the squared gather radius: at least twice the largest
-// difference between a float squared distance of offsets scaled into [-1, 1] and the double one (each
-// coordinate rounds by 2^-24 on conversion and the difference by 2^-23, so a squared axis by under
-// 5 * 2^-22 and the sum of three, with its roundings, by under 5e-6).
-inline constexpr double kScreenMargin = 1.0 / 65536;
-
-// Sets t.clear to the candidates of `cands` with no point of `pts` strictly within sqrt(r2), by
-// clear_of's sums, term for term (pts lie within `reach` of p, the candidates' node).
-//
-// One pass over `pts` updates every candidate at once: the inner loop runs over the candidates'
-// coordinate arrays and vectorises, where a loop per candidate over the ~10-30 neighbours spent its
-// time in reductions (the kernels, in one clone per instruction set: nearest_squared.hpp). The kernel
-// marks the clear candidates in a mask of 64 at a time, so the selection visits only those few, where
-// a loop over all 65 testing each with a branch spent 5 % of the 3D fill.
-//
-// 2D: the double sums themselves; clear when the squared distance is at least r2.
-//
-// 3D (65 candidates against ~30 neighbours, a quarter of the fill's time in double precision): a
-// screening pass in single precision, twice the candidates a step, on offsets from p divided by reach
-// (so every coordinate lies in [-1, 1] whatever the domain's size or place). A candidate whose float
-// distance lies within kScreenMargin of the scaled r2 is decided by the double sums (clear_of); the
-// others by the float distance, which lies on the same side of the limit as the double one. So every
-// candidate is decided as the double sums decide it and the nodes do not change: bench/fill 3D x1.07.
-// (In 2D the same pass ran 0.91x: ~15 candidates leave 7 to the 8-wide loop's scalar tail, and the
-// copies cost more than the narrower pass saves.)
-template <int D>
-inline void nearest_squared(const Vec<D>& p, double reach, const PointList<D>& cands, const PointList<D>& pts,
-                            double r2, CandidateTest<D>& t) {
-  const std::size_t m = cands.size(), n = pts.size();
-  t.size(m);
-  if constexpr (D == 2) {
-    t.near2.assign(m, std::numeric_limits<double>::infinity());
-    nearest_squared_2d(cands.x[0].data(), cands.x[1].data(), m, pts.x[0].data(), pts.x[1].data(), n, r2,
-                       t.near2.data(), t.clear.data());
-  } else {
-    const double scale = 1.0 / reach;
-    t.near2.resize(m);
-    if (t.floats.size() < 3 * (m + n)) t.floats.resize(2 * 3 * (m + n));
-    const ScreenInput3 in{{cands.x[0].data(), cands.x[1].data(), cands.x[2].data()}, m,
-                          {pts.x[0].data(), pts.x[1].data(), pts.x[2].data()}, n, {p[0], p[1], p[2]}, scale};
-    // lo < limit < hi as floats: the margin is 512-1024 float ulps at the limit (just below 0.25).
-    const double limit = r2 * scale * scale;
-    const auto lo = static_cast<float>(limit - kScreenMargin), hi = static_cast<float>(limit + kScreenMargin);
-    nearest_squared_3f(in, lo, t.floats.data(), t.near2.data(), t.clear.data());
-    // The marked candidates are clear but those within the margin, which the double sums settle.
-    t.for_each_clear([&](std::size_t i) {
-      if (t.near2[i] < hi && !clear_of<D>(cands.at(i), pts, r2)) t.set_blocked(i);
-    });
-  }
-}
 
 // The store options of a backend family, from the fill options (only the VM store has any).
 template <class Options>
@@ -257,6 +100,7 @@ class PnpFill {
   // node's neighbours are tested at their grid points, within sqrt(D) / 2 steps (6.1e-10 of the box in
   // 3D, 0.3 % of the least spacing the fill takes) of them.
   using Tree = KdTree<D, Store, 64, PointIds::none, Coords::grid>;
+  using Rule = NodeRule<D, Tree, DomainT>;
 
   PnpFill(const DomainT& domain, const SpacingT& spacing, const FillParams& params, const FillOptions& options)
       : domain_(domain),
@@ -264,9 +108,7 @@ class PnpFill {
         params_(params),
         options_(options),
         threads_(std::max(1, options.threads)),
-        dirs_(unit_candidates<D>(params.candidates)),
-        dirs_by_axis_(by_axis(dirs_)),
-        box_diagonal_(domain.bounding_box().size().norm()),
+        rule_(domain, params.candidates, params.seed, options.crowd),
         min_spacing_(least_spacing(domain.bounding_box())),
         grid_(domain.bounding_box().lo, domain.bounding_box().size().maxCoeff()),
         constant_spacing_(is_constant(spacing)),
@@ -382,25 +224,14 @@ class PnpFill {
     return out;
   }
 
-  // Per-thread scratch, reused by every expansion of that thread. On cache lines of its own: the
-  // vectors' headers are written by every expansion. Made by the thread that uses it (run_impl), so what
-  // it allocates comes from that thread's heap too: a spacing expression's evaluator writes its variables
-  // and muparser's stack at every h(x), and evaluators that one thread made one after the other shared
-  // cache lines (2 threads on square_graded.json: muparser 5.6-7.8 % of the samples, 2.4-2.9 % so).
-  struct alignas(kFalseSharingBytes) Scratch {
-    explicit Scratch(typename SpacingT::Evaluator e) : h(std::move(e)) {
-      neighbours.reserve(256);
-      accepted.reserve(64);
-    }
+  // Per-thread scratch, reused by every expansion of that thread: the node rule's, and an evaluator of
+  // the spacing. On cache lines of its own: the vectors' headers are written by every expansion. Made by
+  // the thread that uses it (run_impl), so what it allocates comes from that thread's heap too: a
+  // spacing expression's evaluator writes its variables and muparser's stack at every h(x), and
+  // evaluators one thread made one after the other shared cache lines (bench/RESULTS.md, Fill).
+  struct alignas(kFalseSharingBytes) Scratch : Rule::Scratch {
+    explicit Scratch(typename SpacingT::Evaluator e) : h(std::move(e)) {}
     typename SpacingT::Evaluator h;
-    std::vector<Vec<D>> accepted;
-    PointList<D> neighbours;  // nodes near the expanded node
-    typename Tree::Finger finger;  // this thread's place in the tree: its last insert's path
-    PointList<D> cands;            // the candidates by coordinate
-    PointList<D> kept;             // 3D: the candidates kept so far
-    CandidateTest<D> test;             // which candidates no node blocks (nearest_squared)
-    std::vector<unsigned char> ring_free;  // 2D: which ring candidates are free (ring_selection.hpp)
-    bool crowded = false;                  // the last gather stopped at the crowd (gather_neighbours)
   };
 
   // An insert by the one thread at work (seeding, or the barrier's completion step): no other thread
@@ -1039,7 +870,7 @@ class PnpFill {
     std::uint32_t last_tile = kNoTile;
     for (std::size_t q = 0; q < due; ++q) {
       const Waiting node = tile.waiting[q];  // a copy: the pushes below may move the vector
-      if (!propose(node.pos, node.h, s)) continue;
+      if (!rule_.propose(node.pos, node.h, *tree_, s)) continue;
       for (const Vec<D>& c : s.accepted) {
         tree_->insert(c, s.finger);  // the tree is what the other tiles see
         tile.placed.push_back(c);
@@ -1066,9 +897,6 @@ class PnpFill {
     tile.front_count = tile.waiting.size();
   }
 
-  // Radius of the ball around p that holds every node able to reject a candidate of p.
-  static double reach(double r) { return (r + kZeta * r) * (1.0 + 1e-12); }
-
   void report_progress(std::size_t n) {
     if (options_.progress) options_.progress->fetch_add(n, std::memory_order_relaxed);
   }
@@ -1077,107 +905,7 @@ class PnpFill {
   // spot of h = 1e-300 ran into the k-d tree's depth limit) is the spacing's error, with the point.
   double spacing_at(const Vec<D>& p, Scratch& s) const { return checked_spacing<D>(p, s.h(p), min_spacing_); }
 
-  // The rotation of a node's candidates: drawn from the seed and the bits of its coordinates, which
-  // (unlike its store slot) do not depend on when it was placed.
-  std::uint64_t rotation_key(const Vec<D>& p) const {
-    std::uint64_t k = mix64(params_.seed);
-    for (int a = 0; a < D; ++a) k = mix64(k ^ std::bit_cast<std::uint64_t>(p[a]));
-    return k;
-  }
-
-  // Not inlined, on purpose: the compiler laid out the k-d tree query differently in different
-  // callers; one out-of-line copy keeps the measured code the same wherever it runs
-  // (KdTree::search_leaves is kept out of line for the same reason).
-  //
-  // The expanded node p itself is left out: its candidates lie at distance r from it by construction,
-  // but only up to the rounding of their coordinates, and zeta's margin (1e-10 r) is below that
-  // rounding once |x| / r exceeds ~1e5 (a domain at x = 1e6 with h = 0.01: each coordinate rounds by
-  // 1.2e-10, 1.7e-8 r). There the parent rejected its own candidates at random: 10 % fewer nodes,
-  // packing 0.64 instead of 0.71 and holes p99.9 0.96 h instead of 0.81 h. Any other node at exactly r
-  // from a candidate is a coincidence of measure zero. (The tree holds p at its grid point, the one
-  // Tree::kept gives for the very doubles p was read from, so the test is exact.)
-  //
-  // A crowd (more than options_.crowd nodes in the ball) is not gathered: s.crowded is set and each candidate
-  // asks the tree on its own instead (select_candidates). A node whose spacing jumps far above its
-  // neighbours' (h = 0.0005 beside 0.5: the coarse h of the fine nodes just across the jump) has all
-  // of them in its ball: 2000 such nodes asked for 1.7e6 nodes each, a minute's fill.
-  [[gnu::noinline]] void gather_neighbours(const Vec<D>& p, double radius, Scratch& s) const {
-    s.neighbours.clear();
-    const Vec<D> self = tree_->kept(p);
-    s.crowded = !tree_->for_each_within(p, radius, [&](std::uint32_t, const Vec<D>& q) {
-      if (q != self) s.neighbours.push(q);
-    }, s.finger, options_.crowd);
-  }
-
-  // What nearest_squared gives, by asking the tree for each candidate whether some node other than p
-  // lies within rz (= kZeta r). The tree's test sums the same
-  // squares in the same order and compares with the same rz * rz as select_candidates, up to the
-  // rounding of the candidate against the tree's grid (KdTree's distances2, up to 2^-22 of a grid
-  // step), so every candidate is kept or refused as the gathered neighbours would decide unless a node
-  // lies within that of zeta r from it.
-  void clear_by_queries(const Vec<D>& p, double rz, Scratch& s) const {
-    s.test.reset(s.cands.size());
-    for (std::size_t i = 0; i < s.cands.size(); ++i)
-      if (!tree_->exists_within(s.cands.at(i), rz, p, s.finger)) s.test.set_clear(i);
-  }
-
-  // Keeps the candidates of the node at p with spacing r inside the domain with no node of
-  // s.neighbours, nor any candidate kept before them, within zeta*r (rz2 = its square), in s.accepted:
-  // 2D in ring_selection.hpp's order, 3D in order. First every candidate's nearest neighbour, all
-  // candidates at once (nearest_squared); then the candidates no neighbour blocks are tried in order,
-  // against the candidates kept before them.
-  void select_candidates(const Vec<D>& p, double r, Scratch& s) const {
-    const double rz = kZeta * r, rz2 = rz * rz;
-    s.accepted.clear();
-    if (s.crowded) clear_by_queries(p, rz, s);
-    else nearest_squared<D>(p, reach(r), s.cands, s.neighbours, rz2, s.test);
-    if constexpr (D == 2) {
-      auto inside = [&](const Vec<2>& c) { return domain_.contains(c); };
-      select_on_ring(s.cands.size(), [&](std::size_t k) { return s.cands.at(k); }, rz2, s.test.clear.data(), inside,
-                     s.ring_free, s.accepted);
-    } else {
-      s.kept.clear();
-      s.test.for_each_clear([&](std::size_t i) {  // the point is made only for the few no node blocks
-        const Vec<D> c = s.cands.at(i);
-        if (!clear_of<D>(c, s.kept, rz2) || !domain_.contains(c)) return;
-        s.accepted.push_back(c);
-        s.kept.push(c);  // later candidates of p keep their distance from it too
-      });
-    }
-  }
-
-  // The candidates of the node at p with spacing r, by coordinate in s.cands (in 2D the ring
-  // select_on_ring walks).
-  void place_candidates(const Vec<D>& p, double r, Scratch& s) const {
-    const std::size_t n = dirs_.size();
-    s.cands.resize(n);
-    if constexpr (D == 2) {
-      place_candidates_2d(dirs_by_axis_.x[0].data(), dirs_by_axis_.x[1].data(), n, p, r, rotation_key(p),
-                          s.cands.x[0].data(), s.cands.x[1].data());
-    } else {
-      place_candidates_3d(dirs_by_axis_.x[0].data(), dirs_by_axis_.x[1].data(), dirs_by_axis_.x[2].data(), n, p, r,
-                          rotation_key(p), s.cands.x[0].data(), s.cands.x[1].data(), s.cands.x[2].data());
-    }
-  }
   static GridFrame<D> frame_around(const Box<D>& box) { return GridFrame<D>::around(box.lo.data(), box.hi.data()); }
-  static PointList<D> by_axis(const std::vector<Vec<D>>& pts) {
-    PointList<D> out;
-    out.assign(pts);
-    return out;
-  }
-
-  // Proposes the candidates of the node at p with spacing r and keeps in s.accepted those that
-  // survive; false when none does.
-  bool propose(const Vec<D>& p, double r, Scratch& s) const {
-    // p lies in the domain's box, so with r above the box's diagonal every candidate lies outside it and
-    // none can be accepted. Such a node (h 1e10 on part of the domain) would otherwise ask the tree for
-    // its whole content: at 1e6 nodes those queries took 18-75 s of a torus mesh run.
-    if (r > box_diagonal_) return false;
-    place_candidates(p, r, s);
-    gather_neighbours(p, reach(r), s);
-    select_candidates(p, r, s);
-    return !s.accepted.empty();
-  }
 
   // ---- Several processes: the domain filled together (FillOptions::exchange; docs/scale-out.md) ----
   //
@@ -1505,9 +1233,7 @@ class PnpFill {
   FillParams params_;
   FillOptions options_;
   int threads_;
-  std::vector<Vec<D>> dirs_;
-  PointList<D> dirs_by_axis_;  // the same directions by coordinate (the candidates are placed from these)
-  double box_diagonal_;
+  Rule rule_;           // the node rule: candidates, neighbours, selection
   double min_spacing_;  // the least h the fill resolves here (spacing.hpp: least_spacing)
   TileGrid<D> grid_;
   bool constant_spacing_;  // then every node's h is its parent's, no evaluation needed
