@@ -42,13 +42,16 @@
 #include <vector>
 
 #include "nodegen/fill/boundary_rows.hpp"
-#include "nodegen/storage/discard_pages.hpp"
 #include "nodegen/fill/discretization.hpp"
 #include "nodegen/fill/internal/candidate_test.hpp"
+#include "nodegen/fill/internal/fill_output.hpp"
+#include "nodegen/fill/internal/fill_tree.hpp"
+#include "nodegen/fill/internal/first_failure.hpp"
+#include "nodegen/fill/internal/heap_trim.hpp"
 #include "nodegen/fill/internal/node_rule.hpp"
+#include "nodegen/fill/internal/phase_times.hpp"
 #include "nodegen/fill/internal/point_list.hpp"
 #include "nodegen/fill/ownership.hpp"
-#include "nodegen/storage/release_free_heap.hpp"
 #include "nodegen/fill/tile_grid.hpp"
 #include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/geometry/spacing_fault.hpp"
@@ -92,14 +95,8 @@ template <int D, template <class> class Store, class DomainT, class SpacingT>
 class PnpFill {
  public:
   using Point = StoredPoint<D>;
-  // The tree answers where the nodes are, never which: it keeps no ids (4 bytes a node). Leaves of up
-  // to 64 points: with the leaf scan one vectorised pass, a shallower tree pays for the larger leaves
-  // (bench/fill at 1 thread, 5 alternated rounds, against 32: 2D x1.04, 3D x1.03; 16: x0.91, 48:
-  // x0.98-0.99 and 128: x0.98 of 64), the nodes being the same. Its points lie on a grid of 2^32
-  // steps per axis over the domain's box (grid_frame.hpp): 4 bytes a coordinate instead of 8, and a
-  // node's neighbours are tested at their grid points, within sqrt(D) / 2 steps (6.1e-10 of the box in
-  // 3D, 0.3 % of the least spacing the fill takes) of them.
-  using Tree = KdTree<D, Store, 64, PointIds::none, Coords::grid>;
+  using TreeOf = FillTree<D, Store>;
+  using Tree = typename TreeOf::Tree;
   using Rule = NodeRule<D, Tree, DomainT>;
 
   PnpFill(const DomainT& domain, const SpacingT& spacing, const FillParams& params, const FillOptions& options)
@@ -112,14 +109,13 @@ class PnpFill {
         min_spacing_(least_spacing(domain.bounding_box())),
         grid_(domain.bounding_box().lo, domain.bounding_box().size().maxCoeff()),
         constant_spacing_(is_constant(spacing)),
-        log_(options.phase_log),
+        times_(options.phase_log),
         ex_(options.exchange && options.exchange->size() > 1 ? options.exchange : nullptr),
         rank_(ex_ ? ex_->rank() : 0),
         ranks_(ex_ ? ex_->size() : 1),
         reserved_(options.reserve_nodes ? std::min(options.reserve_nodes, params.max_nodes) : params.max_nodes),
         store_(reserved_, store_options<typename Store<Point>::Options>(options)),
-        tree_(std::make_unique<Tree>(reserved_, frame_around(domain.bounding_box()),
-                                     store_options<typename Store<Point>::Options>(options))) {}
+        tree_(reserved_, domain.bounding_box(), store_options<typename Store<Point>::Options>(options)) {}
 
   template <class BoundaryNodeT>
   Discretization<D> run(const std::vector<BoundaryNodeT>& boundary) {
@@ -234,27 +230,6 @@ class PnpFill {
     typename SpacingT::Evaluator h;
   };
 
-  // An insert by the one thread at work (seeding, or the barrier's completion step): no other thread
-  // is in the tree, so the buckets that leaves move out of are made reusable as it goes
-  // (KdTree::reuse_retired) rather than at the end of the next round (the 6.7e4 boundary nodes of a
-  // 1e6-node cube, inserted before the first round, held 3 bytes a node of the fill's peak so).
-  void insert_alone(const Vec<D>& p, Scratch& s) {
-    tree_->insert(p, s.finger);
-    if (++alone_inserts_ % 1024 == 0) tree_->reuse_retired();
-  }
-
-  // The completion step's: the k-d tree's retired buckets made reusable (no thread is in the tree,
-  // KdTree::reuse_retired) once kReuseAfter nodes have been placed since the last time, not every
-  // round: the call reads every stripe, the other threads' lines among them, 0.4 ms of a 2D 1e6 fill's
-  // 2 ms of completion steps at 2 threads (1.0 of 4.6 ms on distant cores), and the buckets a few
-  // thousand inserts retire are a few tens of KiB.
-  void reuse_retired_buckets() {
-    if (count_ - reused_at_ < kReuseAfter) return;
-    tree_->reuse_retired();
-    reused_at_ = count_;
-  }
-  static constexpr std::size_t kReuseAfter = 4096;
-
   // The boundary nodes are the store's first nodes, in the order the geometry produced them, and the
   // first waiting nodes of their tiles.
   template <class BoundaryNodeT>
@@ -269,7 +244,7 @@ class PnpFill {
     for (std::size_t i = 0; i < n; ++i) {
       const Vec<D>& p = boundary[i].pos;
       store_.set(first + i, to_stored<D>(p));
-      insert_alone(p, s);
+      tree_.insert_alone(p, s.finger);
       const double r = spacing_at(p, s);
       const TileKey<D> key = grid_.key_of(p, r);
       Tile& tile = tile_at(key);
@@ -341,13 +316,13 @@ class PnpFill {
         try {
           // Its own run of the tiles, then what is left of the others'; the hand-over of its run's
           // tiles that are done; then the copies the same way; then the rest of the hand-over.
-          for (int v = 0; v < 2 * threads_ && !failed_.load(std::memory_order_relaxed); ++v) {
+          for (int v = 0; v < 2 * threads_ && !failure_.failed(); ++v) {
             if (v == threads_) hand_over_run(t, false);
             const std::size_t owner = static_cast<std::size_t>((t + v) % threads_);
             Share& share = shares_[static_cast<std::size_t>(v / threads_ * threads_) + owner];
             for (std::size_t i; (i = share.next.fetch_add(1, std::memory_order_relaxed)) < share.end;) {
-              if (failed_.load(std::memory_order_relaxed)) break;
-              const auto start = log_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+              if (failure_.failed()) break;
+              const auto start = times_.item_start();
               const std::size_t item = order_[i];
               if (item < active_.size()) {
                 Tile& tile = *tiles_[active_[item]];
@@ -357,22 +332,18 @@ class PnpFill {
               } else {
                 copy_to_store(runs_[owner], item - active_.size());
               }
-              if (log_) log_->item_seconds.back()[i] = seconds_since(start);
+              times_.item(i, start);
             }
           }
           hand_over_run(t, sync.spins());
-          trim_if_due();
+          trim_.trim_if_due(times_);
         } catch (...) {
-          fail(std::current_exception());
+          failure_.fail(std::current_exception());
         }
         sync.arrive_and_wait([this]() noexcept { end_phase(); });
       }
     });
-    if (error_) std::rethrow_exception(error_);
-  }
-
-  static float seconds_since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<float>(std::chrono::steady_clock::now() - t).count();
+    failure_.rethrow();
   }
 
   struct Run;
@@ -405,48 +376,34 @@ class PnpFill {
     }
   }
 
-  void fail(std::exception_ptr e) noexcept {
-    std::lock_guard lock(error_mutex_);
-    if (!error_) error_ = std::move(e);
-    failed_.store(true, std::memory_order_relaxed);  // the others stop taking items
-  }
-
   // The barrier's completion step (one thread; the others wait).
   void end_phase() noexcept {
     const auto start = std::chrono::steady_clock::now();
     try {
-      reuse_retired_buckets();
+      tree_.reuse_retired(count_);
       for (int t = 0; t < threads_; ++t) {  // written; slots are absolute until finish_hand_over sets a base
         runs_[static_cast<std::size_t>(t)].due.clear();
         runs_[static_cast<std::size_t>(t)].due_base = 0;
       }
       if (ex_) {
         end_phase_ranks();
-        if (log_) {
-          log_->completion_seconds.push_back(seconds_since(start));
-          log_->handover_seconds.push_back(0.0f);
-        }
+        times_.end_phase_alone(start);
         return;
       }
       // What the runs' hand-overs during the round (hand_over_run) left, then what they deferred.
-      if (!failed_.load(std::memory_order_relaxed)) {
+      if (!failure_.failed()) {
         for (int t = 0; t < threads_; ++t)
           for (Run& run = runs_[static_cast<std::size_t>(t)]; run.next < run.hi; ++run.next) hand_over_in_run(t);
         finish_hand_over();
       }
       start_next_phase();  // timed with the rest: picking and sorting the next phase's tiles is serial too
-      // The next phase's planning and the heap trim done during the round, each by one thread, are logged
-      // with the completion step, as if serial: the model (docs/parallel-fill.md) then does not count on
-      // the round's tails to hide them. The runs' hand-overs, each by its own thread, are logged apart.
-      if (log_) {
+      if (times_.on()) {
         float handing = 0.0f;
         for (int t = 0; t < threads_; ++t) handing += std::exchange(runs_[static_cast<std::size_t>(t)].seconds, 0.0f);
-        const float planning = std::exchange(plan_seconds_, 0.0f);
-        log_->completion_seconds.push_back(seconds_since(start) + planning + std::exchange(trim_seconds_, 0.0f));
-        log_->handover_seconds.push_back(handing - planning);
+        times_.end_phase(start, handing);
       }
     } catch (...) {
-      fail(std::current_exception());
+      failure_.fail(std::current_exception());
       drop_copies();
       active_.clear();
       order_.clear();
@@ -538,13 +495,13 @@ class PnpFill {
     if (ex_ || run.next == run.hi) return;
     const auto start = std::chrono::steady_clock::now();
     if (!planning_.exchange(true, std::memory_order_acquire) && !plan_.ready &&
-        !failed_.load(std::memory_order_relaxed)) {
+        !failure_.failed()) {
       plan_next_phase(false);
-      if (log_) plan_seconds_ += seconds_since(start);  // within run.seconds below; the log keeps them apart
+      times_.add_planning(start);  // within run.seconds below; the log keeps them apart
     }
     Backoff backoff;
     unsigned waits = 0;
-    while (run.next < run.hi && !failed_.load(std::memory_order_relaxed)) {
+    while (run.next < run.hi && !failure_.failed()) {
       if (tiles_[active_[run.next]]->expanded_round.load(std::memory_order_acquire) != round_) {
         if (!spin || (++waits % 64 == 0 && std::chrono::steady_clock::now() - start > kHandOverWait)) break;
         backoff.pause();
@@ -555,7 +512,7 @@ class PnpFill {
       ++run.early;
     }
     if (run.next == run.hi) list_scheduled(run);
-    if (log_) run.seconds += seconds_since(start);
+    if (times_.on()) run.seconds += PhaseTimes::seconds_since(start);
   }
   // The tiles the run listed for the next generation go to ready_, by the run's thread as soon as its
   // hand-over is done (the tiles are in its cache; in the completion step the same took 1.1 ms of a
@@ -711,15 +668,6 @@ class PnpFill {
     cut_tiles(plan_.active, plan_.cut);
     plan_.ready = true;
   }
-  // The heap's free pages back to the kernel when begin_round asked for it, by one thread (the first
-  // out of items) while the others finish their items. malloc_trim is thread-safe (it locks each
-  // arena in turn) and changes no node.
-  void trim_if_due() {
-    if (!trim_due_.load(std::memory_order_relaxed) || !trim_due_.exchange(false, std::memory_order_relaxed)) return;
-    const auto start = std::chrono::steady_clock::now();
-    release_free_heap();
-    if (log_) trim_seconds_ += seconds_since(start);
-  }
   // The longest a round's hand-over waits for tiles still being expanded: a few times a long tile's
   // expansion (2D tiles of 32 spacings take up to ~100 us), far below a scheduler's time slice.
   static constexpr std::chrono::microseconds kHandOverWait{500};
@@ -729,7 +677,7 @@ class PnpFill {
   void start_next_phase() {
     if (ex_) return agree_next_phase();
     active_.clear();
-    const bool failed = failed_.load(std::memory_order_relaxed);
+    const bool failed = failure_.failed();
     // Every tile is handed over by now, so the next phase is known if the round did not prepare it.
     if (!failed && !plan_.ready) plan_next_phase(/*all_handed=*/true);
     if (std::exchange(plan_.ready, false) && !failed) {
@@ -755,7 +703,7 @@ class PnpFill {
   // Sorts the phase's tiles into the merge order and hands out the round's items.
   void begin_round() {
     sort_merge_order(active_);
-    if (failed_.load(std::memory_order_relaxed)) drop_copies();
+    if (failure_.failed()) drop_copies();
     cut_tiles(active_, cut_);
     cut_copies(cut_);
     begin_round(cut_);
@@ -774,27 +722,8 @@ class PnpFill {
       runs_[t].next = cut.runs[t].first;
       runs_[t].hi = cut.runs[t].second;
     }
-    if (front_shrunk(cut.waiting)) trim_due_.store(true, std::memory_order_relaxed);
-    if (log_ && !order_.empty()) log_->item_seconds.emplace_back(order_.size(), 0.0f);
-  }
-
-  // Whether the heap's free pages should go back to the kernel (release_free_heap.hpp), given the
-  // nodes waiting in this phase's tiles: when the front, a whole generation's waiting nodes, has
-  // shrunk to half its largest size since the last time. The front is largest near the boundary and
-  // then shrinks (a cube's, from six faces to its centre), so what its waiting lists took early would
-  // otherwise stay resident beside the growing store and tree until the end (1e6-node cube, peak RSS
-  // 66.4 -> 63.0 B/node). Halving, rather than a fixed count of phases, gives back the same memory
-  // with fewer calls: a call takes 20-50 us in 2D, ten rounds' tails, and the round waits for it.
-  // The first thread out of items makes the call (trim_if_due), not this serial step.
-  bool front_shrunk(std::size_t waiting) {
-    bool shrunk = false;
-    if (generation_ != front_.generation) {  // the generation before is complete
-      shrunk = 2 * front_.nodes < front_.largest;
-      front_.largest = shrunk ? front_.nodes : std::max(front_.largest, front_.nodes);
-      front_ = {generation_, 0, front_.largest};
-    }
-    front_.nodes += waiting;
-    return shrunk;
+    trim_.note_round(generation_, cut.waiting);
+    times_.begin_round(order_.size());
   }
 
   // Who takes which of the round's items first (no tile's work depends on it). The tiles, in the merge
@@ -905,8 +834,6 @@ class PnpFill {
   // spot of h = 1e-300 ran into the k-d tree's depth limit) is the spacing's error, with the point.
   double spacing_at(const Vec<D>& p, Scratch& s) const { return checked_spacing<D>(p, s.h(p), min_spacing_); }
 
-  static GridFrame<D> frame_around(const Box<D>& box) { return GridFrame<D>::around(box.lo.data(), box.hi.data()); }
-
   // ---- Several processes: the domain filled together (FillOptions::exchange; docs/scale-out.md) ----
   //
   // Each process expands the tiles it owns (ownership.hpp) and keeps in its tree its own nodes and every
@@ -967,7 +894,7 @@ class PnpFill {
       const bool owned = own_.owner(key) == rank_;
       if (!owned) own_.readers(grid_, p, lmin_, lmax_, readers_);
       if (owned || std::find(readers_.begin(), readers_.end(), rank_) != readers_.end()) {
-        insert_alone(p, s);
+        tree_.insert_alone(p, s.finger);
         in_tree_[i] = true;
       }
       if (owned) enqueue(tile_at(key), {p, h[i]}, 0);
@@ -1009,7 +936,7 @@ class PnpFill {
   // same collective calls in the same order whatever happened on it; a failure anywhere is agreed at
   // the next agree() and ends every process with the same error.
   void end_phase_ranks() {
-    ex_->agree(failed_.load(std::memory_order_relaxed) ? error_ : nullptr);
+    ex_->agree(failure_.failed() ? failure_.error() : nullptr);
     // The levels open: the set-aside nodes may open new ones.
     std::int64_t levels[2] = {lmin_, -static_cast<std::int64_t>(lmax_)};
     for (std::uint32_t t : active_)
@@ -1103,7 +1030,7 @@ class PnpFill {
       if (in_tree_[i]) continue;
       newly(boundary_pos_[i]);
       if (std::find(readers_.begin(), readers_.end(), rank_) == readers_.end()) continue;
-      insert_alone(boundary_pos_[i], s);
+      tree_.insert_alone(boundary_pos_[i], s.finger);
       in_tree_[i] = true;
     }
   }
@@ -1121,7 +1048,7 @@ class PnpFill {
         Vec<D> p;
         for (int a = 0; a < D; ++a) p[a] = from[k + static_cast<std::size_t>(a)];
         const double h = from[k + D];
-        insert_alone(p, s);
+        tree_.insert_alone(p, s.finger);
         ++share_.nodes_received;
         if (h > 0.0) enqueue(tile_at(grid_.key_of(p, h)), {p, h}, generation_ + 1);
       }
@@ -1131,7 +1058,7 @@ class PnpFill {
   // The next phase: the smallest any process has waiting; the fill ends when no process has a phase
   // nor nodes still to copy into its store.
   void agree_next_phase() {
-    std::int64_t next[2] = {ready_.empty() || failed_.load(std::memory_order_relaxed) ? kNoPhase
+    std::int64_t next[2] = {ready_.empty() || failure_.failed() ? kNoPhase
                                                                                      : pack(ready_.begin()->first),
                             copies_due() ? 0 : 1};
     ex_->min(next);
@@ -1150,27 +1077,18 @@ class PnpFill {
     done_ = next[0] == kNoPhase && next[1] == 1;
   }
 
-  // The output, with the boundary's normals and ids from the caller's vector...
+  // The output (internal/fill_output.hpp), with the boundary's normals and ids from the caller's
+  // vector, or from the rows kept when the fill owned the boundary (the normals are moved, not copied).
   // (With several processes, each returns its share of the boundary rows: boundary_first_ on.)
   template <class BoundaryNodeT>
   Discretization<D> collect(const std::vector<BoundaryNodeT>& boundary) {
-    const std::size_t nb = boundary_local_, b0 = boundary_first_;
-    Discretization<D> out = collect_nodes(nb, boundary.size());
-    out.normals.resize(nb);
-    for (std::size_t i = 0; i < nb; ++i) {
-      out.types[i] = -static_cast<std::int32_t>(boundary[b0 + i].boundary_id);
-      out.normals[i] = boundary[b0 + i].normal;
-    }
+    Discretization<D> out = collect_nodes(boundary_local_, boundary.size());
+    write_boundary_rows<D>(out, boundary, boundary_first_, boundary_local_);
     return out;
   }
-  // ... or from the rows kept when the fill owned the boundary (the normals are moved, not copied).
   Discretization<D> collect(BoundaryRows<D>&& rows) {
-    const std::size_t nb = boundary_local_, b0 = boundary_first_;
-    Discretization<D> out = collect_nodes(nb, rows.size());
-    for (std::size_t i = 0; i < nb; ++i) out.types[i] = -rows.ids[b0 + i];
-    if (nb == rows.size()) out.normals = std::move(rows.normals);
-    else out.normals.assign(rows.normals.begin() + static_cast<std::ptrdiff_t>(b0),
-                            rows.normals.begin() + static_cast<std::ptrdiff_t>(b0 + nb));
+    Discretization<D> out = collect_nodes(boundary_local_, rows.size());
+    write_boundary_rows<D>(out, std::move(rows), boundary_first_, boundary_local_);
     return out;
   }
 
@@ -1178,16 +1096,11 @@ class PnpFill {
   // bmap, and the interior nodes' types (the nb boundary types and the normals are the caller's).
   // `boundary_total`: the boundary nodes of the whole domain (nb of them are this process's).
   Discretization<D> collect_nodes(std::size_t nb, std::size_t boundary_total) {
-    tree_.reset();
+    tree_.release();
     std::vector<std::unique_ptr<Tile>>().swap(tiles_);
     decltype(tile_index_)().swap(tile_index_);
     const std::size_t n = count_;
-    Discretization<D> out;
-    out.boundary_count = nb;
-    out.positions.resize(n);
-    out.types.resize(n);  // not written yet (DefaultInitAllocator): copy_nodes writes them on the team
-    out.bmap.resize(n);
-    copy_nodes(out, nb);
+    Discretization<D> out = copy_out<D, Store>(store_, n, nb, boundary_first_, threads_);
     RowShare& share = out.share;
     share.boundary_first = boundary_first_;
     share.total_boundary = boundary_total;
@@ -1204,30 +1117,6 @@ class PnpFill {
     return out;
   }
 
-  // Copies the store into out.positions (sized) and writes out.bmap (row i for the nb boundary nodes,
-  // -1 after) and out.types (1; the caller then writes the boundary's). With the VM store, each copied block of the store goes
-  // back to the kernel at once (nothing reads the store after this), so the store and the positions are
-  // not both resident: the collect phase peaks near max(store, positions) + types/bmap instead of their
-  // sum (-23 MB on a 1e6-node cube). The positions' fresh pages are first touched here, block by block.
-  // The fill's threads share the blocks (parallel_for: contiguous runs of blocks). A block (2 MiB /
-  // sizeof(Point) elements) need not end on a page boundary (3D points are 24 bytes), and the
-  // neighbouring block may still be read by another thread, so a thread discards only the pages lying
-  // wholly inside its own block: the page a block boundary cuts stays (4 KiB per 2 MiB).
-  void copy_nodes(Discretization<D>& out, std::size_t nb) {
-    constexpr std::size_t kBlock = (std::size_t{2} << 20) / sizeof(Point);  // 2 MiB of store
-    const std::size_t n = out.positions.size();
-    parallel_for((n + kBlock - 1) / kBlock, threads_, [&](int, std::size_t b) {
-      const std::size_t first = b * kBlock, end = std::min(n, first + kBlock);
-      for (std::size_t i = first; i < end; ++i) {
-        out.positions[i] = to_vec<D>(store_.get(i));
-        out.types[i] = 1;
-        out.bmap[i] = i < nb ? static_cast<std::int32_t>(boundary_first_ + i) : -1;
-      }
-      if constexpr (std::is_same_v<Store<Point>, VmStore<Point>>)
-        discard_pages_within(store_.data() + first, store_.data() + end);
-    });
-  }
-
   const DomainT& domain_;
   const SpacingT& spacing_;
   FillParams params_;
@@ -1237,22 +1126,20 @@ class PnpFill {
   double min_spacing_;  // the least h the fill resolves here (spacing.hpp: least_spacing)
   TileGrid<D> grid_;
   bool constant_spacing_;  // then every node's h is its parent's, no evaluation needed
-  PhaseLog* log_;          // options_.phase_log
+  PhaseTimes times_;       // the phase log (options_.phase_log)
   PhaseExchange* ex_;      // the processes filling together; null when this one fills everything
   int rank_, ranks_;
   Ownership<D> own_;       // which process owns which tiles (one process: all of them)
   std::int32_t lmin_ = 0, lmax_ = 0;  // the levels open: of every node any process has placed
   std::vector<Vec<D>> boundary_pos_;  // with several processes: every boundary node...
   std::vector<bool> in_tree_;         // ... and whether it is in this process's tree
-  std::size_t alone_inserts_ = 0;     // inserts by the one thread at work (insert_alone)
-  std::size_t reused_at_ = 0;         // count_ when the retired buckets were last made reusable
   std::vector<int> readers_;          // scratch of the completion step
   std::size_t boundary_first_ = 0, boundary_local_ = 0;  // this process's boundary rows
   std::size_t row_base_ = 0;          // rows of the whole so far
   RowShare share_;                    // this process's runs of interior rows and exchange figures
   std::size_t reserved_;  // nodes the store and tree have room for (FillOptions::reserve_nodes)
   Store<Point> store_;
-  std::unique_ptr<Tree> tree_;
+  TreeOf tree_;
   std::vector<std::unique_ptr<Scratch>> scratch_;  // one per thread
   std::vector<std::unique_ptr<Tile>> tiles_;       // in the order they were first met
   std::unordered_map<TileKey<D>, std::uint32_t, TileKeyHash<D>> tile_index_;
@@ -1291,17 +1178,9 @@ class PnpFill {
   std::unique_ptr<Run[]> runs_;        // each thread's run of the round's tiles, for the hand-over
   std::uint64_t round_ = 0;            // rounds begun
   alignas(kFalseSharingBytes) std::atomic<bool> planning_{false};  // taken by the first thread out of tiles
-  std::atomic<bool> trim_due_{false};  // set by begin_round (front_shrunk), taken by trim_if_due
-  struct {
-    std::uint64_t generation = 0;
-    std::size_t nodes = 0, largest = 0;  // waiting nodes of that generation, and the most since the last trim
-  } front_;
-  float trim_seconds_ = 0;             // the phase log's: trim_if_due's (written by the one that took it)
-  float plan_seconds_ = 0;             // the phase log's: the round's planning (written by the planner)
+  HeapTrim trim_;
   bool done_ = false;
-  std::atomic<bool> failed_{false};
-  std::mutex error_mutex_;
-  std::exception_ptr error_;
+  FirstFailure failure_;
 };
 
 }  // namespace fill_detail
