@@ -20,7 +20,7 @@
 // ownership block, then Z-order; internal/hand_over.hpp, internal/store_slots.hpp). Phases run in
 // ascending (generation, level, colour) order until no tile has a waiting node. Several processes (MPI
 // ranks) can share the fill: each expands the tiles it owns and they exchange nodes between phases
-// (the section "Several processes" below).
+// (internal/rank_exchange.hpp).
 //
 // Rounds: one thread team runs every phase, one round a phase, and meets at a barrier between rounds
 // (parallel/phase_barrier.hpp), whose completion step (one thread, the others waiting) does the serial
@@ -30,7 +30,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -54,11 +53,10 @@
 #include "nodegen/fill/internal/phase_queue.hpp"
 #include "nodegen/fill/internal/phase_times.hpp"
 #include "nodegen/fill/internal/point_list.hpp"
+#include "nodegen/fill/internal/rank_exchange.hpp"
 #include "nodegen/fill/internal/round_items.hpp"
 #include "nodegen/fill/internal/store_slots.hpp"
 #include "nodegen/fill/internal/tile_map.hpp"
-#include "nodegen/fill/ownership.hpp"
-#include "nodegen/fill/phase_exchange.hpp"
 #include "nodegen/fill/tile_grid.hpp"
 #include "nodegen/geometry/domain_file.hpp"
 #include "nodegen/geometry/spacing.hpp"
@@ -116,16 +114,14 @@ class PnpFill {
         grid_(domain.bounding_box().lo, domain.bounding_box().size().maxCoeff()),
         constant_spacing_(is_constant(spacing)),
         times_(options.phase_log),
-        ex_(options.exchange && options.exchange->size() > 1 ? options.exchange : nullptr),
-        rank_(ex_ ? ex_->rank() : 0),
-        ranks_(ex_ ? ex_->size() : 1),
         reserved_(options.reserve_nodes ? std::min(options.reserve_nodes, params.max_nodes) : params.max_nodes),
         store_(reserved_, store_options<typename Store<Point>::Options>(options)),
         tree_(reserved_, domain.bounding_box(), store_options<typename Store<Point>::Options>(options)),
         tiles_(grid_),
         items_(threads_),
         slots_(threads_),
-        hand_over_(threads_, tiles_, phases_, round_) {}
+        hand_over_(threads_, tiles_, phases_, round_),
+        ranks_(options.exchange, grid_, tiles_, phases_, hand_over_, slots_, store_, tree_, round_) {}
 
   template <class BoundaryNodeT>
   Discretization<D> run(const std::vector<BoundaryNodeT>& boundary) {
@@ -168,7 +164,7 @@ class PnpFill {
       scratch_[static_cast<std::size_t>(t)] = std::make_unique<Scratch>(spacing_.evaluator());
     });
     try {
-      if (ex_) seed_boundary_ranks(boundary);
+      if (ranks_.active()) seed_boundary_ranks(boundary);
       else seed_boundary(boundary);
       if (owned) rows = take_boundary_rows<D>(std::move(*owned));  // `boundary` is empty from here on
       run_phases();
@@ -210,47 +206,13 @@ class PnpFill {
     }
     report_progress(n);
   }
-  // The same with several processes: every process holds every boundary node: it seeds the tiles it
-  // owns with them, puts those its tiles may read in its tree, and writes an even share of their rows.
+  // The same with several processes (internal/rank_exchange.hpp).
   template <class BoundaryNodeT>
   void seed_boundary_ranks(const std::vector<BoundaryNodeT>& boundary) {
-    const std::size_t n = boundary.size();
-    if (n > params_.max_nodes) throw StoreFull("the domain has " + std::to_string(n) + " boundary nodes");
-    std::vector<double> h(n);
-    std::exception_ptr failure;
-    try {
-      parallel_for(n, threads_, [&](int t, std::size_t i) { h[i] = spacing_at(boundary[i].pos, scratch(t)); });
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    ex_->agree(failure);
-    // The levels open so far: the boundary's (every process computes the same).
-    lmin_ = TileGrid<D>::kMaxLevel;
-    lmax_ = TileGrid<D>::kMinLevel;
-    for (double r : h) {
-      lmin_ = std::min(lmin_, grid_.level_of(r));
-      lmax_ = std::max(lmax_, grid_.level_of(r));
-    }
-    own_ = Ownership<D>(block_weights(boundary), ranks_);
-    boundary_first_ = n * static_cast<std::size_t>(rank_) / static_cast<std::size_t>(ranks_);
-    boundary_local_ = n * static_cast<std::size_t>(rank_ + 1) / static_cast<std::size_t>(ranks_) - boundary_first_;
-    slots_.claim(store_, boundary_local_);
-    boundary_pos_.reserve(n);
-    in_tree_.assign(n, false);
-    for (std::size_t i = 0; i < n; ++i) {
-      const Vec<D>& p = boundary[i].pos;
-      boundary_pos_.push_back(p);
-      if (i >= boundary_first_ && i - boundary_first_ < boundary_local_) store_.set(i - boundary_first_, to_stored<D>(p));
-      const TileKey<D> key = grid_.key_of(p, h[i]);
-      const bool owned = owns(key);
-      if (!owned) own_.readers(grid_, p, lmin_, lmax_, readers_);
-      if (owned || std::find(readers_.begin(), readers_.end(), rank_) != readers_.end()) {
-        tree_.insert_alone(p, scratch(0).finger);
-        in_tree_[i] = true;
-      }
-      if (owned) phases_.enqueue(tiles_.at(key), {p, h[i]}, 0);
-    }
-    row_base_ = n;
+    std::tie(boundary_first_, boundary_local_) = ranks_.seed(
+        boundary, params_.max_nodes, threads_, domain_,
+        [this](int t, const Vec<D>& p) { return spacing_at(p, scratch(t)); },
+        [this](int t, const Vec<D>& p) { return scratch(t).h(p); }, scratch(0).finger);
     report_progress(boundary_local_);
   }
 
@@ -284,7 +246,8 @@ class PnpFill {
                 Tile<D>& tile = tiles_[round_.tiles[item]];
                 tile.worker = t;
                 expand_tile(tile, round_.generation, s);
-                tile.expanded_round.store(round_.number, std::memory_order_release);  // its run's thread may hand it over
+                // its run's thread may hand it over
+                tile.expanded_round.store(round_.number, std::memory_order_release);
               } else {
                 slots_.write(store_, static_cast<std::size_t>(owner), item - round_.tiles.size());
               }
@@ -341,7 +304,7 @@ class PnpFill {
   // Run t's hand-over during the round (internal/hand_over.hpp); the first thread there also plans
   // the next phase while the others finish their tiles.
   void hand_over_run(int t, bool spin) {
-    if (ex_ || hand_over_.handed(t)) return;
+    if (ranks_.active() || hand_over_.handed(t)) return;
     const auto start = std::chrono::steady_clock::now();
     if (!planning_.exchange(true, std::memory_order_acquire) && !plan_.ready && !failure_.failed()) {
       plan_next_phase(false);
@@ -371,8 +334,10 @@ class PnpFill {
     try {
       tree_.reuse_retired(slots_.count());
       slots_.clear_written();
-      if (ex_) {
-        end_phase_ranks();
+      if (ranks_.active()) {
+        ranks_.end_phase(failure_, params_.max_nodes, stats_.largest_run,
+                         [this](std::size_t n) { return claim_slots(n); }, scratch(0).finger);
+        agree_next_phase();
         times_.end_phase_alone(start);
         return;
       }
@@ -414,7 +379,7 @@ class PnpFill {
   // Takes the next phase (planned during the round, or now) as the next round's tiles; the fill is
   // done when a round would have nothing to do (no copies left and no phase), or a thread failed.
   void start_next_phase() {
-    if (ex_) return agree_next_phase();
+    if (ranks_.active()) return agree_next_phase();
     round_.tiles.clear();
     const bool failed = failure_.failed();
     // Every tile is handed over by now, so the next phase is known if the round did not prepare it.
@@ -430,13 +395,9 @@ class PnpFill {
     }
     done_ = items_.empty();
   }
-  // The same with several processes: the smallest any process has waiting; the fill ends when no
-  // process has a phase nor nodes still to copy into its store.
+  // The same with several processes: the phase they agree on (internal/rank_exchange.hpp).
   void agree_next_phase() {
-    std::int64_t agreed[2] = {failure_.failed() ? kNoPhase : phases_.first(), slots_.any_due() ? 0 : 1};
-    ex_->min(agreed);
-    const std::int64_t next = agreed[0];
-    const bool copies_left = agreed[1] == 0;
+    const auto [next, copies_left] = ranks_.agree_next_phase(failure_.failed());
     round_.tiles.clear();
     if (next != kNoPhase) {
       const Phase phase = unpack(next);
@@ -481,200 +442,6 @@ class PnpFill {
   // spot of h = 1e-300 ran into the k-d tree's depth limit) is the spacing's error, with the point.
   double spacing_at(const Vec<D>& p, Scratch& s) const { return checked_spacing<D>(p, s.h(p), min_spacing_); }
 
-  // ---- Several processes: the domain filled together (FillOptions::exchange; docs/scale-out.md) ----
-  //
-  // Each process expands the tiles it owns (ownership.hpp) and keeps in its tree its own nodes and every
-  // node placed elsewhere that one of its tiles may read (the halo). Between phases, in the completion
-  // step, the processes agree on failures, on the levels open (a node's readers depend on them), on the
-  // rows of the phase's nodes (a prefix sum in rank order: the merge order puts rank r's tiles after
-  // those of the lower ranks) and on the next phase (the smallest any process has waiting), and each
-  // sends its new nodes to their readers and its set-aside nodes to their tiles' owners. A process
-  // hands the nodes set aside for its tiles to them in rank order of the senders (its own in its
-  // place), which is the merge order, so every waiting list is the one-process list.
-
-  // Whether this process owns the tile with this key.
-  bool owns(const TileKey<D>& key) const { return own_.owner(key) == rank_; }
-
-  // The completion step with several processes (end_phase's, when ex_ is set). Every process makes the
-  // same collective calls in the same order whatever happened on it; a failure anywhere is agreed at
-  // the next agree() and ends every process with the same error.
-  void end_phase_ranks() {
-    ex_->agree(failure_.failed() ? failure_.error() : nullptr);
-    const std::int32_t old_min = lmin_, old_max = lmax_;
-    widen_levels();
-    // The phase's rows: after those of the lower ranks.
-    const std::size_t local = placed_count();
-    const auto [before, total] = ex_->scan(local);
-    if (row_base_ + total > params_.max_nodes)
-      throw StoreFull("the fill holds " + std::to_string(row_base_ + total) + " nodes");
-    if (local) share_.runs.push_back({row_base_ + before, local});
-    row_base_ += total;
-
-    // What might fail on this process alone runs before the exchange and is agreed after it.
-    std::exception_ptr failure;
-    std::vector<std::vector<double>> out(static_cast<std::size_t>(ranks_)), in;
-    try {
-      const std::size_t stored = slots_.count();  // the nodes of earlier phases, all copied by now
-      std::size_t slot = claim_slots(local);
-      if (lmin_ < old_min || lmax_ > old_max) open_levels(old_min, old_max, stored, out);
-      for (std::uint32_t t : round_.tiles) send_placed(tiles_[t], out);
-      for (std::uint32_t t : round_.tiles) {  // their store slots, tile by tile in the merge order
-        Tile<D>& tile = tiles_[t];
-        slots_.queue(tile.worker, tile.placed, slot, stats_.largest_run);
-      }
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    ex_->exchange(out, in);
-    std::size_t bytes = 0;
-    for (const auto& o : out) bytes += o.size() * sizeof(double);
-    share_.bytes_sent += bytes;
-    share_.nodes_sent += bytes / sizeof(double) / (D + 1);
-    share_.largest_phase_bytes = std::max(share_.largest_phase_bytes, bytes);
-    try {
-      if (!failure) take_nodes(in);
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    ex_->agree(failure);
-    agree_next_phase();
-  }
-
-  // This process's rows in the whole: its boundary rows (of the `boundary_total`), then its runs of
-  // interior rows; `nodes`: the nodes it holds.
-  RowShare row_share(std::size_t boundary_total, std::size_t nodes) const {
-    RowShare share;
-    if (ex_) {
-      share = share_;
-      share.total_nodes = row_base_;
-      share.runs.insert(share.runs.begin(), {boundary_first_, boundary_local_});
-    } else {
-      share.total_nodes = nodes;
-      share.runs = {{0, nodes}};
-    }
-    share.boundary_first = boundary_first_;
-    share.total_boundary = boundary_total;
-    return share;
-  }
-
-  // The expected node count of every ownership block: (block edge / h)^D at the block's centre when it
-  // lies in the domain, plus its boundary nodes. Each process samples every ranks_-th block and the sum
-  // over the processes (one non-zero term per block, so exact) gives all of them the same weights.
-  template <class BoundaryNodeT>
-  std::vector<double> block_weights(const std::vector<BoundaryNodeT>& boundary) {
-    const std::uint64_t blocks = TileGrid<D>::block_count();
-    std::vector<double> w(static_cast<std::size_t>(blocks), 0.0);
-    const double e = grid_.edge(-kBlockBits<D>);
-    const std::uint64_t mine = (blocks - static_cast<std::uint64_t>(rank_) + static_cast<std::uint64_t>(ranks_) - 1) /
-                               static_cast<std::uint64_t>(ranks_);
-    std::exception_ptr failure;
-    try {
-      parallel_for(static_cast<std::size_t>(mine), threads_, [&](int t, std::size_t i) {
-        const std::uint64_t b = static_cast<std::uint64_t>(rank_) + i * static_cast<std::uint64_t>(ranks_);
-        const Vec<D> c = grid_.block_centre(b);
-        if (!domain_.contains(c)) return;
-        const double r = scratch(t).h(c);
-        if (r > 0.0 && std::isfinite(r)) w[static_cast<std::size_t>(b)] = std::pow(e / r, D);
-      });
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    ex_->agree(failure);
-    ex_->sum(w);
-    for (const auto& b : boundary) w[static_cast<std::size_t>(grid_.block_of(b.pos))] += 1.0;
-    return w;
-  }
-
-  // The levels open: the set-aside nodes of the phase may open new ones (agreed by a minimum).
-  void widen_levels() {
-    std::int64_t levels[2] = {lmin_, -static_cast<std::int64_t>(lmax_)};
-    for (std::uint32_t t : round_.tiles)
-      for (const SetAside<D>& n : tiles_[t].set_aside) {
-        levels[0] = std::min<std::int64_t>(levels[0], n.key.level);
-        levels[1] = std::min<std::int64_t>(levels[1], -static_cast<std::int64_t>(n.key.level));
-      }
-    ex_->min(levels);
-    lmin_ = static_cast<std::int32_t>(levels[0]);
-    lmax_ = static_cast<std::int32_t>(-levels[1]);
-  }
-
-  // The nodes this process's tiles placed in the phase.
-  std::size_t placed_count() const {
-    std::size_t n = 0;
-    for (std::uint32_t t : round_.tiles) n += tiles_[t].placed.size();
-    return n;
-  }
-
-  // A record of the exchange: a node's coordinates and its spacing when it is handed to its tile's
-  // owner to wait there, 0 when it only joins the receiver's tree.
-  static void push_record(std::vector<double>& to, const Vec<D>& p, double h) {
-    for (int a = 0; a < D; ++a) to.push_back(p[a]);
-    to.push_back(h);
-  }
-
-  // The tile's new nodes to the processes that may read them, and its set-aside nodes to the owners of
-  // their tiles. The set-aside nodes are a subsequence of the placed ones, in the same order.
-  void send_placed(const Tile<D>& tile, std::vector<std::vector<double>>& out) {
-    std::size_t j = 0;
-    for (const Vec<D>& c : tile.placed) {
-      int owner = rank_;
-      double h = 0.0;
-      if (j < tile.set_aside.size() && tile.set_aside[j].node.pos == c) {
-        owner = own_.owner(tile.set_aside[j].key);
-        h = tile.set_aside[j].node.h;
-        ++j;
-      }
-      own_.readers(grid_, c, lmin_, lmax_, readers_);
-      for (int r : readers_)
-        if (r != rank_ && r != owner) push_record(out[static_cast<std::size_t>(r)], c, 0.0);
-      if (owner != rank_) push_record(out[static_cast<std::size_t>(owner)], c, h);
-    }
-  }
-
-  // Levels [lmin_, lmax_] are now open where [old_min, old_max] were: this process's nodes of earlier
-  // phases (store slots [boundary_local_, stored)) go to the processes that now may read them and did
-  // not before, and the boundary nodes its own new readers may read join its tree.
-  void open_levels(std::int32_t old_min, std::int32_t old_max, std::size_t stored, std::vector<std::vector<double>>& out) {
-    std::vector<int> before;
-    auto newly = [&](const Vec<D>& p) {
-      own_.readers(grid_, p, old_min, old_max, before);
-      own_.readers(grid_, p, lmin_, lmax_, readers_);
-      std::erase_if(readers_, [&](int r) { return std::find(before.begin(), before.end(), r) != before.end(); });
-    };
-    for (std::size_t i = boundary_local_; i < stored; ++i) {
-      const Vec<D> p = to_vec<D>(store_.get(i));
-      newly(p);
-      for (int r : readers_)
-        if (r != rank_) push_record(out[static_cast<std::size_t>(r)], p, 0.0);
-    }
-    for (std::size_t i = 0; i < boundary_pos_.size(); ++i) {
-      if (in_tree_[i]) continue;
-      newly(boundary_pos_[i]);
-      if (std::find(readers_.begin(), readers_.end(), rank_) == readers_.end()) continue;
-      tree_.insert_alone(boundary_pos_[i], scratch(0).finger);
-      in_tree_[i] = true;
-    }
-  }
-
-  // The nodes the processes sent, taken in rank order, this process's own set-aside nodes in its place.
-  void take_nodes(const std::vector<std::vector<double>>& in) {
-    for (int src = 0; src < ranks_; ++src) {
-      if (src == rank_) {
-        hand_over_.hand_over_all([this](const TileKey<D>& key) { return owns(key); });
-        continue;
-      }
-      const std::vector<double>& from = in[static_cast<std::size_t>(src)];
-      for (std::size_t k = 0; k + D < from.size(); k += D + 1) {
-        Vec<D> p;
-        for (int a = 0; a < D; ++a) p[a] = from[k + static_cast<std::size_t>(a)];
-        const double h = from[k + D];
-        tree_.insert_alone(p, scratch(0).finger);
-        ++share_.nodes_received;
-        if (h > 0.0) phases_.enqueue(tiles_.at(grid_.key_of(p, h)), {p, h}, round_.generation + 1);
-      }
-    }
-  }
-
   // Frees the tree and the tiles, then copies the store into the output (internal/fill_output.hpp),
   // with the boundary's rows from `boundary` (the caller's nodes or the rows kept of them) and this
   // process's rows in the whole; `boundary_total`: the boundary nodes of the whole domain.
@@ -684,7 +451,7 @@ class PnpFill {
     tiles_.release();
     const std::size_t n = slots_.count();
     Discretization<D> out = copy_out<D, Store>(store_, n, boundary_local_, boundary_first_, threads_);
-    out.share = row_share(boundary_total, n);
+    out.share = ranks_.rows(boundary_first_, boundary_local_, boundary_total, n);
     write_boundary_rows<D>(out, std::forward<Boundary>(boundary), boundary_first_, boundary_local_);
     return out;
   }
@@ -699,15 +466,6 @@ class PnpFill {
   TileGrid<D> grid_;
   bool constant_spacing_;  // then every node's h is its parent's, no evaluation needed
   PhaseTimes times_;       // the phase log (options_.phase_log)
-  PhaseExchange* ex_;      // the processes filling together; null when this one fills everything
-  int rank_, ranks_;
-  Ownership<D> own_;       // which process owns which tiles (one process: all of them)
-  std::int32_t lmin_ = 0, lmax_ = 0;  // the levels open: of every node any process has placed
-  std::vector<Vec<D>> boundary_pos_;  // with several processes: every boundary node...
-  std::vector<bool> in_tree_;         // ... and whether it is in this process's tree
-  std::vector<int> readers_;          // scratch of the completion step
-  std::size_t row_base_ = 0;          // rows of the whole so far
-  RowShare share_;                    // this process's runs of interior rows and exchange figures
   std::size_t boundary_first_ = 0, boundary_local_ = 0;  // this process's boundary rows
   std::size_t reserved_;  // nodes the store and tree have room for (FillOptions::reserve_nodes)
   Store<Point> store_;
@@ -720,6 +478,7 @@ class PnpFill {
   RoundItems items_;
   StoreSlots<D> slots_;
   HandOver<D> hand_over_;
+  RankExchange<D, Store<Point>, TreeOf> ranks_;
   HeapTrim trim_;
   struct {
     std::size_t phases = 0, tile_runs = 0, largest_run = 0;

@@ -210,7 +210,8 @@ class HandOver {
     }
     std::size_t s = 0, at = tile.seg_base;
     while (s < tile.segs.size() && tile.segs[s].first < r) at = tile.segs[s++].second;
-    if (s == tile.segs.size() || tile.segs[s].first != r) tile.segs.insert(tile.segs.begin() + static_cast<std::ptrdiff_t>(s), {r, at});
+    if (s == tile.segs.size() || tile.segs[s].first != r)
+      tile.segs.insert(tile.segs.begin() + static_cast<std::ptrdiff_t>(s), {r, at});
     at = tile.segs[s].second;
     for (std::size_t k = s; k < tile.segs.size(); ++k) tile.segs[k].second += n;
     if (at == tile.waiting.size()) {

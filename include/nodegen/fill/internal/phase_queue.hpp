@@ -80,7 +80,8 @@ class PhaseQueue {
   // Takes the first phase into `generation` and `tiles` (unsorted), under the lock, if it can no longer
   // change: when it is of the running phase's generation `running`, or when `all_handed` (every tile of
   // the running phase is handed over). False when there is none or it may still change.
-  bool take_first(std::uint64_t running, bool all_handed, std::uint64_t& generation, std::vector<std::uint32_t>& tiles) {
+  bool take_first(std::uint64_t running, bool all_handed, std::uint64_t& generation,
+                  std::vector<std::uint32_t>& tiles) {
     SpinGuard guard(lock_);
     if (ready_.empty()) return false;
     if (ready_.begin()->first.generation != running && !all_handed) return false;

@@ -51,7 +51,8 @@ void queue_copy(std::vector<Vec<D>>& placed, std::size_t& slot, std::size_t& lar
 template <int D>
 class StoreSlots {
  public:
-  explicit StoreSlots(int threads) : threads_(static_cast<std::size_t>(threads)), due_(std::make_unique<Due[]>(threads_)) {}
+  explicit StoreSlots(int threads)
+      : threads_(static_cast<std::size_t>(threads)), due_(std::make_unique<Due[]>(threads_)) {}
 
   // Nodes in the store (slots claimed).
   std::size_t count() const { return count_; }
@@ -82,7 +83,8 @@ class StoreSlots {
       Due& due = due_[t];
       due.item = item;
       cut.ranges[teams + t].first = cut.order.size();
-      for (std::size_t j = 0; j < due.jobs.size(); ++j) cut.order.push_back(static_cast<std::uint32_t>(cut.tiles + item++));
+      for (std::size_t j = 0; j < due.jobs.size(); ++j)
+        cut.order.push_back(static_cast<std::uint32_t>(cut.tiles + item++));
       cut.ranges[teams + t].second = cut.order.size();
     }
   }
