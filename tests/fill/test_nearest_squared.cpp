@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "nodegen/fill/nearest_squared.hpp"
-#include "nodegen/fill/fill/internal/candidate_test.hpp"
+#include "nodegen/fill/internal/candidate_test.hpp"
 
 namespace nodegen::fill_detail {
 namespace {
