@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Checks the shape rules of the project's own code: no file in src/ or include/ over 700 lines (the
-k-d tree's header excepted: one mechanism already split into its parts), and no function over 100
-lines. Prints each offence as FILE:LINE: WHAT and exits 1 when there is any.
+"""Checks the shape rules of the project's own C++ code (src/, include/, tests/, bench/, fuzz/): no
+file over 700 lines (the k-d tree's header excepted: one mechanism already split into its parts), and
+no function over 100 lines. Prints each offence as FILE:LINE: WHAT and exits 1 when there is any.
 
 Functions are found by their braces, not by a compiler: comments, strings and character literals are
 blanked, then every '{' at namespace or class level that follows a parameter list (')' and any of
@@ -17,6 +17,7 @@ from pathlib import Path
 
 MAX_FILE_LINES = 700
 MAX_FUNCTION_LINES = 100
+CODE_FOLDERS = ("src", "include", "tests", "bench", "fuzz")
 FILE_EXCEPTIONS = {"include/nodegen/spatial/kdtree.hpp"}
 SCOPE_KEYWORDS = re.compile(r"\b(namespace|class|struct|union|enum)\b|\bextern\s+\"C\"")
 AFTER_PARAMETERS = {"const", "noexcept", "override", "final", "mutable", "volatile"}
@@ -141,7 +142,7 @@ def functions(code):
 def main():
     root = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent)
     offences = []
-    for folder in ("src", "include"):
+    for folder in CODE_FOLDERS:
         for path in sorted((root / folder).rglob("*")):
             if path.suffix not in (".cpp", ".hpp", ".h", ".cc"):
                 continue

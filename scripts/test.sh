@@ -15,8 +15,8 @@ jobs=$(nproc)
 # without them, their tests skip.
 bash domains/meshes/get_models.sh >/dev/null 2>&1 || echo "test.sh: the bunny and cow models are absent; their tests skip"
 
-# The size rules (files of at most 700 lines, functions of at most 100): before any build, so a breach
-# fails in a second.
+# The size rules (files of at most 700 lines, functions of at most 100) over src/, include/, tests/,
+# bench/ and fuzz/: before any build, so a breach fails in a second.
 python3 scripts/check_code_shape.py
 
 stage_start=$SECONDS

@@ -113,44 +113,34 @@ std::string rate(const bench::Summary& s) {
   return buf;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Options {
   int repeats = 5, triangles = 100000;
   std::filesystem::path domains = "domains";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--triangles")) triangles = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--domains")) domains = argv[i + 1];
-  }
-  const unsigned cores = std::thread::hardware_concurrency();
-  std::printf("# geometry benchmark: repeats %d, hardware threads %u\n\n", repeats, cores);
+};
 
-  // --- Mesh inside tests -------------------------------------------------------------------------
-  const auto dir = std::filesystem::temp_directory_path() / "nodegen_bench_geometry";
+Options parse_options(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--repeats")) o.repeats = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--triangles")) o.triangles = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--domains")) o.domains = argv[i + 1];
+  }
+  return o;
+}
+
+// The torus mesh in `dir` and two domain files of it: cached.json (voxel cache on), plain.json (off).
+void write_torus_domains(const std::filesystem::path& dir, int nu, int nv) {
   std::filesystem::create_directories(dir);
-  const int nv = std::max(8, static_cast<int>(std::sqrt(triangles / 2.0 / 5.0)));
-  const int nu = std::max(8, triangles / (2 * nv));
   write_torus_off(dir / "torus.off", nu, nv);
   for (bool acc : {true, false})
     std::ofstream(dir / (acc ? "cached.json" : "plain.json"))
         << R"({"dim":3,"spacing":0.05,"shape":{"type":"mesh","file":"torus.off","accelerate":)"
         << (acc ? "true" : "false") << "}}";
-  std::vector<double> load_cached, load_plain;
-  DomainFile cached, plain;
-  for (int r = 0; r < repeats; ++r) {
-    double t0 = now_seconds();
-    cached = load_domain_file(dir / "cached.json");
-    load_cached.push_back(now_seconds() - t0);
-    t0 = now_seconds();
-    plain = load_domain_file(dir / "plain.json");
-    load_plain.push_back(now_seconds() - t0);
-  }
-  const auto& dc = *std::get<1>(cached.domain);
-  const auto& dp = *std::get<1>(plain.domain);
-  std::printf("## Mesh inside tests (torus, %d triangles)\n\n", 2 * nu * nv);
-  std::printf("Load (read + orient + AABB tree + voxel cache + spacing validation), s: cached %s, plain CGAL %s\n\n",
-              rate(summarize(load_cached)).c_str(), rate(summarize(load_plain)).c_str());
+}
+
+// One table row per point set and thread count: the voxel-cached mesh on the full set against plain
+// CGAL on its first tenth (plain CGAL is that much slower).
+void print_mesh_rates(const Domain<3>& dc, const Domain<3>& dp, int repeats) {
   std::printf("| points | threads | voxel cache: tests/s (wall) | voxel cache: tests per CPU-s | plain CGAL: tests/s (wall) | plain CGAL: tests per CPU-s |\n|---|---|---|---|---|---|\n");
   const auto uniform = uniform_points<3>(dc.bounding_box(), 2'000'000, 1);
   const auto shell = torus_shell_points(2'000'000, 2);
@@ -171,17 +161,40 @@ int main(int argc, char** argv) {
                   rate(summarize(a_cpu)).c_str(), rate(summarize(b)).c_str(), rate(summarize(b_cpu)).c_str());
     }
   }
+}
 
-  // --- Analytic shapes ------------------------------------------------------------------------------
+// Load times of the torus with and without the voxel cache, then their inside-test rates.
+void print_mesh_inside_tests(const Options& o) {
+  const auto dir = std::filesystem::temp_directory_path() / "nodegen_bench_geometry";
+  const int nv = std::max(8, static_cast<int>(std::sqrt(o.triangles / 2.0 / 5.0)));
+  const int nu = std::max(8, o.triangles / (2 * nv));
+  write_torus_domains(dir, nu, nv);
+  std::vector<double> load_cached, load_plain;
+  DomainFile cached, plain;
+  for (int r = 0; r < o.repeats; ++r) {
+    double t0 = now_seconds();
+    cached = load_domain_file(dir / "cached.json");
+    load_cached.push_back(now_seconds() - t0);
+    t0 = now_seconds();
+    plain = load_domain_file(dir / "plain.json");
+    load_plain.push_back(now_seconds() - t0);
+  }
+  std::printf("## Mesh inside tests (torus, %d triangles)\n\n", 2 * nu * nv);
+  std::printf("Load (read + orient + AABB tree + voxel cache + spacing validation), s: cached %s, plain CGAL %s\n\n",
+              rate(summarize(load_cached)).c_str(), rate(summarize(load_plain)).c_str());
+  print_mesh_rates(*std::get<1>(cached.domain), *std::get<1>(plain.domain), o.repeats);
+}
+
+void print_analytic_inside_tests(const Options& o) {
   std::printf("\n## Other inside tests (1 thread, uniform points in the bounding box)\n\n| domain | tests/s (wall) | tests per CPU-s |\n|---|---|---|\n");
   for (const char* name : {"square.json", "plate_with_holes.json", "polygon_with_holes.json", "box_minus_ball.json",
                            "cross_union.json", "gear_mesh.json"}) {
-    const DomainFile f = load_domain_file(domains / name);
+    const DomainFile f = load_domain_file(o.domains / name);
     std::vector<double> rates, cpu_rates;
     std::visit(
         [&](const auto& d) {
           const auto pts = uniform_points(d->bounding_box(), 1'000'000, 3);
-          for (int r = 0; r < repeats; ++r) {
+          for (int r = 0; r < o.repeats; ++r) {
             const Rates x = tests_per_second(*d, pts, 1);
             rates.push_back(x.wall);
             cpu_rates.push_back(x.cpu);
@@ -190,8 +203,9 @@ int main(int argc, char** argv) {
         f.domain);
     std::printf("| %s | %s | %s |\n", name, rate(summarize(rates)).c_str(), rate(summarize(cpu_rates)).c_str());
   }
+}
 
-  // --- Spacing ------------------------------------------------------------------------------------------
+void print_spacing_evaluations(int repeats) {
   std::printf("\n## Spacing evaluations (1 thread)\n\n| spacing | evaluations/s |\n|---|---|\n");
   for (const auto& spacing : {Spacing::constant(0.01), Spacing::expression("0.002 + 0.02*sqrt((x-0.5)^2+y^2)")}) {
     std::vector<double> rates;
@@ -206,15 +220,16 @@ int main(int argc, char** argv) {
     }
     std::printf("| %s | %s |\n", spacing.describe().c_str(), rate(summarize(rates)).c_str());
   }
+}
 
-  // --- Boundary nodes -----------------------------------------------------------------------------------
+void print_boundary_nodes(const Options& o) {
   std::printf("\n## Boundary nodes of the example domains (1 thread)\n\n| domain | boundary nodes | s | nodes/s |\n|---|---|---|---|\n");
-  for (const auto& e : std::filesystem::directory_iterator(domains)) {
+  for (const auto& e : std::filesystem::directory_iterator(o.domains)) {
     if (e.path().extension() != ".json") continue;
     const DomainFile f = load_domain_file(e.path());
     std::vector<double> secs;
     std::size_t count = 0;
-    for (int r = 0; r < repeats; ++r) {
+    for (int r = 0; r < o.repeats; ++r) {
       const double t0 = now_seconds();
       std::visit([&](const auto& d) { count = d->boundary_nodes(f.spacing, f.fill.seed).size(); }, f.domain);
       secs.push_back(now_seconds() - t0);
@@ -223,5 +238,16 @@ int main(int argc, char** argv) {
     std::printf("| %s | %zu | %.3f (%.3f-%.3f) | %.3g |\n", e.path().filename().c_str(), count, s.median, s.min, s.max,
                 static_cast<double>(count) / s.median);
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse_options(argc, argv);
+  std::printf("# geometry benchmark: repeats %d, hardware threads %u\n\n", o.repeats, std::thread::hardware_concurrency());
+  print_mesh_inside_tests(o);
+  print_analytic_inside_tests(o);
+  print_spacing_evaluations(o.repeats);
+  print_boundary_nodes(o);
   return 0;
 }

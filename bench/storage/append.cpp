@@ -26,6 +26,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 #include <algorithm>
@@ -228,64 +229,81 @@ long minor_faults() {
   return u.ru_minflt;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Options {
   std::size_t n = 100'000'000;
   int reps = 3;
   double cooldown = 0;
   std::string threads_arg = "1,2", variants_arg, csv_path = "output/append.csv";
+};
+
+// The options, or nothing (with a message on stderr) for an unknown one.
+std::optional<Options> parse_options(int argc, char** argv) {
+  Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--n") n = static_cast<std::size_t>(std::stod(value));
-    else if (key == "--reps") reps = std::stoi(value);
-    else if (key == "--threads") threads_arg = value;
-    else if (key == "--variants") variants_arg = value;
-    else if (key == "--csv") csv_path = value;
-    else if (key == "--cooldown") cooldown = std::stod(value);
+    if (key == "--n") o.n = static_cast<std::size_t>(std::stod(value));
+    else if (key == "--reps") o.reps = std::stoi(value);
+    else if (key == "--threads") o.threads_arg = value;
+    else if (key == "--variants") o.variants_arg = value;
+    else if (key == "--csv") o.csv_path = value;
+    else if (key == "--cooldown") o.cooldown = std::stod(value);
     else {
       std::fprintf(stderr, "unknown option %s\n", key.c_str());
-      return 2;
+      return std::nullopt;
     }
   }
-  const auto variants = all_variants();
-  std::vector<std::string> names;
-  if (variants_arg.empty()) {
-    for (const auto& [name, run] : variants) names.push_back(name);
-  } else {
-    names = nodegen::bench::split_list(variants_arg);
-    for (const auto& name : names)
-      if (!variants.count(name)) {
-        std::fprintf(stderr, "unknown variant %s\n", name.c_str());
-        return 2;
-      }
-  }
-  std::vector<int> thread_counts;
-  for (const auto& t : nodegen::bench::split_list(threads_arg)) thread_counts.push_back(std::stoi(t));
+  return o;
+}
 
-  std::filesystem::create_directories(std::filesystem::path(csv_path).parent_path());
-  std::ofstream csv(csv_path);
-  csv << "variant,threads,rep,n,seconds,mappends_per_s,cpu_seconds,cpu_mappends_per_s,minor_faults\n";
+// The variants named in `list` (all of them if it is empty), or nothing (with a message on stderr)
+// for an unknown name.
+std::optional<std::vector<std::string>> chosen_variants(const std::map<std::string, Run>& variants,
+                                                        const std::string& list) {
+  std::vector<std::string> names;
+  if (list.empty()) {
+    for (const auto& [name, run] : variants) names.push_back(name);
+    return names;
+  }
+  names = nodegen::bench::split_list(list);
+  for (const auto& name : names)
+    if (!variants.count(name)) {
+      std::fprintf(stderr, "unknown variant %s\n", name.c_str());
+      return std::nullopt;
+    }
+  return names;
+}
+
+struct Measurements {
   std::map<std::pair<std::string, int>, std::vector<double>> rates, cpu_rates;
   // Same-run ratios: per (threads, rep) keep each variant's rate.
   std::map<std::pair<int, int>, std::map<std::string, std::pair<double, double>>> by_run;  // wall, cpu
-  for (int rep = 0; rep < reps; ++rep) {
+};
+
+// Every variant at every thread count, reps times, in a new shuffled order each time; each run is
+// a line of the CSV file and of stderr.
+Measurements measure(const Options& o, const std::map<std::string, Run>& variants,
+                     const std::vector<std::string>& names, const std::vector<int>& thread_counts) {
+  std::filesystem::create_directories(std::filesystem::path(o.csv_path).parent_path());
+  std::ofstream csv(o.csv_path);
+  csv << "variant,threads,rep,n,seconds,mappends_per_s,cpu_seconds,cpu_mappends_per_s,minor_faults\n";
+  Measurements m;
+  for (int rep = 0; rep < o.reps; ++rep) {
     for (int threads : thread_counts) {
       std::vector<std::string> order = names;
       std::mt19937 shuffle_rng(static_cast<unsigned>(1000 * rep + threads));
       std::shuffle(order.begin(), order.end(), shuffle_rng);
       for (const std::string& name : order) {
-        if (cooldown > 0) std::this_thread::sleep_for(std::chrono::duration<double>(cooldown));
+        if (o.cooldown > 0) std::this_thread::sleep_for(std::chrono::duration<double>(o.cooldown));
         const long faults0 = minor_faults();
-        const double seconds = variants.at(name)(n, threads);
+        const double seconds = variants.at(name)(o.n, threads);
         const long faults = minor_faults() - faults0;
-        const double rate = double(n) / seconds / 1e6;
+        const double rate = double(o.n) / seconds / 1e6;
         // Rate if every thread had had a core to itself: n / (CPU seconds per thread).
-        const double cpu_rate = double(n) / (last_cpu_seconds / threads) / 1e6;
-        rates[{name, threads}].push_back(rate);
-        cpu_rates[{name, threads}].push_back(cpu_rate);
-        by_run[{threads, rep}][name] = {rate, cpu_rate};
-        csv << name << ',' << threads << ',' << rep << ',' << n << ',' << seconds << ',' << rate << ','
+        const double cpu_rate = double(o.n) / (last_cpu_seconds / threads) / 1e6;
+        m.rates[{name, threads}].push_back(rate);
+        m.cpu_rates[{name, threads}].push_back(cpu_rate);
+        m.by_run[{threads, rep}][name] = {rate, cpu_rate};
+        csv << name << ',' << threads << ',' << rep << ',' << o.n << ',' << seconds << ',' << rate << ','
             << last_cpu_seconds << ',' << cpu_rate << ',' << faults << '\n';
         csv.flush();
         std::fprintf(stderr, "rep %d threads %d %-22s %8.1f M/s (cpu-time %8.1f M/s) %9ld faults\n", rep, threads,
@@ -293,9 +311,14 @@ int main(int argc, char** argv) {
       }
     }
   }
+  return m;
+}
+
+void print_rate_table(const Options& o, const std::vector<std::string>& names, const std::vector<int>& thread_counts,
+                      Measurements& m) {
   std::printf("n = %zu appends of %zu bytes, %d reps; M appends/s median (min-max), from wall time and from\n"
               "CPU time per thread (what a thread with a core to itself would do; excludes time asleep on a lock)\n\n",
-              n, sizeof(Record), reps);
+              o.n, sizeof(Record), o.reps);
   std::printf("| variant | %s |\n|---|", [&] {
     std::string h;
     for (int t : thread_counts) {
@@ -309,13 +332,16 @@ int main(int argc, char** argv) {
   for (const auto& name : names) {
     std::printf("| %s |", name.c_str());
     for (int t : thread_counts) {
-      const auto s = nodegen::bench::summarize(rates[{name, t}]);
-      const auto c = nodegen::bench::summarize(cpu_rates[{name, t}]);
+      const auto s = nodegen::bench::summarize(m.rates[{name, t}]);
+      const auto c = nodegen::bench::summarize(m.cpu_rates[{name, t}]);
       std::printf(" %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) |", s.median, s.min, s.max, c.median, c.min, c.max);
     }
     std::printf("\n");
   }
-  // Same-run ratios for the targets: VM default against vector + mutex and against the faulted limit.
+}
+
+// Same-run ratios for the targets: VM default against vector + mutex and against the faulted limit.
+void print_same_run_ratios(int reps, const std::vector<int>& thread_counts, Measurements& m) {
   std::printf("\nsame-run ratios, median (min-max) over reps:\n");
   for (int t : thread_counts) {
     for (const char* vm : {"vm_default_c1", "vm_default_c1024"}) {
@@ -323,7 +349,7 @@ int main(int argc, char** argv) {
         auto pick = [clock](const std::pair<double, double>& r) { return clock == 0 ? r.first : r.second; };
         std::vector<double> vs_vector, vs_limit;
         for (int rep = 0; rep < reps; ++rep) {
-          auto& run = by_run[{t, rep}];
+          auto& run = m.by_run[{t, rep}];
           if (!run.count(vm)) continue;
           if (run.count("vector_mutex")) vs_vector.push_back(pick(run[vm]) / pick(run["vector_mutex"]));
           if (run.count("faulted_limit")) vs_limit.push_back(pick(run[vm]) / pick(run["faulted_limit"]));
@@ -336,5 +362,20 @@ int main(int argc, char** argv) {
       }
     }
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::optional<Options> o = parse_options(argc, argv);
+  if (!o) return 2;
+  const auto variants = all_variants();
+  const std::optional<std::vector<std::string>> names = chosen_variants(variants, o->variants_arg);
+  if (!names) return 2;
+  std::vector<int> thread_counts;
+  for (const auto& t : nodegen::bench::split_list(o->threads_arg)) thread_counts.push_back(std::stoi(t));
+  Measurements m = measure(*o, variants, *names, thread_counts);
+  print_rate_table(*o, *names, thread_counts, m);
+  print_same_run_ratios(o->reps, thread_counts, m);
   return 0;
 }

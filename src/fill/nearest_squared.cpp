@@ -43,7 +43,7 @@ NODEGEN_CLONES void nearest_squared_3f(const ScreenInput3& in, float bound, floa
                                        std::uint64_t* clear) noexcept {
   // The offsets from the centre, scaled and rounded to float once each: the candidates' three arrays,
   // then the neighbours'. Here rather than in the caller so they too run at the clone's width (in the
-  // caller's portable code they were SSE2 loops, a twentieth of the 3D fill's time).
+  // caller's portable code they would be SSE2 loops).
   const std::size_t m = in.m, n = in.n;
   float* fc[3] = {scratch, scratch + m, scratch + 2 * m};
   float* fq[3] = {scratch + 3 * m, scratch + 3 * m + n, scratch + 3 * m + 2 * n};

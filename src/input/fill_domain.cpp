@@ -18,16 +18,16 @@ constexpr int dimension_of(const Domain<D>*) {
   return D;
 }
 
-// The least room a fill reserves: 16384 nodes are 40-60 MB of address space.
+// The least room a fill reserves, in nodes: a few tens of MB of address space.
 constexpr std::size_t kLeastReservation = 16384;
 
 // The room the first fill reserves. The store and the k-d tree's arenas reserve address space (not
-// memory) for every node they have room for: 2.47 KB a node in 2D and 3.64 KB in 3D, measured. Sized
-// by the cap (1e8 by default) that is 250-360 GB, which a virtual-memory limit (ulimit -v, a batch
-// system's) refuses outright. Sized by twice the loader's estimate (its interior count is measure / h^d
-// where the fill packs about 1.1 / h^2 in 2D and 1.3 / h^3 in 3D), a run asks for what its nodes
-// justify, and an estimate that a coarse grid got wrong (a refinement narrower than its cells, a
-// shape between its points) costs more fills, not a wrong result.
+// memory) for every node they have room for, a few KB a node (bench/RESULTS.md, Fill). Sized by the
+// cap (1e8 by default) that is hundreds of GB, which a virtual-memory limit (ulimit -v, a batch
+// system's) refuses outright. Sized by twice the loader's estimate (its interior count is measure / h^d,
+// a little below what the fill packs), a run asks for what its nodes justify, and an estimate that a
+// coarse grid got wrong (a refinement narrower than its cells, a shape between its points) costs more
+// fills, not a wrong result.
 std::size_t first_reservation(const DomainFile& file, std::size_t boundary, const FillOptions& options) {
   const std::size_t cap = file.fill.max_nodes;
   if (options.reserve_nodes) return std::min(options.reserve_nodes, cap);
@@ -51,7 +51,8 @@ AnyDiscretization fill_domain(const DomainFile& file, const FillOptions& options
           const auto placed = std::chrono::steady_clock::now();
           if (runs == 1) run.reserve_nodes = first_reservation(file, boundary.size(), options);
           // The boundary placement's scratch is freed but stays resident unless trimmed, and the fill
-          // never reuses it (its store and tree are mmap'd): 7 B/node of peak RSS on a 1e6-node cube.
+          // never reuses it (its store and tree are mmap'd), so it would add to the peak (bench/RESULTS.md,
+          // Fill).
           release_free_heap();
           try {
             // Moved in: the fill keeps only the boundary's normals and ids once the nodes are seeded.

@@ -72,7 +72,7 @@ TEST(FillDeterminismConcurrent, EveryBackendSameNodesSeedsDiffer) {
 }
 
 // The candidates of a node with a crowd within reach ask the tree one by one (FillOptions::crowd, and
-// gather_neighbours in pnp_fill.hpp says why): the nodes are those that checking them against the
+// gather_neighbours in fill/internal/node_rule.hpp says why): the nodes are those that checking them against the
 // gathered neighbours gives, at every thread count. Crowd 0 takes that path at every node; the spacing
 // that jumps 100x has real crowds (the fine nodes just across the jump get the coarse h, and 23 000
 // fine nodes lie within their reach) next to nodes that gather.

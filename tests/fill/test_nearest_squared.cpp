@@ -2,7 +2,7 @@
 // per-candidate loop bit for bit (counts that are and are not multiples of the vector width, no
 // neighbours, starting values the 2D pass must keep), the 3D one on its offsets rounded to float, and
 // both mark the candidates at or above a bound; and
-// pnp_fill.hpp's nearest_squared (in 3D a float pass screening for the double sums) decides every
+// fill/internal/candidate_test.hpp's nearest_squared (in 3D a float pass screening for the double sums) decides every
 // candidate as the double sums do, also for neighbours placed within a hair of the test radius on
 // either side, where a float pass cannot tell, marking exactly the clear ones.
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "nodegen/fill/nearest_squared.hpp"
-#include "nodegen/fill/pnp_fill.hpp"
+#include "nodegen/fill/internal/candidate_test.hpp"
 
 namespace nodegen::fill_detail {
 namespace {

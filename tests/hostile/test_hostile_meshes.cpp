@@ -25,28 +25,27 @@ namespace {
 using namespace nodegen::test;
 
 // Class 3: header counts are checked against the file's size before CGAL allocates by them, and OBJ
-// face indices against the vertices.
-TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
-  struct Case {
-    const char* file;
-    std::string bytes;
-    const char* expected;
-  };
-  // An ASCII PLY tetrahedron with these vertex properties and data, `extra` elements (declared after
-  // the faces, their data after the faces') and the faces' list type.
-  const std::string kTetraVertices = "0 0 0\n1 0 0\n0 1 0\n0 0 1\n";
-  auto ply_tetra = [&](const std::vector<std::string>& vertex_properties, const std::string& vertices = "0 0 0\n1 0 0\n0 1 0\n0 0 1\n",
-                       const std::string& extra = "", const std::string& extra_data = "",
-                       const std::string& list = "list uchar int") {
-    std::string text = "ply\nformat ascii 1.0\nelement vertex 4\n";
-    for (const std::string& p : vertex_properties) text += "property " + p + "\n";
-    return text + "element face 4\nproperty " + list + " vertex_indices\n" + extra + "end_header\n" + vertices +
-           "3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n" + extra_data;
-  };
-  std::string stl(80, ' ');
-  const std::uint32_t claimed = 1'000'000'000;
-  stl.append(reinterpret_cast<const char*>(&claimed), 4).append(100, '\0');
-  const std::vector<Case> cases = {
+// face indices against the vertices. A case: a mesh file, and a part of the message that refuses it.
+struct LyingMeshCase {
+  const char* file;
+  std::string bytes;
+  const char* expected;
+};
+
+// An ASCII PLY tetrahedron with these vertex properties and data, `extra` elements (declared after
+// the faces, their data after the faces') and the faces' list type.
+std::string ply_tetra(const std::vector<std::string>& vertex_properties,
+                      const std::string& vertices = "0 0 0\n1 0 0\n0 1 0\n0 0 1\n", const std::string& extra = "",
+                      const std::string& extra_data = "", const std::string& list = "list uchar int") {
+  std::string text = "ply\nformat ascii 1.0\nelement vertex 4\n";
+  for (const std::string& p : vertex_properties) text += "property " + p + "\n";
+  return text + "element face 4\nproperty " + list + " vertex_indices\n" + extra + "end_header\n" + vertices +
+         "3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n" + extra_data;
+}
+
+// OFF files (and COFF, STOFF): counts, faces, colours and keywords that CGAL misread.
+std::vector<LyingMeshCase> lying_off_cases() {
+  return {
       {"vertices.off", "OFF\n1000000000 1 0\n0 0 0\n", "claiming 1000000000 vertices"},
       {"faces.off", "OFF\n3 1000000000 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n", "1000000000 faces"},
       {"polygon.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n2000000000 0 1 2\n", "face 0 claiming 2e+09 vertices"},
@@ -63,17 +62,34 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
       // Found by fuzz_mesh_off: CGAL's header ends its keyword at the first character that is not a letter
       // or digit ("OFF*0 4 0" is OFF with 0 vertices and 4 faces), and casts 4.4e22 to an index.
       {"keyword.off", "OFF*0 4 0 0 03 \xe0" "BIN\n \n105 044444444444444444444444\n0\n", "face 1 claiming 105 vertices"},
-      // A polygon's corners make a fan of triangles around one vertex: quadratic work in CGAL's checks.
-      {"corners.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf" + [] {
-         std::string f;
-         for (int k = 0; k < 1025; ++k) {
-           f += ' ';
-           f += static_cast<char>('1' + k % 3);
-         }
-         return f + "\n";
-       }(),
-       "OBJ face 0 with 1025 corners, above the limit of 1024"},
-      {"triangles.stl", stl, "claiming 1000000000 triangles"},
+      // Found by fuzz_mesh_off: a COFF vertex with 2 numbers after its coordinates, which CGAL read as
+      // three colour numbers, past the end of its array.
+      {"colour.off", "COFF\n4 4 0\n0 0 0 1 2\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "has OFF vertex 0 with 2 colour numbers"},
+      // Found by fuzz_mesh_off: NUL bytes between the comment lines of a COFF file, which CGAL and the
+      // check split into records differently; CGAL then read a colour past its array.
+      {"nul.off", std::string("COFF\n4 4 1\n#0 \x00\x00\x00" "4\xe9 4 1\n#0 \x00\x00\x00\x00\x00\x00\x08\x00\x00OFFF\n4 4 1\n#0 \x00\x00\x00" "4 4 1\n#0 \x00\x00\x00\x00\x00\x00\x08\x00\x00OFF\xf6", 75), "has a NUL byte at offset 14"},
+      {"face_colour.off", "COFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2 255 0\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "has OFF face 0 with 2 colour numbers"},
+      // Found by fuzz_mesh_off: a COFF vertex without a colour after vertices with one, for which CGAL
+      // still read three colour numbers, past the end of its array (and the same for faces).
+      {"colour_dropped.off", "COFF\n4 4 0\n0 0 0 1\n1 0 0 1\n0 1 0\n0 0 1 1\n3 0 1 2\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "has OFF vertex 2 without a colour after vertices with one"},
+      {"face_colour_dropped.off", "COFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2 7\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "has OFF face 1 without a colour after faces with one"},
+      // Texture coordinates (STOFF, ST4OFF): CGAL's reader of them crashed on a plain tetrahedron, or not,
+      // from run to run.
+      {"texture.off", "STOFF\n4 4 0\n0 0 0 0 0\n1 0 0 0 0\n0 1 0 0 0\n0 0 1 0 0\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "is an STOFF file (texture coordinates)"},
+      {"texture4.off", "ST4OFF\n4 4 0\n0 0 0 1 0 0 1\n1 0 0 1 0 0 1\n0 1 0 1 0 0 1\n0 0 1 1 0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "is an STOFF file (texture coordinates)"},
+  };
+}
+
+// PLY files: counts, lists, elements and property types that CGAL misread.
+std::vector<LyingMeshCase> lying_ply_cases() {
+  const std::string kTetraVertices = "0 0 0\n1 0 0\n0 1 0\n0 0 1\n";
+  return {
       {"elements.ply", "ply\nformat ascii 1.0\nelement vertex 1000000000000\nproperty float x\nend_header\n0\n",
        "element counts that need at least"},
       {"list.ply",
@@ -85,7 +101,6 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
        "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\n"
        "property list int int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n-1 0 1 2\n",
        "not a count"},
-      {"mesh.vtp", "anything", "unsupported mesh format \".vtp\""},
       // Found by the fuzz_mesh_ply target: CGAL's PLY reader added the property to the last element of an
       // empty list (undefined behaviour).
       {"property_first.ply", "ply\nformat ascii 1.0\nproperty float x\nelement vertex 1\nend_header\n0\n",
@@ -100,35 +115,8 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
        "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\n"
        "element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 \f088882 1\n",
        "PLY face 0 with vertex index 88882, but 4 vertices"},
-      // Found by fuzz_mesh_off: a COFF vertex with 2 numbers after its coordinates, which CGAL read as
-      // three colour numbers, past the end of its array.
-      {"colour.off", "COFF\n4 4 0\n0 0 0 1 2\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
-       "has OFF vertex 0 with 2 colour numbers"},
-      // Found by fuzz_mesh_off: NUL bytes between the comment lines of a COFF file, which CGAL and the
-      // check split into records differently; CGAL then read a colour past its array.
-      {"nul.off", std::string("COFF\n4 4 1\n#0 \x00\x00\x00" "4\xe9 4 1\n#0 \x00\x00\x00\x00\x00\x00\x08\x00\x00OFFF\n4 4 1\n#0 \x00\x00\x00" "4 4 1\n#0 \x00\x00\x00\x00\x00\x00\x08\x00\x00OFF\xf6", 75), "has a NUL byte at offset 14"},
       {"nul.ply", ply_tetra({"float x", "float y", "float z"}, std::string("0 0 0\n1 0 0\n0 1 0\n0 0 1\0\n", 25)),
        "has a NUL byte at offset"},
-      {"face_colour.off", "COFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2 255 0\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
-       "has OFF face 0 with 2 colour numbers"},
-      // Found by fuzz_mesh_off: a COFF vertex without a colour after vertices with one, for which CGAL
-      // still read three colour numbers, past the end of its array (and the same for faces).
-      {"colour_dropped.off", "COFF\n4 4 0\n0 0 0 1\n1 0 0 1\n0 1 0\n0 0 1 1\n3 0 1 2\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
-       "has OFF vertex 2 without a colour after vertices with one"},
-      {"face_colour_dropped.off", "COFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 1 2 7\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
-       "has OFF face 1 without a colour after faces with one"},
-      // OBJ face indices past an int's range: the face lost its corners from there on, silently, and the
-      // repair closed the hole it left.
-      {"huge_index.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 4294967298\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
-       "has OBJ face 0 with an index beyond the range of an index"},
-      {"huge_index2.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 99999999999999999999/1\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
-       "has OBJ face 0 with an index beyond the range"},
-      // Texture coordinates (STOFF, ST4OFF): CGAL's reader of them crashed on a plain tetrahedron, or not,
-      // from run to run.
-      {"texture.off", "STOFF\n4 4 0\n0 0 0 0 0\n1 0 0 0 0\n0 1 0 0 0\n0 0 1 0 0\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
-       "is an STOFF file (texture coordinates)"},
-      {"texture4.off", "ST4OFF\n4 4 0\n0 0 0 1 0 0 1\n1 0 0 1 0 0 1\n0 1 0 1 0 0 1\n0 0 1 1 0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
-       "is an STOFF file (texture coordinates)"},
       // Found by fuzz_mesh_ply: an element with no property (its property line misspelt) and a count of
       // 8.9e12, whose items CGAL looped over reading nothing.
       {"no_properties.ply",
@@ -156,6 +144,28 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
       {"no_end.ply", "ply\nformat ascii 1.0\nelement vertex 111111111114\nelement vertex 4\nproperty float x\nproperty float y\n"
                      "property float z\nend_heade&\n1 0 0\n1 0 0\n1 2.3\n",
        "has a PLY header with no end_header line"},
+  };
+}
+
+// OBJ files: face corners and indices that CGAL misread.
+std::vector<LyingMeshCase> lying_obj_cases() {
+  return {
+      // A polygon's corners make a fan of triangles around one vertex: quadratic work in CGAL's checks.
+      {"corners.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf" + [] {
+         std::string f;
+         for (int k = 0; k < 1025; ++k) {
+           f += ' ';
+           f += static_cast<char>('1' + k % 3);
+         }
+         return f + "\n";
+       }(),
+       "OBJ face 0 with 1025 corners, above the limit of 1024"},
+      // OBJ face indices past an int's range: the face lost its corners from there on, silently, and the
+      // repair closed the hole it left.
+      {"huge_index.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 4294967298\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+       "has OBJ face 0 with an index beyond the range of an index"},
+      {"huge_index2.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 99999999999999999999/1\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+       "has OBJ face 0 with an index beyond the range"},
       // CGAL's OBJ reader read past its vertex array for each of these (valgrind: invalid read).
       {"zero.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 0 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 0 that names no vertex"},
       {"past.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 5\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 5"},
@@ -163,13 +173,36 @@ TEST_F(HostileInput, MeshHeadersThatLieAboutTheirCounts) {
       {"skipped.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\rfq1_1 0\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 0"},
       {"relative.obj", "v 0 0 0\nv 1 0 0\nf -1 -2 -3\nv 0 1 0\nv 0 0 1\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index -3"},
   };
-  for (const Case& c : cases) {
-    write_binary(c.file, c.bytes);
-    write("mesh.json", mesh_domain(c.file));
-    expect_error({"run", "mesh.json"}, {"mesh.json", "shape.file", c.file, c.expected}, {c.file});
-    fs::remove(dir_ / c.file);
-  }
 }
+
+// A binary STL that claims more triangles than it holds, and a format nodegen does not read.
+std::vector<LyingMeshCase> lying_stl_and_other_cases() {
+  std::string stl(80, ' ');
+  const std::uint32_t claimed = 1'000'000'000;
+  stl.append(reinterpret_cast<const char*>(&claimed), 4).append(100, '\0');
+  return {
+      {"triangles.stl", stl, "claiming 1000000000 triangles"},
+      {"mesh.vtp", "anything", "unsupported mesh format \".vtp\""},
+  };
+}
+
+// Each case's file, read as the shape of a mesh domain, is refused with its message.
+class HostileMeshHeaders : public HostileInput {
+ protected:
+  void expect_each_refused(const std::vector<LyingMeshCase>& cases) {
+    for (const LyingMeshCase& c : cases) {
+      write_binary(c.file, c.bytes);
+      write("mesh.json", mesh_domain(c.file));
+      expect_error({"run", "mesh.json"}, {"mesh.json", "shape.file", c.file, c.expected}, {c.file});
+      fs::remove(dir_ / c.file);
+    }
+  }
+};
+
+TEST_F(HostileMeshHeaders, LyingOff) { expect_each_refused(lying_off_cases()); }
+TEST_F(HostileMeshHeaders, LyingPly) { expect_each_refused(lying_ply_cases()); }
+TEST_F(HostileMeshHeaders, LyingObj) { expect_each_refused(lying_obj_cases()); }
+TEST_F(HostileMeshHeaders, LyingStlAndOthers) { expect_each_refused(lying_stl_and_other_cases()); }
 
 // Found by fuzz_mesh_repair: an ASCII STL whose repaired surface is flat along an axis (its voxel cells
 // 1e-300 wide there), so a padded triangle box reached -5e29 cells, cast to int (undefined behaviour,

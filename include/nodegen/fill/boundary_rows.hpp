@@ -4,8 +4,8 @@
 //
 // Why: a BoundaryNode<3> is 56 bytes (position, normal, id, padding) and the geometry's vector of
 // them stayed alive through the whole fill, next to the store that holds the same positions. Keeping
-// only these rows (28 bytes per boundary node in 3D, 20 in 2D) lowers the fill's peak by 1.6 MB on
-// a 1e6-node cube (58 000 boundary nodes); see bench/results/fill.md, "Peak memory through the CLI".
+// only these rows (28 bytes per boundary node in 3D, 20 in 2D) lowers the fill's peak memory
+// (bench/RESULTS.md, Fill).
 #include <cstdint>
 #include <utility>
 #include <vector>

@@ -75,8 +75,7 @@ inline void place_candidates_2d(const double* __restrict dx, const double* __res
 // as Eigen's Matrix3d * Vector3d product associates them in a portable build (rows 0 and 1 a packet
 // summed column by column, row 2 a scalar reduction that adds the last two products first), so the
 // candidates are the same doubles as centre + m * dir there. Compiled once per instruction set
-// (src/fill/candidates.cpp): inline in the fill it ran as a 2-wide SSE2 loop, a twentieth of the 3D
-// fill's time.
+// (src/fill/candidates.cpp): inline in the fill's portable code it would run as a 2-wide SSE2 loop.
 void rotate_and_shift_3d(const double* m, const double* centre, const double* dx, const double* dy,
                          const double* dz, std::size_t n, double* x, double* y, double* z) noexcept;
 

@@ -41,8 +41,9 @@ struct FillOptions {
   // returns its own rows (Discretization::share). Null: this process fills everything.
   PhaseExchange* exchange = nullptr;
   // Nodes within reach of an expanded node beyond which its candidates ask the tree one by one instead
-  // of being checked against the gathered nodes (pnp_fill.hpp, gather_neighbours): far more than a
-  // smooth spacing puts there (tens), few enough that gathering them costs little beside the queries.
+  // of being checked against the gathered nodes (internal/node_rule.hpp, gather_neighbours): far more
+  // than a smooth spacing puts there (tens), few enough that gathering them costs little beside the
+  // queries.
   // The nodes are the same at any value; tests set 0 to take the one-by-one path everywhere.
   std::size_t crowd = 4096;
 };

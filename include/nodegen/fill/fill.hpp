@@ -39,7 +39,7 @@ Discretization<D> pnp_fill_on(Backend backend, const DomainT& domain, const Spac
 // (boundary read, boundary consumed), declared (PREFIX extern) or defined (PREFIX empty). The library
 // defines them for both dimensions and every store, one file a store (src/fill/domain_fill_<store>.cpp,
 // compiled side by side); every other file that fills a Domain (fill_domain, the test suites) compiles
-// none of the fill's body, about 10 s of compile time for each dimension and store.
+// none of the fill's body, the bulk of their compile time.
 #define NODEGEN_DOMAIN_FILL(PREFIX, D, STORE)                                                                   \
   PREFIX template Discretization<D> pnp_fill<D, STORE, Domain<D>, Spacing, BoundaryNode<D>>(                 \
       const Domain<D>&, const Spacing&, const std::vector<BoundaryNode<D>>&, const FillParams&, const FillOptions&); \

@@ -1,8 +1,8 @@
 #pragma once
 // The fill's candidate test kernels: for every candidate, the squared distance to its nearest
-// neighbour, all candidates at once (pnp_fill.hpp's nearest_squared says why this shape): in double
-// precision for 2D, in single precision for 3D, where it is the screening pass that pnp_fill.hpp's
-// nearest_squared settles exactly.
+// neighbour, all candidates at once (internal/candidate_test.hpp says why this shape): in double
+// precision for 2D, in single precision for 3D, where it is the screening pass that
+// internal/candidate_test.hpp's nearest_squared settles exactly.
 //
 // Compiled once per instruction set and chosen at run time (spatial/target_clones.hpp), so the
 // portable build runs the AVX-512 or AVX2 loop where the CPU has it and the SSE2 one elsewhere. They

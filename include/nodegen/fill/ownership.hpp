@@ -8,9 +8,10 @@
 // rows follow each other in rank order.
 //
 // Readers: a tile of level L expands nodes of spacing r <= w_L / kTileSpacings lying in its cell, and
-// reads the nodes within (1 + zeta) r < 2 w_L / kTileSpacings of them (pnp_fill.hpp, reach()). So a node
-// p can be read only by tiles whose cell, grown by 2 / kTileSpacings of its edge, contains p: for every
-// level that nodes exist at, at most 2^D tiles. Their owners are the ranks that must hold p.
+// reads the nodes within (1 + zeta) r < 2 w_L / kTileSpacings of them (internal/node_rule.hpp,
+// NodeRule::reach). So a node p can be read only by tiles whose cell, grown by 2 / kTileSpacings of its
+// edge, contains p: for every level that nodes exist at, at most 2^D tiles. Their owners are the ranks
+// that must hold p.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -3,76 +3,73 @@
 // and deterministic: the nodes are a function of the domain, the spacing and the seed alone, the same
 // bytes at every thread count and on every backend. Templated on the storage backend.
 //
-// The node rule is PNP's: node p with spacing r = h(p) proposes candidates on the circle/sphere of
-// radius r around it (randomly rotated, the rotation drawn from the seed and p's coordinates); a
-// candidate c is accepted when it lies inside the domain and no node, old or just accepted, lies
-// within zeta*r of it. Accepted candidates are expanded in turn. In 2D the ring is tried from the
-// counter-clockwise end of a free run (ring_selection.hpp: fewer unfillable voids than Medusa's scan
-// from the rotation's position 0: holes p99.9 0.775 h instead of 0.855 h).
-//
-// Speed: one neighbourhood query per expanded node instead of one proximity query per candidate. Every
-// node that can reject a candidate of p lies within r + zeta*r of p, so the tree is asked once for that
-// ball and the 15-65 candidates are checked against the short list (and against the candidates of p
-// already accepted).
+// The node rule is PNP's (internal/node_rule.hpp): node p with spacing r = h(p) proposes candidates on
+// the circle/sphere of radius r around it, randomly rotated; a candidate is accepted when it lies
+// inside the domain and no node, old or just accepted, lies within zeta r of it. Accepted candidates
+// are expanded in turn.
 //
 // Order (docs/parallel-fill.md has the argument): the work is ordered by space, not by time. Every
-// node belongs to a tile (tile_grid.hpp: tiles sized by the node's spacing, in levels and colours).
-// The fill runs in phases; a phase takes the tiles of one (generation, level, colour) that have nodes
-// of that generation waiting and expands those nodes, tiles in parallel: a tile expands them first in,
-// first out, keeps the accepted candidates that are its own (same tile, same level) as waiting nodes
-// of the next generation, and sets aside the others. Tiles of one phase are far enough apart that
-// none can see what another writes, so what a tile does depends only on what earlier phases left.
-// Between phases, one thread gives every node the phase placed its store slot, tile by tile in the
-// merge order of their keys (tile_grid.hpp: ownership block, then Z-order), and the set-aside nodes go
-// to their tiles in that order too (handed over by a thread out of items as tiles finish, the rest by
-// that one thread). Phases run in ascending (generation, level, colour) order
-// until no tile has a waiting node. Several processes (MPI ranks) can share the fill: each expands the
-// tiles it owns and they exchange nodes between phases (the section "Several processes" below).
+// node belongs to a tile (tile_grid.hpp: tiles sized by the node's spacing, in levels and colours;
+// internal/tile_map.hpp). The fill runs in phases (internal/phase_queue.hpp); a phase takes the tiles
+// of one (generation, level, colour) that have nodes of that generation waiting and expands those
+// nodes, tiles in parallel: a tile expands them first in, first out, keeps the accepted candidates that
+// are its own (same tile, same level) as waiting nodes of the next generation, and sets aside the
+// others. Tiles of one phase are far enough apart that none can see what another writes, so what a tile
+// does depends only on what earlier phases left. The set-aside nodes go to their tiles and the placed
+// nodes get their store slots tile by tile in the merge order of the tiles' keys (tile_grid.hpp:
+// ownership block, then Z-order; internal/hand_over.hpp, internal/store_slots.hpp). Phases run in
+// ascending (generation, level, colour) order until no tile has a waiting node. Several processes (MPI
+// ranks) can share the fill: each expands the tiles it owns and they exchange nodes between phases
+// (internal/rank_exchange.hpp).
+//
+// Rounds: one thread team runs every phase, one round a phase, and meets at a barrier between rounds
+// (parallel/phase_barrier.hpp), whose completion step (one thread, the others waiting) does the serial
+// part. A round's items are the phase's tiles and the store copies of the previous phase's nodes
+// (internal/round_items.hpp). PnpFill below orchestrates these parts; each part's header says what it
+// keeps and why.
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <chrono>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
-#include <map>
-#include <mutex>
 #include <exception>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "nodegen/fill/boundary_rows.hpp"
-#include "nodegen/fill/candidates.hpp"
-#include "nodegen/storage/discard_pages.hpp"
 #include "nodegen/fill/discretization.hpp"
-#include "nodegen/fill/nearest_squared.hpp"
-#include "nodegen/fill/ownership.hpp"
-#include "nodegen/storage/release_free_heap.hpp"
-#include "nodegen/fill/ring_selection.hpp"
+#include "nodegen/fill/internal/candidate_test.hpp"
+#include "nodegen/fill/internal/fill_output.hpp"
+#include "nodegen/fill/internal/fill_tree.hpp"
+#include "nodegen/fill/internal/first_failure.hpp"
+#include "nodegen/fill/internal/hand_over.hpp"
+#include "nodegen/fill/internal/heap_trim.hpp"
+#include "nodegen/fill/internal/node_rule.hpp"
+#include "nodegen/fill/internal/phase_queue.hpp"
+#include "nodegen/fill/internal/phase_times.hpp"
+#include "nodegen/fill/internal/point_list.hpp"
+#include "nodegen/fill/internal/rank_exchange.hpp"
+#include "nodegen/fill/internal/round_items.hpp"
+#include "nodegen/fill/internal/store_slots.hpp"
+#include "nodegen/fill/internal/tile_map.hpp"
 #include "nodegen/fill/tile_grid.hpp"
 #include "nodegen/fill/fill_params.hpp"
 #include "nodegen/geometry/box.hpp"
+#include "nodegen/geometry/spacing.hpp"
 #include "nodegen/geometry/spacing_fault.hpp"
-#include "nodegen/spatial/kdtree.hpp"
-#include "nodegen/spatial/point.hpp"
-#include "nodegen/parallel/backoff.hpp"
 #include "nodegen/parallel/false_sharing.hpp"
 #include "nodegen/parallel/phase_barrier.hpp"
-#include "nodegen/storage/store_concept.hpp"
 #include "nodegen/parallel/thread_team.hpp"
+#include "nodegen/spatial/point.hpp"
+#include "nodegen/storage/store_concept.hpp"
 #include "nodegen/storage/vm_store.hpp"
 
 namespace nodegen {
-
-// A candidate closer than kZeta * h(p) to an existing node is rejected (Medusa's default).
-inline constexpr double kZeta = 1.0 - 1e-10;
 
 // The fill needed more nodes than FillOptions::reserve_nodes, still below the cap: the same fill with
 // more room gives the same nodes (they depend on the domain, spacing and seed alone).
@@ -87,153 +84,6 @@ class ReservationFull : public StoreFull {
 };
 
 namespace fill_detail {
-
-// A node position as the store keeps it (Eigen's fixed vectors are not trivially copyable).
-template <int D>
-using StoredPoint = std::array<double, D>;
-
-template <int D>
-inline Vec<D> to_vec(const StoredPoint<D>& s) {
-  Vec<D> v;
-  for (int a = 0; a < D; ++a) v[a] = s[static_cast<std::size_t>(a)];
-  return v;
-}
-template <int D>
-inline StoredPoint<D> to_stored(const Vec<D>& v) {
-  StoredPoint<D> s;
-  for (int a = 0; a < D; ++a) s[static_cast<std::size_t>(a)] = v[a];
-  return s;
-}
-
-// Points as one array per coordinate, so the distance tests below vectorise.
-template <int D>
-struct PointList {
-  std::array<std::vector<double>, D> x;
-  std::size_t size() const { return x[0].size(); }
-  void clear() {
-    for (auto& v : x) v.clear();
-  }
-  void reserve(std::size_t n) {
-    for (auto& v : x) v.reserve(n);
-  }
-  void push(const Vec<D>& p) {
-    for (int a = 0; a < D; ++a) x[static_cast<std::size_t>(a)].push_back(p[a]);
-  }
-  void resize(std::size_t n) {
-    for (auto& v : x) v.resize(n);
-  }
-  // Point i as a vector.
-  Vec<D> at(std::size_t i) const {
-    Vec<D> p;
-    for (int a = 0; a < D; ++a) p[a] = x[static_cast<std::size_t>(a)][i];
-    return p;
-  }
-  // The points of `pts`, replacing these. Sized first and written by index: push's end pointers live in
-  // memory the stores might alias, so a loop of pushes reloads and stores them for every coordinate.
-  void assign(const std::vector<Vec<D>>& pts) {
-    const std::size_t n = pts.size();
-    resize(n);
-    for (int a = 0; a < D; ++a) {
-      double* out = x[static_cast<std::size_t>(a)].data();
-      for (std::size_t i = 0; i < n; ++i) out[i] = pts[i][a];
-    }
-  }
-};
-
-// True when no point of `pts` lies strictly within sqrt(r2) of c. No early exit: the branch-free loop
-// over the short list is faster than a data-dependent break.
-template <int D>
-inline bool clear_of(const Vec<D>& c, const PointList<D>& pts, double r2) {
-  const std::size_t n = pts.size();
-  const double* px = pts.x[0].data();
-  const double* py = pts.x[1].data();
-  const double* pz = pts.x[D - 1].data();
-  const double cx = c[0], cy = c[1], cz = c[D - 1];
-  int hits = 0;
-  for (std::size_t j = 0; j < n; ++j) {
-    const double dx = px[j] - cx, dy = py[j] - cy, dz = D == 3 ? pz[j] - cz : 0.0;
-    hits += (dx * dx + dy * dy + dz * dz) < r2;
-  }
-  return hits == 0;
-}
-
-// What nearest_squared gives per candidate: a double in 2D, a float in 3D.
-template <int D>
-using NearValue = std::conditional_t<D == 2, double, float>;
-
-// The candidate test's result and scratch (nearest_squared): which candidates no node blocks, as bits.
-template <int D>
-struct CandidateTest {
-  std::vector<NearValue<D>> near2;   // each candidate against its nearest neighbour (3D: the float screen's)
-  std::vector<float> floats;         // 3D: the single-precision copies of the candidates and neighbours
-  std::vector<std::uint64_t> clear;  // bit i % 64 of word i / 64: no node blocks candidate i
-
-  // Room for m candidates' marks: words the kernels then write whole (size), or all blocked (reset).
-  void size(std::size_t m) { clear.resize((m + 63) / 64); }
-  void reset(std::size_t m) { clear.assign((m + 63) / 64, 0); }
-  bool is_clear(std::size_t i) const { return ((clear[i / 64] >> (i % 64)) & 1) != 0; }
-  void set_clear(std::size_t i) { clear[i / 64] |= std::uint64_t{1} << (i % 64); }
-  void set_blocked(std::size_t i) { clear[i / 64] &= ~(std::uint64_t{1} << (i % 64)); }
-  // f(i) for every clear candidate i, in order (one step per clear candidate, not per candidate). Each
-  // word is read once before its candidates are visited, so f may mark them blocked.
-  template <class F>
-  void for_each_clear(F&& f) const {
-    for (std::size_t w = 0; w < clear.size(); ++w)
-      for (std::uint64_t bits = clear[w]; bits != 0; bits &= bits - 1)
-        f(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
-  }
-};
-
-// The margin of the screening pass, in units of the squared gather radius: at least twice the largest
-// difference between a float squared distance of offsets scaled into [-1, 1] and the double one (each
-// coordinate rounds by 2^-24 on conversion and the difference by 2^-23, so a squared axis by under
-// 5 * 2^-22 and the sum of three, with its roundings, by under 5e-6).
-inline constexpr double kScreenMargin = 1.0 / 65536;
-
-// Sets t.clear to the candidates of `cands` with no point of `pts` strictly within sqrt(r2), by
-// clear_of's sums, term for term (pts lie within `reach` of p, the candidates' node).
-//
-// One pass over `pts` updates every candidate at once: the inner loop runs over the candidates'
-// coordinate arrays and vectorises, where a loop per candidate over the ~10-30 neighbours spent its
-// time in reductions (the kernels, in one clone per instruction set: nearest_squared.hpp). The kernel
-// marks the clear candidates in a mask of 64 at a time, so the selection visits only those few, where
-// a loop over all 65 testing each with a branch spent 5 % of the 3D fill.
-//
-// 2D: the double sums themselves; clear when the squared distance is at least r2.
-//
-// 3D (65 candidates against ~30 neighbours, a quarter of the fill's time in double precision): a
-// screening pass in single precision, twice the candidates a step, on offsets from p divided by reach
-// (so every coordinate lies in [-1, 1] whatever the domain's size or place). A candidate whose float
-// distance lies within kScreenMargin of the scaled r2 is decided by the double sums (clear_of); the
-// others by the float distance, which lies on the same side of the limit as the double one. So every
-// candidate is decided as the double sums decide it and the nodes do not change: bench/fill 3D x1.07.
-// (In 2D the same pass ran 0.91x: ~15 candidates leave 7 to the 8-wide loop's scalar tail, and the
-// copies cost more than the narrower pass saves.)
-template <int D>
-inline void nearest_squared(const Vec<D>& p, double reach, const PointList<D>& cands, const PointList<D>& pts,
-                            double r2, CandidateTest<D>& t) {
-  const std::size_t m = cands.size(), n = pts.size();
-  t.size(m);
-  if constexpr (D == 2) {
-    t.near2.assign(m, std::numeric_limits<double>::infinity());
-    nearest_squared_2d(cands.x[0].data(), cands.x[1].data(), m, pts.x[0].data(), pts.x[1].data(), n, r2,
-                       t.near2.data(), t.clear.data());
-  } else {
-    const double scale = 1.0 / reach;
-    t.near2.resize(m);
-    if (t.floats.size() < 3 * (m + n)) t.floats.resize(2 * 3 * (m + n));
-    const ScreenInput3 in{{cands.x[0].data(), cands.x[1].data(), cands.x[2].data()}, m,
-                          {pts.x[0].data(), pts.x[1].data(), pts.x[2].data()}, n, {p[0], p[1], p[2]}, scale};
-    // lo < limit < hi as floats: the margin is 512-1024 float ulps at the limit (just below 0.25).
-    const double limit = r2 * scale * scale;
-    const auto lo = static_cast<float>(limit - kScreenMargin), hi = static_cast<float>(limit + kScreenMargin);
-    nearest_squared_3f(in, lo, t.floats.data(), t.near2.data(), t.clear.data());
-    // The marked candidates are clear but those within the margin, which the double sums settle.
-    t.for_each_clear([&](std::size_t i) {
-      if (t.near2[i] < hi && !clear_of<D>(cands.at(i), pts, r2)) t.set_blocked(i);
-    });
-  }
-}
 
 // The store options of a backend family, from the fill options (only the VM store has any).
 template <class Options>
@@ -250,14 +100,9 @@ template <int D, template <class> class Store, class DomainT, class SpacingT>
 class PnpFill {
  public:
   using Point = StoredPoint<D>;
-  // The tree answers where the nodes are, never which: it keeps no ids (4 bytes a node). Leaves of up
-  // to 64 points: with the leaf scan one vectorised pass, a shallower tree pays for the larger leaves
-  // (bench/fill at 1 thread, 5 alternated rounds, against 32: 2D x1.04, 3D x1.03; 16: x0.91, 48:
-  // x0.98-0.99 and 128: x0.98 of 64), the nodes being the same. Its points lie on a grid of 2^32
-  // steps per axis over the domain's box (grid_frame.hpp): 4 bytes a coordinate instead of 8, and a
-  // node's neighbours are tested at their grid points, within sqrt(D) / 2 steps (6.1e-10 of the box in
-  // 3D, 0.3 % of the least spacing the fill takes) of them.
-  using Tree = KdTree<D, Store, 64, PointIds::none, Coords::grid>;
+  using TreeOf = FillTree<D, Store>;
+  using Tree = typename TreeOf::Tree;
+  using Rule = NodeRule<D, Tree, DomainT>;
 
   PnpFill(const DomainT& domain, const SpacingT& spacing, const FillParams& params, const FillOptions& options)
       : domain_(domain),
@@ -265,20 +110,19 @@ class PnpFill {
         params_(params),
         options_(options),
         threads_(std::max(1, options.threads)),
-        dirs_(unit_candidates<D>(params.candidates)),
-        dirs_by_axis_(by_axis(dirs_)),
-        box_diagonal_(domain.bounding_box().size().norm()),
+        rule_(domain, params.candidates, params.seed, options.crowd),
         min_spacing_(least_spacing(domain.bounding_box())),
         grid_(domain.bounding_box().lo, domain.bounding_box().size().maxCoeff()),
         constant_spacing_(is_constant(spacing)),
-        log_(options.phase_log),
-        ex_(options.exchange && options.exchange->size() > 1 ? options.exchange : nullptr),
-        rank_(ex_ ? ex_->rank() : 0),
-        ranks_(ex_ ? ex_->size() : 1),
+        times_(options.phase_log),
         reserved_(options.reserve_nodes ? std::min(options.reserve_nodes, params.max_nodes) : params.max_nodes),
         store_(reserved_, store_options<typename Store<Point>::Options>(options)),
-        tree_(std::make_unique<Tree>(reserved_, frame_around(domain.bounding_box()),
-                                     store_options<typename Store<Point>::Options>(options))) {}
+        tree_(reserved_, domain.bounding_box(), store_options<typename Store<Point>::Options>(options)),
+        tiles_(grid_),
+        items_(threads_),
+        slots_(threads_),
+        hand_over_(threads_, tiles_, phases_, round_),
+        ranks_(options.exchange, grid_, tiles_, phases_, hand_over_, slots_, store_, tree_, round_) {}
 
   template <class BoundaryNodeT>
   Discretization<D> run(const std::vector<BoundaryNodeT>& boundary) {
@@ -293,58 +137,21 @@ class PnpFill {
   }
 
  private:
-  // A node waiting to be expanded, with its spacing (evaluated once, when it was accepted). Its
-  // generation (the boundary is generation 0, a node placed by a node of generation g is g + 1) is
-  // kept by its tile, not by the node: a waiting list holds at most two generations (below).
-  struct Waiting {
-    Vec<D> pos;
-    double h;
-  };
-  // An accepted node that belongs to another tile, set aside until the tile is handed over, with the
-  // tile's index (kNoTile when the tile does not exist yet). The expanding thread looks the tile up
-  // (find_tile), so the hand-over only appends the node.
-  static constexpr std::uint32_t kNoTile = 0xFFFF'FFFFu;
-  struct SetAside {
-    Waiting node;
-    TileKey<D> key;
-    std::uint32_t tile;
-  };
-  struct Tile {
-    TileKey<D> key;
-    std::uint64_t block = 0;        // its ownership block (tile_grid.hpp), the merge order's first key
-    std::uint32_t index = 0;        // in tiles_ (the order tiles were first met: storage only, no order)
-    Vec<D> lo, hi;                  // its cell (a node on a face may go either way; both are safe)
-    // First in, first out. Its first front_count nodes are of generation front_generation, the rest of
-    // the next one: a node of generation g + 2 is placed in a phase of generation g + 1, which comes
-    // after every phase of generation g, this tile's included, so the g nodes are gone by then; and a
-    // node of generation g arrives only from phases of generation g - 1, before any of g.
-    std::vector<Waiting> waiting;
-    std::uint64_t front_generation = 0;
-    std::size_t front_count = 0;
-    std::vector<Vec<D>> placed;     // the nodes this tile placed in the current phase, in order
-    std::vector<SetAside> set_aside;
-    std::int64_t listed = -1;       // the latest generation whose phase lists this tile
-    int worker = 0;                 // the thread that expanded it last (where its lines are cached)
-    std::atomic<std::uint64_t> expanded_round{~std::uint64_t{0}};  // the last round that expanded it
-    // The nodes runs handed over to it in round seg_round (deliver): waiting[seg_base, ...) holds one
-    // segment per run that delivered, in run order, each (run, end) ending where the next begins.
-    std::uint64_t seg_round = ~std::uint64_t{0};
-    std::size_t seg_base = 0;
-    std::vector<std::pair<int, std::size_t>> segs;
-    std::atomic<std::uint32_t> lock{0};  // deliveries from several runs during a round
-  };
-  // A phase: the nodes of one generation in the tiles of one level and one colour.
-  struct Phase {
-    std::uint64_t generation;
-    std::int32_t level;
-    int colour;
-    friend auto operator<=>(const Phase&, const Phase&) = default;
+  // Per-thread scratch, reused by every expansion of that thread: the node rule's, and an evaluator of
+  // the spacing. On cache lines of its own: the vectors' headers are written by every expansion. Made by
+  // the thread that uses it (run_impl), so what it allocates comes from that thread's heap too: a
+  // spacing expression's evaluator writes its variables and muparser's stack at every h(x), and
+  // evaluators one thread made one after the other shared cache lines (bench/RESULTS.md, Fill).
+  struct alignas(kFalseSharingBytes) Scratch : Rule::Scratch {
+    explicit Scratch(typename SpacingT::Evaluator e) : h(std::move(e)) {}
+    typename SpacingT::Evaluator h;
   };
 
   static bool is_constant(const SpacingT& spacing) {
     if constexpr (requires { spacing.is_constant(); }) return spacing.is_constant();
     else return false;
   }
+  Scratch& scratch(int t) { return *scratch_[static_cast<std::size_t>(t)]; }
 
   // `owned`: &boundary when the fill may consume it, else null.
   template <class BoundaryNodeT>
@@ -357,11 +164,8 @@ class PnpFill {
     run_team(threads_, [&](int t, int) {
       scratch_[static_cast<std::size_t>(t)] = std::make_unique<Scratch>(spacing_.evaluator());
     });
-    share_lists_.resize(static_cast<std::size_t>(threads_));
-    shares_ = std::make_unique<Share[]>(2 * static_cast<std::size_t>(threads_));
-    runs_ = std::make_unique<Run[]>(static_cast<std::size_t>(threads_));
     try {
-      if (ex_) seed_boundary_ranks(boundary);
+      if (ranks_.active()) seed_boundary_ranks(boundary);
       else seed_boundary(boundary);
       if (owned) rows = take_boundary_rows<D>(std::move(*owned));  // `boundary` is empty from here on
       run_phases();
@@ -374,7 +178,7 @@ class PnpFill {
                       "that the spacing is not far smaller than intended) [" + e.what() + "]");
     }
     scratch_.clear();
-    Discretization<D> out = rows ? collect(std::move(*rows)) : collect(boundary);
+    Discretization<D> out = rows ? collect(std::move(*rows), rows->size()) : collect(boundary, boundary.size());
     out.phases = stats_.phases;
     out.tile_runs = stats_.tile_runs;
     out.largest_tile_run = stats_.largest_run;
@@ -382,48 +186,6 @@ class PnpFill {
     out.fill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return out;
   }
-
-  // Per-thread scratch, reused by every expansion of that thread. On cache lines of its own: the
-  // vectors' headers are written by every expansion. Made by the thread that uses it (run_impl), so what
-  // it allocates comes from that thread's heap too: a spacing expression's evaluator writes its variables
-  // and muparser's stack at every h(x), and evaluators that one thread made one after the other shared
-  // cache lines (2 threads on square_graded.json: muparser 5.6-7.8 % of the samples, 2.4-2.9 % so).
-  struct alignas(kFalseSharingBytes) Scratch {
-    explicit Scratch(typename SpacingT::Evaluator e) : h(std::move(e)) {
-      neighbours.reserve(256);
-      accepted.reserve(64);
-    }
-    typename SpacingT::Evaluator h;
-    std::vector<Vec<D>> accepted;
-    PointList<D> neighbours;  // nodes near the expanded node
-    typename Tree::Finger finger;  // this thread's place in the tree: its last insert's path
-    PointList<D> cands;            // the candidates by coordinate
-    PointList<D> kept;             // 3D: the candidates kept so far
-    CandidateTest<D> test;             // which candidates no node blocks (nearest_squared)
-    std::vector<unsigned char> ring_free;  // 2D: which ring candidates are free (ring_selection.hpp)
-    bool crowded = false;                  // the last gather stopped at the crowd (gather_neighbours)
-  };
-
-  // An insert by the one thread at work (seeding, or the barrier's completion step): no other thread
-  // is in the tree, so the buckets that leaves move out of are made reusable as it goes
-  // (KdTree::reuse_retired) rather than at the end of the next round (the 6.7e4 boundary nodes of a
-  // 1e6-node cube, inserted before the first round, held 3 bytes a node of the fill's peak so).
-  void insert_alone(const Vec<D>& p, Scratch& s) {
-    tree_->insert(p, s.finger);
-    if (++alone_inserts_ % 1024 == 0) tree_->reuse_retired();
-  }
-
-  // The completion step's: the k-d tree's retired buckets made reusable (no thread is in the tree,
-  // KdTree::reuse_retired) once kReuseAfter nodes have been placed since the last time, not every
-  // round: the call reads every stripe, the other threads' lines among them, 0.4 ms of a 2D 1e6 fill's
-  // 2 ms of completion steps at 2 threads (1.0 of 4.6 ms on distant cores), and the buckets a few
-  // thousand inserts retire are a few tens of KiB.
-  void reuse_retired_buckets() {
-    if (count_ - reused_at_ < kReuseAfter) return;
-    tree_->reuse_retired();
-    reused_at_ = count_;
-  }
-  static constexpr std::size_t kReuseAfter = 4096;
 
   // The boundary nodes are the store's first nodes, in the order the geometry produced them, and the
   // first waiting nodes of their tiles.
@@ -433,618 +195,91 @@ class PnpFill {
       throw StoreFull("the domain has " + std::to_string(boundary.size()) + " boundary nodes");
     const std::size_t n = boundary.size();
     if (n == 0) return;
-    const std::size_t first = store_.claim(n);
+    const std::size_t first = slots_.claim(store_, n);
     boundary_local_ = n;
-    Scratch& s = *scratch_.front();
+    Scratch& s = scratch(0);
     for (std::size_t i = 0; i < n; ++i) {
       const Vec<D>& p = boundary[i].pos;
       store_.set(first + i, to_stored<D>(p));
-      insert_alone(p, s);
+      tree_.insert_alone(p, s.finger);
       const double r = spacing_at(p, s);
-      const TileKey<D> key = grid_.key_of(p, r);
-      Tile& tile = tile_at(key);
-      enqueue(tile, {p, r}, 0);
+      phases_.enqueue(tiles_.at(grid_.key_of(p, r)), {p, r}, 0);
     }
-    count_ = first + n;
     report_progress(n);
   }
-
-  // The index of the tile with this key, kNoTile when there is none. Read-only, so the team's threads
-  // call it during a round: tiles are created (tile_at) only before the phases and in completion steps.
-  std::uint32_t find_tile(const TileKey<D>& key) const {
-    const auto it = tile_index_.find(key);
-    return it == tile_index_.end() ? kNoTile : it->second;
-  }
-  Tile& tile_at(const TileKey<D>& key) {
-    auto [it, fresh] = tile_index_.try_emplace(key, tiles_.size());
-    if (fresh) {
-      tiles_.push_back(std::make_unique<Tile>());
-      Tile& t = *tiles_.back();
-      t.key = key;
-      t.block = TileGrid<D>::block_code(key);
-      t.index = static_cast<std::uint32_t>(it->second);
-      grid_.cell_of(key, t.lo, t.hi);
-    }
-    return *tiles_[it->second];
-  }
-  // Appends a node of `generation` to the tile's waiting list and lists the tile in that generation's phase.
-  void enqueue(Tile& tile, const Waiting& node, std::uint64_t generation) {
-    if (tile.waiting.empty()) {
-      tile.front_generation = generation;
-      tile.front_count = 0;
-    }
-    if (generation == tile.front_generation) ++tile.front_count;
-    tile.waiting.push_back(node);
-    schedule(tile, generation);
-  }
-  // Lists the tile in the phase of `generation` (a node of that generation now waits in it).
-  void schedule(Tile& tile, std::uint64_t generation) {
-    if (tile.listed >= static_cast<std::int64_t>(generation)) return;
-    tile.listed = static_cast<std::int64_t>(generation);
-    ready_[phase_of(tile, generation)].push_back(tile.index);
-  }
-  // The list of the tile's phase of `generation` in ready_.
-  static Phase phase_of(const Tile& tile, std::uint64_t generation) {
-    return {generation, tile.key.level, TileGrid<D>::colour(tile.key)};
+  // The same with several processes (internal/rank_exchange.hpp).
+  template <class BoundaryNodeT>
+  void seed_boundary_ranks(const std::vector<BoundaryNodeT>& boundary) {
+    std::tie(boundary_first_, boundary_local_) = ranks_.seed(
+        boundary, params_.max_nodes, threads_, domain_,
+        [this](int t, const Vec<D>& p) { return spacing_at(p, scratch(t)); },
+        [this](int t, const Vec<D>& p) { return scratch(t).h(p); }, scratch(0).finger);
+    report_progress(boundary_local_);
   }
 
-  // Phases in ascending (generation, level, colour) until no tile has a waiting node. A phase of
-  // generation g only adds nodes of generation g + 1, so every phase comes after those that feed it.
+  // Phases in ascending (generation, level, colour) until no tile has a waiting node.
   //
-  // One team runs every phase. A round: each thread takes the tiles of its share (cut_tiles: a run of
-  // this phase's tiles along space, those with the most nodes waiting first), then the other shares'
-  // next tiles, then hands its run over (hand_over_run: the set-aside nodes to their tiles; the first
-  // thread there also prepares the next round), then takes the copies of the tiles its run handed over
-  // in the previous phase into their store slots, then the others' copies (cut_copies: the long items
-  // start early and the short ones fill the end of the round). Then the team meets at the barrier, whose
-  // completion step (one thread, the others waiting) does what that left: hand-over, slots, the next phase. The
-  // barrier orders every write of a round before every read of the next (parallel/phase_barrier.hpp: the
-  // completion happens after every arrival and before any thread returns from the wait). A thread that fails
-  // still arrives, so nobody waits for it; the completion step then ends the fill.
+  // A round: each thread takes the tiles of its share (its run, those with the most nodes waiting
+  // first), then the other shares' next tiles, then hands its run over (hand_over_run; the first thread
+  // there also prepares the next round), then takes the copies of the tiles its run handed over in the
+  // previous phase into their store slots, then the others' copies. Then the team meets at the barrier,
+  // whose completion step (end_phase) does what that left: hand-over, slots, the next phase. The barrier
+  // orders every write of a round before every read of the next (parallel/phase_barrier.hpp: the
+  // completion happens after every arrival and before any thread returns from the wait). A thread that
+  // fails still arrives, so nobody waits for it; the completion step then ends the fill.
   void run_phases() {
     start_next_phase();
     PhaseBarrier sync(threads_);
     run_team(threads_, [&](int t, int) {
-      Scratch& s = *scratch_[static_cast<std::size_t>(t)];
+      Scratch& s = scratch(t);
       sync.meet();  // the members start at different times
       while (!done_) {
         try {
           // Its own run of the tiles, then what is left of the others'; the hand-over of its run's
           // tiles that are done; then the copies the same way; then the rest of the hand-over.
-          for (int v = 0; v < 2 * threads_ && !failed_.load(std::memory_order_relaxed); ++v) {
+          for (int v = 0; v < 2 * threads_ && !failure_.failed(); ++v) {
             if (v == threads_) hand_over_run(t, false);
-            const std::size_t owner = static_cast<std::size_t>((t + v) % threads_);
-            Share& share = shares_[static_cast<std::size_t>(v / threads_ * threads_) + owner];
-            for (std::size_t i; (i = share.next.fetch_add(1, std::memory_order_relaxed)) < share.end;) {
-              if (failed_.load(std::memory_order_relaxed)) break;
-              const auto start = log_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-              const std::size_t item = order_[i];
-              if (item < active_.size()) {
-                Tile& tile = *tiles_[active_[item]];
+            const int owner = (t + v) % threads_;
+            const auto share = static_cast<std::size_t>(v / threads_ * threads_ + owner);
+            items_.take(share, [this] { return failure_.failed(); }, [&](std::size_t i, std::uint32_t item) {
+              const auto start = times_.item_start();
+              if (item < round_.tiles.size()) {
+                Tile<D>& tile = tiles_[round_.tiles[item]];
                 tile.worker = t;
-                expand_tile(tile, generation_, s);
-                tile.expanded_round.store(round_, std::memory_order_release);  // its run's thread may hand it over
+                expand_tile(tile, round_.generation, s);
+                // its run's thread may hand it over
+                tile.expanded_round.store(round_.number, std::memory_order_release);
               } else {
-                copy_to_store(runs_[owner], item - active_.size());
+                slots_.write(store_, static_cast<std::size_t>(owner), item - round_.tiles.size());
               }
-              if (log_) log_->item_seconds.back()[i] = seconds_since(start);
-            }
+              times_.item(i, start);
+            });
           }
           hand_over_run(t, sync.spins());
-          trim_if_due();
+          trim_.trim_if_due(times_);
         } catch (...) {
-          fail(std::current_exception());
+          failure_.fail(std::current_exception());
         }
         sync.arrive_and_wait([this]() noexcept { end_phase(); });
       }
     });
-    if (error_) std::rethrow_exception(error_);
-  }
-
-  static float seconds_since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<float>(std::chrono::steady_clock::now() - t).count();
-  }
-
-  struct Run;
-  // The nodes one tile placed in one phase, and the store slot of the first (from a run's base).
-  struct CopyJob {
-    std::size_t first;
-    std::vector<Vec<D>> nodes;
-  };
-  // A round's items as cut_tiles and cut_copies cut them: the order, and each share's range of it
-  // (the threads' runs of tiles, then their copies), with the nodes waiting in the phase's tiles.
-  struct Cut {
-    std::vector<std::uint32_t> order;
-    std::vector<std::pair<std::size_t, std::size_t>> ranges;
-    std::size_t tiles = 0;    // items below this are tiles, the others copies
-    std::size_t waiting = 0;  // nodes waiting in the tiles
-    std::vector<std::pair<std::size_t, std::size_t>> runs;  // each thread's tiles, as merge positions [first, second)
-  };
-  // Writes the round's copy item `copy` (cut_copies), one of the run's due jobs.
-  void copy_to_store(Run& run, std::size_t copy) {
-    CopyJob& job = run.due[copy - run.due_item];
-    const std::size_t first = run.due_base + job.first;
-    for (std::size_t k = 0; k < job.nodes.size(); ++k) store_.set(first + k, to_stored<D>(job.nodes[k]));
-    std::vector<Vec<D>>().swap(job.nodes);
-  }
-  // Drops every run's copies not written (a thread failed).
-  void drop_copies() {
-    for (int t = 0; t < threads_; ++t) {
-      runs_[static_cast<std::size_t>(t)].due.clear();
-      runs_[static_cast<std::size_t>(t)].copies.clear();
-    }
-  }
-
-  void fail(std::exception_ptr e) noexcept {
-    std::lock_guard lock(error_mutex_);
-    if (!error_) error_ = std::move(e);
-    failed_.store(true, std::memory_order_relaxed);  // the others stop taking items
-  }
-
-  // The barrier's completion step (one thread; the others wait).
-  void end_phase() noexcept {
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      reuse_retired_buckets();
-      for (int t = 0; t < threads_; ++t) {  // written; slots are absolute until finish_hand_over sets a base
-        runs_[static_cast<std::size_t>(t)].due.clear();
-        runs_[static_cast<std::size_t>(t)].due_base = 0;
-      }
-      if (ex_) {
-        end_phase_ranks();
-        if (log_) {
-          log_->completion_seconds.push_back(seconds_since(start));
-          log_->handover_seconds.push_back(0.0f);
-        }
-        return;
-      }
-      // What the runs' hand-overs during the round (hand_over_run) left, then what they deferred.
-      if (!failed_.load(std::memory_order_relaxed)) {
-        for (int t = 0; t < threads_; ++t)
-          for (Run& run = runs_[static_cast<std::size_t>(t)]; run.next < run.hi; ++run.next) hand_over_in_run(t);
-        finish_hand_over();
-      }
-      start_next_phase();  // timed with the rest: picking and sorting the next phase's tiles is serial too
-      // The next phase's planning and the heap trim done during the round, each by one thread, are logged
-      // with the completion step, as if serial: the model (docs/parallel-fill.md) then does not count on
-      // the round's tails to hide them. The runs' hand-overs, each by its own thread, are logged apart.
-      if (log_) {
-        float handing = 0.0f;
-        for (int t = 0; t < threads_; ++t) handing += std::exchange(runs_[static_cast<std::size_t>(t)].seconds, 0.0f);
-        const float planning = std::exchange(plan_seconds_, 0.0f);
-        log_->completion_seconds.push_back(seconds_since(start) + planning + std::exchange(trim_seconds_, 0.0f));
-        log_->handover_seconds.push_back(handing - planning);
-      }
-    } catch (...) {
-      fail(std::current_exception());
-      drop_copies();
-      active_.clear();
-      order_.clear();
-      done_ = true;
-    }
-  }
-
-  // The nodes this process's tiles placed in the phase.
-  std::size_t placed_count() const {
-    std::size_t n = 0;
-    for (std::uint32_t t : active_) n += tiles_[t]->placed.size();
-    return n;
-  }
-  // Store slots for n nodes; returns the first.
-  std::size_t claim_slots(std::size_t n) {
-    const std::size_t slot = n ? store_.claim(n) : count_;
-    count_ = slot + n;
-    report_progress(n);
-    return slot;
-  }
-  // The nodes of the phase's tiles active_[from, to) get their slots from `slot` on, tile by tile in
-  // the merge order; the next round writes them there (each job in the due list of the thread that
-  // placed its nodes, whose cache holds them). Several processes.
-  void queue_copies(std::size_t from, std::size_t to, std::size_t slot) {
-    for (std::size_t k = from; k < to; ++k) {
-      Tile& tile = *tiles_[active_[k]];
-      queue_copy(tile, slot, stats_.largest_run, runs_[static_cast<std::size_t>(tile.worker)].due);
-    }
-  }
-  // The tile's placed nodes go to `into` as a job for the store from `slot` on (then moved past them);
-  // `largest` keeps the most nodes one tile placed.
-  static void queue_copy(Tile& tile, std::size_t& slot, std::size_t& largest, std::vector<CopyJob>& into) {
-    largest = std::max(largest, tile.placed.size());
-    if (tile.placed.empty()) return;
-    into.push_back({slot, std::move(tile.placed)});
-    slot += into.back().nodes.size();
-    tile.placed = {};
-  }
-  // With several processes the completion step hands over every tile, interleaved with the nodes
-  // received (take_nodes), in the merge order, each node straight into its tile.
-  void hand_over_set_aside() {
-    for (std::uint32_t t : active_) hand_over(*tiles_[t], 0, nullptr);
-  }
-
-  // The hand-over. Each run (a thread's share of the phase's tiles, a range of the merge order: runs
-  // in thread order cover the phase's tiles in the merge order) is handed over by its own thread as
-  // soon as it has run out of tiles (hand_over_run), tile by tile in the merge order: the tile's
-  // set-aside nodes go to their tiles (deliver) and its placed nodes are queued for the store, at
-  // offsets from the run's first slot. The completion step hands over what the runs left, in the same
-  // way, then the nodes whose tile did not exist at the start of the round (their tiles are made then,
-  // since the expanding threads read the tile map during the round), in the merge order of their
-  // sources, and gives each run its first slot, after the runs before it (finish_hand_over).
-  //
-  // Why the nodes come out as if one thread had handed over every tile in the merge order: a tile's
-  // nodes arrive in its waiting list in segments, one per run, kept in run order whichever thread
-  // delivers first (deliver), and within a segment in the order its one thread handed its run over,
-  // the merge order. It is safe during the round: a tile of the phase sets nodes aside only to tiles
-  // outside the phase (other colours or levels, tile_grid.hpp), which no thread expands in it, or to
-  // itself; a run's thread hands over only tiles that are expanded (expanded_round, release /
-  // acquire); deliveries to one tile from several runs take its lock; and what they add to ready_
-  // waits in the run's list until the run is handed over, then goes there under ready_lock_
-  // (list_scheduled), into phases of the next generation, which the round's planner
-  // (plan_next_phase) does not take. Each thread's hand-over touches its own run's tiles,
-  // which it expanded itself unless another thread took them, and the tiles next to them: on this
-  // VM's distant vCPU placement a cache line between the two threads costs about 165 ns.
-  //
-  // A run's thread hands over the tiles that are done before it takes copies, without waiting; after
-  // the copies it goes on, and waits for its tiles that another thread is still expanding when every
-  // thread has a core (`spin`, as the barrier's waiters) until kHandOverWait has passed since it
-  // began, and otherwise stops; the completion step hands over the rest. The first thread out of
-  // tiles also prepares the next round (plan_next_phase).
-  struct alignas(kFalseSharingBytes) Run {
-    std::size_t hi = 0, next = 0;  // its tiles are active_[.., hi); those before next are handed over
-    std::size_t placed = 0;        // nodes its handed-over tiles placed (its copies' offsets)
-    std::size_t largest = 0, early = 0;  // the most nodes one tile placed; tiles handed over in the round
-    float seconds = 0.0f;                // the phase log's: its hand-over time this round
-    std::vector<CopyJob> copies;         // first: the offset from the run's first slot
-    std::vector<std::uint32_t> scheduled;  // tiles to list in ready_ for the next generation
-    std::vector<std::pair<std::size_t, std::uint32_t>> new_tile_sources;  // (merge position, tile)
-    // The copies of the round before, which this round writes (the run's thread first: it handed
-    // them over), from slot due_base on; the first is the round's copy item due_item (cut_copies).
-    // Written only by the completion step; apart from the fields above, which its thread writes.
-    alignas(kFalseSharingBytes) std::vector<CopyJob> due;
-    std::size_t due_base = 0, due_item = 0;
-  };
-
-  void hand_over_run(int t, bool spin) {
-    Run& run = runs_[static_cast<std::size_t>(t)];
-    if (ex_ || run.next == run.hi) return;
-    const auto start = std::chrono::steady_clock::now();
-    if (!planning_.exchange(true, std::memory_order_acquire) && !plan_.ready &&
-        !failed_.load(std::memory_order_relaxed)) {
-      plan_next_phase(false);
-      if (log_) plan_seconds_ += seconds_since(start);  // within run.seconds below; the log keeps them apart
-    }
-    Backoff backoff;
-    unsigned waits = 0;
-    while (run.next < run.hi && !failed_.load(std::memory_order_relaxed)) {
-      if (tiles_[active_[run.next]]->expanded_round.load(std::memory_order_acquire) != round_) {
-        if (!spin || (++waits % 64 == 0 && std::chrono::steady_clock::now() - start > kHandOverWait)) break;
-        backoff.pause();
-        continue;
-      }
-      hand_over_in_run(t);
-      ++run.next;
-      ++run.early;
-    }
-    if (run.next == run.hi) list_scheduled(run);
-    if (log_) run.seconds += seconds_since(start);
-  }
-  // The tiles the run listed for the next generation go to ready_, by the run's thread as soon as its
-  // hand-over is done (the tiles are in its cache; in the completion step the same took 1.1 ms of a
-  // 2D 1e6 fill's 4 ms of serial steps at 2 threads), or by the completion step. ready_lock_ orders
-  // this with the other runs and with the round's planner; the order within a phase's list does not
-  // matter, since plan_next_phase sorts it.
-  void list_scheduled(Run& run) {
-    if (run.scheduled.empty()) return;
-    const std::uint64_t generation = generation_ + 1;
-    SpinGuard guard(ready_lock_);
-    std::vector<std::uint32_t>* list = nullptr;
-    Phase last{};
-    for (std::uint32_t i : run.scheduled) {  // a run's tiles mostly list in a few phases
-      const Phase phase = phase_of(*tiles_[i], generation);
-      if (!list || phase != last) list = &ready_[last = phase];
-      list->push_back(i);
-    }
-    run.scheduled.clear();
-  }
-  // Hands over the tile at run t's position next.
-  void hand_over_in_run(int t) {
-    Run& run = runs_[static_cast<std::size_t>(t)];
-    Tile& tile = *tiles_[active_[run.next]];
-    hand_over(tile, t, &run);
-    queue_copy(tile, run.placed, run.largest, run.copies);
-  }
-  // The tile's set-aside nodes (those for tiles this process owns) go to their tiles, as run `r`'s.
-  // With `run` (one process) the nodes for tiles not made yet wait for finish_hand_over and the tiles
-  // to list go to the run's list; without, everything goes straight in (several processes, whose
-  // completion step hands over alone).
-  void hand_over(Tile& tile, int r, Run* run) {
-    bool to_new_tiles = false;
-    const std::vector<SetAside>& aside = tile.set_aside;
-    for (std::size_t i = 0; i < aside.size();) {
-      const SetAside& n = aside[i];
-      if (ranks_ > 1 && own_.owner(n.key) != rank_) {
-        ++i;
-      } else if (n.tile == kNoTile) {
-        if (run) to_new_tiles = true;
-        else enqueue(tile_at(n.key), n.node, generation_ + 1);
-        ++i;
-      } else {  // the nodes for one tile mostly come together: one delivery for them all
-        std::size_t j = i + 1;
-        while (j < aside.size() && aside[j].tile == n.tile) ++j;
-        deliver(*tiles_[n.tile], aside.data() + i, aside.data() + j, r, run);
-        i = j;
-      }
-    }
-    if (to_new_tiles) {
-      run->new_tile_sources.push_back({run->next, tile.index});
-      if (!tile.waiting.empty()) list_next(tile, run);
-    } else {
-      release_set_aside(tile, run);
-    }
-  }
-  // Appends the nodes [from, to) to the tile's waiting list as run r's (generation_ + 1) in this
-  // round: after the segments of the runs before r, before those of the runs after it.
-  void deliver(Tile& tile, const SetAside* from, const SetAside* to, int r, Run* run) {
-    SpinGuard guard(tile.lock);
-    const std::uint64_t generation = generation_ + 1;
-    const std::size_t n = static_cast<std::size_t>(to - from);
-    if (tile.waiting.empty()) {
-      tile.front_generation = generation;
-      tile.front_count = 0;
-    }
-    if (generation == tile.front_generation) tile.front_count += n;
-    if (tile.seg_round != round_) {
-      tile.seg_round = round_;
-      tile.seg_base = tile.waiting.size();
-      tile.segs.clear();
-    }
-    std::size_t s = 0, at = tile.seg_base;
-    while (s < tile.segs.size() && tile.segs[s].first < r) at = tile.segs[s++].second;
-    if (s == tile.segs.size() || tile.segs[s].first != r) tile.segs.insert(tile.segs.begin() + static_cast<std::ptrdiff_t>(s), {r, at});
-    at = tile.segs[s].second;
-    for (std::size_t k = s; k < tile.segs.size(); ++k) tile.segs[k].second += n;
-    if (at == tile.waiting.size()) {
-      for (const SetAside* p = from; p != to; ++p) tile.waiting.push_back(p->node);
-    } else {  // a run after r delivered first
-      tile.waiting.insert(tile.waiting.begin() + static_cast<std::ptrdiff_t>(at), n, from->node);
-      for (const SetAside* p = from; p != to; ++p) tile.waiting[at++] = p->node;
-    }
-    list_next(tile, run);
-  }
-  // Lists the tile in the next generation's phase: in ready_ at once, or through the run's list.
-  void list_next(Tile& tile, Run* run) {
-    if (!run) return schedule(tile, generation_ + 1);
-    if (tile.listed >= static_cast<std::int64_t>(generation_ + 1)) return;
-    tile.listed = static_cast<std::int64_t>(generation_ + 1);
-    run->scheduled.push_back(tile.index);
-  }
-  void release_set_aside(Tile& tile, Run* run) {
-    // A tile the front is crossing keeps its set-aside list's room for its next phase; one the front
-    // has passed (nothing waiting) keeps no capacity: 3.5 B a node at 1e6 nodes in 2D if it did.
-    tile.set_aside.clear();
-    if (!tile.waiting.empty()) {
-      list_next(tile, run);
-    } else {
-      std::vector<Waiting>().swap(tile.waiting);
-      std::vector<SetAside>().swap(tile.set_aside);
-      std::vector<std::pair<int, std::size_t>>().swap(tile.segs);
-    }
-  }
-  // The completion step's end of the hand-over (one process): the tiles the runs listed go to ready_;
-  // the nodes for tiles not made at the start of the round go to them, now made, in the merge order of
-  // their sources; and each run's queued nodes get their store slots, after the runs before it.
-  void finish_hand_over() {
-    const std::uint64_t generation = generation_ + 1;
-    for (int t = 0; t < threads_; ++t) {
-      Run& run = runs_[static_cast<std::size_t>(t)];
-      list_scheduled(run);
-      new_tile_sources_.insert(new_tile_sources_.end(), run.new_tile_sources.begin(), run.new_tile_sources.end());
-      run.new_tile_sources.clear();
-    }
-    std::sort(new_tile_sources_.begin(), new_tile_sources_.end());
-    for (const auto& [position, t] : new_tile_sources_) {
-      Tile& tile = *tiles_[t];
-      for (const SetAside& n : tile.set_aside)
-        if (n.tile == kNoTile) enqueue(tile_at(n.key), n.node, generation);
-      release_set_aside(tile, nullptr);
-    }
-    new_tile_sources_.clear();
-    std::size_t total = 0;
-    for (int t = 0; t < threads_; ++t) total += runs_[static_cast<std::size_t>(t)].placed;
-    std::size_t slot = claim_slots(total);
-    for (int t = 0; t < threads_; ++t) {
-      Run& run = runs_[static_cast<std::size_t>(t)];
-      run.due.swap(run.copies);  // the jobs stay where the run's thread wrote them
-      run.due_base = slot;
-      slot += run.placed;
-      stats_.largest_run = std::max(stats_.largest_run, run.largest);
-      stats_.early_hand_overs += run.early;
-      run.placed = run.largest = run.early = 0;
-    }
-  }
-  // The next phase's tiles, sorted and cut into the next round's shares by the first thread out of
-  // tiles while the others finish theirs. The next phase is known once ready_'s smallest phase can no
-  // longer change: at once when it is of this phase's generation g (2 of 3 phases in 2D, 7 of 8 in
-  // 3D), since a node of generation g arrives only from phases of generation g - 1 and the hand-over
-  // adds only nodes of g + 1; otherwise once the hand-over is finished (`all_handed`: the completion
-  // step, after finish_hand_over). The completion step adds this phase's copies to the cut. Called by
-  // the first thread out of tiles (planning_), whose ready_ and plan the completion step reads after
-  // the barrier, and by the completion step when that one could not.
-  void plan_next_phase(bool all_handed) {
-    SpinGuard guard(ready_lock_);
-    if (ready_.empty()) return;
-    if (ready_.begin()->first.generation != generation_ && !all_handed) return;
-    auto it = ready_.begin();
-    plan_.generation = it->first.generation;
-    plan_.active = std::move(it->second);
-    ready_.erase(it);
-    sort_merge_order(plan_.active);
-    cut_tiles(plan_.active, plan_.cut);
-    plan_.ready = true;
-  }
-  // The heap's free pages back to the kernel when begin_round asked for it, by one thread (the first
-  // out of items) while the others finish their items. malloc_trim is thread-safe (it locks each
-  // arena in turn) and changes no node.
-  void trim_if_due() {
-    if (!trim_due_.load(std::memory_order_relaxed) || !trim_due_.exchange(false, std::memory_order_relaxed)) return;
-    const auto start = std::chrono::steady_clock::now();
-    release_free_heap();
-    if (log_) trim_seconds_ += seconds_since(start);
-  }
-  // The longest a round's hand-over waits for tiles still being expanded: a few times a long tile's
-  // expansion (2D tiles of 32 spacings take up to ~100 us), far below a scheduler's time slice.
-  static constexpr std::chrono::microseconds kHandOverWait{500};
-
-  // Takes the first phase of ready_ as the next round's tiles; the fill is done when a round would
-  // have nothing to do (no copies left and no phase), or a thread failed.
-  void start_next_phase() {
-    if (ex_) return agree_next_phase();
-    active_.clear();
-    const bool failed = failed_.load(std::memory_order_relaxed);
-    // Every tile is handed over by now, so the next phase is known if the round did not prepare it.
-    if (!failed && !plan_.ready) plan_next_phase(/*all_handed=*/true);
-    if (std::exchange(plan_.ready, false) && !failed) {
-      generation_ = plan_.generation;
-      active_.swap(plan_.active);
-      ++stats_.phases;
-      stats_.tile_runs += active_.size();
-      cut_copies(plan_.cut);
-      begin_round(plan_.cut);
-    } else {
-      begin_round();  // no phase: the last copies, or none when a thread failed
-    }
-    done_ = order_.empty();
-  }
-
-  // The merge order (tile_grid.hpp: ownership block, then Z-order), which any process can compute
-  // for its own tiles without knowing the others' history.
-  void sort_merge_order(std::vector<std::uint32_t>& tiles) const {
-    std::sort(tiles.begin(), tiles.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return merge_less<D>(tiles_[a]->key, tiles_[a]->block, tiles_[b]->key, tiles_[b]->block);
-    });
-  }
-  // Sorts the phase's tiles into the merge order and hands out the round's items.
-  void begin_round() {
-    sort_merge_order(active_);
-    if (failed_.load(std::memory_order_relaxed)) drop_copies();
-    cut_tiles(active_, cut_);
-    cut_copies(cut_);
-    begin_round(cut_);
-  }
-  // The same for tiles already sorted and cut (`cut`, which is left empty).
-  void begin_round(Cut& cut) {
-    ++round_;
-    planning_.store(false, std::memory_order_relaxed);
-    order_.swap(cut.order);
-    cut.order.clear();
-    for (std::size_t i = 0; i < cut.ranges.size(); ++i) {
-      shares_[i].next.store(cut.ranges[i].first, std::memory_order_relaxed);
-      shares_[i].end = cut.ranges[i].second;
-    }
-    for (std::size_t t = 0; t < cut.runs.size(); ++t) {
-      runs_[t].next = cut.runs[t].first;
-      runs_[t].hi = cut.runs[t].second;
-    }
-    if (front_shrunk(cut.waiting)) trim_due_.store(true, std::memory_order_relaxed);
-    if (log_ && !order_.empty()) log_->item_seconds.emplace_back(order_.size(), 0.0f);
-  }
-
-  // Whether the heap's free pages should go back to the kernel (release_free_heap.hpp), given the
-  // nodes waiting in this phase's tiles: when the front, a whole generation's waiting nodes, has
-  // shrunk to half its largest size since the last time. The front is largest near the boundary and
-  // then shrinks (a cube's, from six faces to its centre), so what its waiting lists took early would
-  // otherwise stay resident beside the growing store and tree until the end (1e6-node cube, peak RSS
-  // 66.4 -> 63.0 B/node). Halving, rather than a fixed count of phases, gives back the same memory
-  // with fewer calls: a call takes 20-50 us in 2D, ten rounds' tails, and the round waits for it.
-  // The first thread out of items makes the call (trim_if_due), not this serial step.
-  bool front_shrunk(std::size_t waiting) {
-    bool shrunk = false;
-    if (generation_ != front_.generation) {  // the generation before is complete
-      shrunk = 2 * front_.nodes < front_.largest;
-      front_.largest = shrunk ? front_.nodes : std::max(front_.largest, front_.nodes);
-      front_ = {generation_, 0, front_.largest};
-    }
-    front_.nodes += waiting;
-    return shrunk;
-  }
-
-  // Who takes which of the round's items first (no tile's work depends on it). The tiles, in the merge
-  // order, which follows space, are cut into one run per thread of about equal waiting nodes, so a
-  // thread keeps expanding the same part of the front, whose tiles, tree leaves and store pages are in
-  // its core's cache, phase after phase; a tile's copy goes to the thread that handed it over. A run
-  // is taken the most waiting nodes first, and every thread's copies come after every tile, so a
-  // round ends on short items; a thread that has finished its run takes the others' next tiles.
-  // The phase's tiles `active` (sorted) go to `cut`, with the nodes waiting in them; cut_copies then
-  // adds the copies.
-  void cut_tiles(const std::vector<std::uint32_t>& active, Cut& cut) {
-    const std::size_t teams = static_cast<std::size_t>(threads_);
-    for (auto& list : share_lists_) list.clear();
-    // Every share is sorted as plain integers, (most waiting first, then k) packed into one key whose
-    // low half is the item: with a comparison reading both tiles' counts this step took 1.9 ms of a
-    // 2D 1e6 fill's 4.5 ms of completion steps at one thread, 1.2 ms so (20-odd tiles a phase).
-    std::size_t total = 0;
-    for (std::uint32_t t : active) total += tiles_[t]->front_count;
-    std::size_t before = 0;
-    cut.runs.assign(teams, {0, 0});
-    for (std::size_t k = 0; k < active.size(); ++k) {
-      const std::size_t w = tiles_[active[k]]->front_count;
-      const std::size_t who = total ? std::min(teams - 1, (2 * before + w) * teams / (2 * total)) : 0;
-      const std::uint64_t fewer = 0xFFFF'FFFFu - std::min<std::uint64_t>(w, 0xFFFF'FFFFu);
-      share_lists_[who].push_back(fewer << 32 | k);
-      if (share_lists_[who].size() == 1) cut.runs[who].first = k;  // `who` never decreases with k
-      cut.runs[who].second = k + 1;
-      before += w;
-    }
-    for (auto& list : share_lists_) std::sort(list.begin(), list.end());
-    cut.order.clear();
-    cut.ranges.resize(2 * teams);
-    append_runs(cut);
-    cut.tiles = active.size();
-    cut.waiting = total;
-  }
-  // The copies, after the tiles: each run's due jobs to its thread, which handed them over and (unless
-  // another thread took the tile) placed their nodes, so neither the jobs nor the nodes leave its cache.
-  void cut_copies(Cut& cut) {
-    const std::size_t teams = static_cast<std::size_t>(threads_);
-    std::size_t item = 0;
-    for (std::size_t t = 0; t < teams; ++t) {
-      Run& run = runs_[t];
-      run.due_item = item;
-      cut.ranges[teams + t].first = cut.order.size();
-      for (std::size_t j = 0; j < run.due.size(); ++j) cut.order.push_back(static_cast<std::uint32_t>(cut.tiles + item++));
-      cut.ranges[teams + t].second = cut.order.size();
-    }
-  }
-  // Whether a run has copies for the next round (several processes agree on it before the fill ends).
-  bool copies_due() const {
-    for (int t = 0; t < threads_; ++t)
-      if (!runs_[static_cast<std::size_t>(t)].due.empty()) return true;
-    return false;
-  }
-  // Appends each thread's list (share_lists_, emptied; an item in the low half of each key) to the
-  // cut's order as the range of the thread's share.
-  void append_runs(Cut& cut) {
-    for (std::size_t t = 0; t < share_lists_.size(); ++t) {
-      cut.ranges[t].first = cut.order.size();
-      for (std::uint64_t key : share_lists_[t]) cut.order.push_back(static_cast<std::uint32_t>(key));
-      cut.ranges[t].second = cut.order.size();
-      share_lists_[t].clear();
-    }
+    failure_.rethrow();
   }
 
   // Expands the tile's waiting nodes of `generation` (the front of its list); the nodes of its own
-  // that they place wait for the next generation's phase.
-  void expand_tile(Tile& tile, std::uint64_t generation, Scratch& s) {
+  // that they place wait for the next generation's phase, the others are set aside.
+  void expand_tile(Tile<D>& tile, std::uint64_t generation, Scratch& s) {
     if (tile.waiting.empty() || tile.front_generation != generation) return;
     const std::size_t due = tile.front_count;
     TileKey<D> last_key{};  // the nodes a tile sets aside mostly go to the same neighbour
     std::uint32_t last_tile = kNoTile;
     for (std::size_t q = 0; q < due; ++q) {
-      const Waiting node = tile.waiting[q];  // a copy: the pushes below may move the vector
-      if (!propose(node.pos, node.h, s)) continue;
+      const Waiting<D> node = tile.waiting[q];  // a copy: the pushes below may move the vector
+      if (!rule_.propose(node.pos, node.h, *tree_, s)) continue;
       for (const Vec<D>& c : s.accepted) {
         tree_->insert(c, s.finger);  // the tree is what the other tiles see
         tile.placed.push_back(c);
-        const Waiting child{c, constant_spacing_ ? node.h : spacing_at(c, s)};
+        const Waiting<D> child{c, constant_spacing_ ? node.h : spacing_at(c, s)};
         const bool same_level = constant_spacing_ || grid_.level_of(child.h) == tile.key.level;
         if (same_level && (c.array() >= tile.lo.array()).all() && (c.array() < tile.hi.array()).all())
           tile.waiting.push_back(child);
@@ -1052,23 +287,153 @@ class PnpFill {
           const TileKey<D> key = grid_.key_of(c, child.h);
           if (last_tile == kNoTile || !(key == last_key)) {
             last_key = key;
-            last_tile = find_tile(key);
+            last_tile = tiles_.find(key);
           }
           tile.set_aside.push_back({child, key, last_tile});
         }
       }
     }
     tile.waiting.erase(tile.waiting.begin(), tile.waiting.begin() + static_cast<std::ptrdiff_t>(due));
-    // A list that has shrunk to a quarter of its capacity gives the rest back: in 3D a tile holds a whole
-    // sheet of the front for a few phases and a few dozen nodes after, and capacities kept from those
-    // sheets were 5.2 of the 73 bytes per node of a 1e6-node cube (5.5 times the nodes waiting).
+    // A list that has shrunk to a quarter of its capacity gives the rest back: in 3D a tile holds a
+    // whole sheet of the front for a few phases and a few dozen nodes after, and the capacity kept from
+    // those sheets would stay with every tile the front has crossed.
     if (tile.waiting.capacity() > 4 * tile.waiting.size() + 16) tile.waiting.shrink_to_fit();
     tile.front_generation = generation + 1;  // what is left (if anything) is the next generation
     tile.front_count = tile.waiting.size();
   }
 
-  // Radius of the ball around p that holds every node able to reject a candidate of p.
-  static double reach(double r) { return (r + kZeta * r) * (1.0 + 1e-12); }
+  // Run t's hand-over during the round (internal/hand_over.hpp); the first thread there also plans
+  // the next phase while the others finish their tiles.
+  void hand_over_run(int t, bool spin) {
+    if (ranks_.active() || hand_over_.handed(t)) return;
+    const auto start = std::chrono::steady_clock::now();
+    if (!planning_.exchange(true, std::memory_order_acquire) && !plan_.ready && !failure_.failed()) {
+      plan_next_phase(false);
+      times_.add_planning(start);  // within the run's seconds below; the log keeps them apart
+    }
+    hand_over_.hand_over_expanded(t, spin, start, failure_);
+    if (times_.on()) hand_over_.run(t).seconds += PhaseTimes::seconds_since(start);
+  }
+
+  // The next phase's tiles, sorted and cut into the next round's shares, once the phase queue's first
+  // phase can no longer change (PhaseQueue::take_first): by the first thread out of tiles (planning_),
+  // whose plan the completion step reads after the barrier, or by the completion step when that one
+  // could not (`all_handed`). The completion step adds this phase's copies to the cut.
+  void plan_next_phase(bool all_handed) {
+    if (!phases_.take_first(round_.generation, all_handed, plan_.generation, plan_.active)) return;
+    tiles_.sort_merge_order(plan_.active);
+    cut_tiles(plan_.active, plan_.cut);
+    plan_.ready = true;
+  }
+  void cut_tiles(const std::vector<std::uint32_t>& active, Cut& cut) {
+    items_.cut_tiles(active, [this](std::uint32_t t) { return tiles_[t].front_count; }, cut);
+  }
+
+  // The barrier's completion step (one thread; the others wait).
+  void end_phase() noexcept {
+    const auto start = PhaseTimes::Clock::now();
+    try {
+      tree_.reuse_retired(slots_.count());
+      slots_.clear_written();
+      if (ranks_.active()) {
+        ranks_.end_phase(failure_, params_.max_nodes, stats_.largest_run,
+                         [this](std::size_t n) { return claim_slots(n); }, scratch(0).finger);
+        agree_next_phase();
+        times_.end_phase_alone(start);
+        return;
+      }
+      // What the runs' hand-overs during the round left, then the nodes' store slots.
+      if (!failure_.failed()) {
+        hand_over_.hand_over_rest();
+        hand_over_.finish();
+        give_slots();
+      }
+      start_next_phase();  // timed with the rest: picking and sorting the next phase's tiles is serial too
+      if (times_.on()) times_.end_phase(start, hand_over_.take_seconds());
+    } catch (...) {
+      failure_.fail(std::current_exception());
+      slots_.drop();
+      hand_over_.drop_copies();
+      round_.tiles.clear();
+      items_.clear();
+      done_ = true;
+    }
+  }
+  // Each run's queued nodes get their store slots, after the runs before it (one process).
+  void give_slots() {
+    std::size_t slot = claim_slots(hand_over_.placed());
+    for (int t = 0; t < threads_; ++t) {
+      Run<D>& run = hand_over_.run(t);
+      slots_.give(static_cast<std::size_t>(t), run.copies, slot);
+      slot += run.placed;
+      stats_.largest_run = std::max(stats_.largest_run, run.largest);
+      stats_.early_hand_overs += run.early;
+      run.placed = run.largest = run.early = 0;
+    }
+  }
+  std::size_t claim_slots(std::size_t n) {
+    const std::size_t slot = slots_.claim(store_, n);
+    report_progress(n);
+    return slot;
+  }
+
+  // Takes the next phase (planned during the round, or now) as the next round's tiles; the fill is
+  // done when a round would have nothing to do (no copies left and no phase), or a thread failed.
+  void start_next_phase() {
+    if (ranks_.active()) return agree_next_phase();
+    round_.tiles.clear();
+    const bool failed = failure_.failed();
+    // Every tile is handed over by now, so the next phase is known if the round did not prepare it.
+    if (!failed && !plan_.ready) plan_next_phase(/*all_handed=*/true);
+    if (std::exchange(plan_.ready, false) && !failed) {
+      round_.generation = plan_.generation;
+      round_.tiles.swap(plan_.active);
+      count_phase();
+      slots_.cut_copies(plan_.cut);
+      begin_round(plan_.cut);
+    } else {
+      begin_round();  // no phase: the last copies, or none when a thread failed
+    }
+    done_ = items_.empty();
+  }
+  // The same with several processes: the phase they agree on (internal/rank_exchange.hpp).
+  void agree_next_phase() {
+    const auto [next, copies_left] = ranks_.agree_next_phase(failure_.failed());
+    round_.tiles.clear();
+    if (next != kNoPhase) {
+      const Phase phase = unpack(next);
+      round_.generation = phase.generation;
+      phases_.take(phase, round_.tiles);
+      count_phase();
+    }
+    begin_round();
+    done_ = next == kNoPhase && !copies_left;
+  }
+  void count_phase() {
+    ++stats_.phases;
+    stats_.tile_runs += round_.tiles.size();
+  }
+
+  // Sorts the round's tiles into the merge order and hands out the round's items.
+  void begin_round() {
+    tiles_.sort_merge_order(round_.tiles);
+    if (failure_.failed()) {
+      slots_.drop();
+      hand_over_.drop_copies();
+    }
+    cut_tiles(round_.tiles, cut_);
+    slots_.cut_copies(cut_);
+    begin_round(cut_);
+  }
+  // The same for tiles already sorted and cut (`cut`, which is left empty).
+  void begin_round(Cut& cut) {
+    ++round_.number;
+    planning_.store(false, std::memory_order_relaxed);
+    items_.begin(cut);
+    hand_over_.begin(cut.runs);
+    trim_.note_round(round_.generation, cut.waiting);
+    times_.begin_round(items_.size());
+  }
 
   void report_progress(std::size_t n) {
     if (options_.progress) options_.progress->fetch_add(n, std::memory_order_relaxed);
@@ -1078,427 +443,18 @@ class PnpFill {
   // spot of h = 1e-300 ran into the k-d tree's depth limit) is the spacing's error, with the point.
   double spacing_at(const Vec<D>& p, Scratch& s) const { return checked_spacing<D>(p, s.h(p), min_spacing_); }
 
-  // The rotation of a node's candidates: drawn from the seed and the bits of its coordinates, which
-  // (unlike its store slot) do not depend on when it was placed.
-  std::uint64_t rotation_key(const Vec<D>& p) const {
-    std::uint64_t k = mix64(params_.seed);
-    for (int a = 0; a < D; ++a) k = mix64(k ^ std::bit_cast<std::uint64_t>(p[a]));
-    return k;
-  }
-
-  // Not inlined, on purpose: the compiler laid out the k-d tree query differently in different
-  // callers; one out-of-line copy keeps the measured code the same wherever it runs
-  // (KdTree::search_leaves is kept out of line for the same reason).
-  //
-  // The expanded node p itself is left out: its candidates lie at distance r from it by construction,
-  // but only up to the rounding of their coordinates, and zeta's margin (1e-10 r) is below that
-  // rounding once |x| / r exceeds ~1e5 (a domain at x = 1e6 with h = 0.01: each coordinate rounds by
-  // 1.2e-10, 1.7e-8 r). There the parent rejected its own candidates at random: 10 % fewer nodes,
-  // packing 0.64 instead of 0.71 and holes p99.9 0.96 h instead of 0.81 h. Any other node at exactly r
-  // from a candidate is a coincidence of measure zero. (The tree holds p at its grid point, the one
-  // Tree::kept gives for the very doubles p was read from, so the test is exact.)
-  //
-  // A crowd (more than options_.crowd nodes in the ball) is not gathered: s.crowded is set and each candidate
-  // asks the tree on its own instead (select_candidates). A node whose spacing jumps far above its
-  // neighbours' (h = 0.0005 beside 0.5: the coarse h of the fine nodes just across the jump) has all
-  // of them in its ball: 2000 such nodes asked for 1.7e6 nodes each, a minute's fill.
-  [[gnu::noinline]] void gather_neighbours(const Vec<D>& p, double radius, Scratch& s) const {
-    s.neighbours.clear();
-    const Vec<D> self = tree_->kept(p);
-    s.crowded = !tree_->for_each_within(p, radius, [&](std::uint32_t, const Vec<D>& q) {
-      if (q != self) s.neighbours.push(q);
-    }, s.finger, options_.crowd);
-  }
-
-  // What nearest_squared gives, by asking the tree for each candidate whether some node other than p
-  // lies within rz (= kZeta r). The tree's test sums the same
-  // squares in the same order and compares with the same rz * rz as select_candidates, up to the
-  // rounding of the candidate against the tree's grid (KdTree's distances2, up to 2^-22 of a grid
-  // step), so every candidate is kept or refused as the gathered neighbours would decide unless a node
-  // lies within that of zeta r from it.
-  void clear_by_queries(const Vec<D>& p, double rz, Scratch& s) const {
-    s.test.reset(s.cands.size());
-    for (std::size_t i = 0; i < s.cands.size(); ++i)
-      if (!tree_->exists_within(s.cands.at(i), rz, p, s.finger)) s.test.set_clear(i);
-  }
-
-  // Keeps the candidates of the node at p with spacing r inside the domain with no node of
-  // s.neighbours, nor any candidate kept before them, within zeta*r (rz2 = its square), in s.accepted:
-  // 2D in ring_selection.hpp's order, 3D in order. First every candidate's nearest neighbour, all
-  // candidates at once (nearest_squared); then the candidates no neighbour blocks are tried in order,
-  // against the candidates kept before them.
-  void select_candidates(const Vec<D>& p, double r, Scratch& s) const {
-    const double rz = kZeta * r, rz2 = rz * rz;
-    s.accepted.clear();
-    if (s.crowded) clear_by_queries(p, rz, s);
-    else nearest_squared<D>(p, reach(r), s.cands, s.neighbours, rz2, s.test);
-    if constexpr (D == 2) {
-      auto inside = [&](const Vec<2>& c) { return domain_.contains(c); };
-      select_on_ring(s.cands.size(), [&](std::size_t k) { return s.cands.at(k); }, rz2, s.test.clear.data(), inside,
-                     s.ring_free, s.accepted);
-    } else {
-      s.kept.clear();
-      s.test.for_each_clear([&](std::size_t i) {  // the point is made only for the few no node blocks
-        const Vec<D> c = s.cands.at(i);
-        if (!clear_of<D>(c, s.kept, rz2) || !domain_.contains(c)) return;
-        s.accepted.push_back(c);
-        s.kept.push(c);  // later candidates of p keep their distance from it too
-      });
-    }
-  }
-
-  // The candidates of the node at p with spacing r, by coordinate in s.cands (in 2D the ring
-  // select_on_ring walks).
-  void place_candidates(const Vec<D>& p, double r, Scratch& s) const {
-    const std::size_t n = dirs_.size();
-    s.cands.resize(n);
-    if constexpr (D == 2) {
-      place_candidates_2d(dirs_by_axis_.x[0].data(), dirs_by_axis_.x[1].data(), n, p, r, rotation_key(p),
-                          s.cands.x[0].data(), s.cands.x[1].data());
-    } else {
-      place_candidates_3d(dirs_by_axis_.x[0].data(), dirs_by_axis_.x[1].data(), dirs_by_axis_.x[2].data(), n, p, r,
-                          rotation_key(p), s.cands.x[0].data(), s.cands.x[1].data(), s.cands.x[2].data());
-    }
-  }
-  static GridFrame<D> frame_around(const Box<D>& box) { return GridFrame<D>::around(box.lo.data(), box.hi.data()); }
-  static PointList<D> by_axis(const std::vector<Vec<D>>& pts) {
-    PointList<D> out;
-    out.assign(pts);
+  // Frees the tree and the tiles, then copies the store into the output (internal/fill_output.hpp),
+  // with the boundary's rows from `boundary` (the caller's nodes or the rows kept of them) and this
+  // process's rows in the whole; `boundary_total`: the boundary nodes of the whole domain.
+  template <class Boundary>
+  Discretization<D> collect(Boundary&& boundary, std::size_t boundary_total) {
+    tree_.release();
+    tiles_.release();
+    const std::size_t n = slots_.count();
+    Discretization<D> out = copy_out<D, Store>(store_, n, boundary_local_, boundary_first_, threads_);
+    out.share = ranks_.rows(boundary_first_, boundary_local_, boundary_total, n);
+    write_boundary_rows<D>(out, std::forward<Boundary>(boundary), boundary_first_, boundary_local_);
     return out;
-  }
-
-  // Proposes the candidates of the node at p with spacing r and keeps in s.accepted those that
-  // survive; false when none does.
-  bool propose(const Vec<D>& p, double r, Scratch& s) const {
-    // p lies in the domain's box, so with r above the box's diagonal every candidate lies outside it and
-    // none can be accepted. Such a node (h 1e10 on part of the domain) would otherwise ask the tree for
-    // its whole content: at 1e6 nodes those queries took 18-75 s of a torus mesh run.
-    if (r > box_diagonal_) return false;
-    place_candidates(p, r, s);
-    gather_neighbours(p, reach(r), s);
-    select_candidates(p, r, s);
-    return !s.accepted.empty();
-  }
-
-  // ---- Several processes: the domain filled together (FillOptions::exchange; docs/scale-out.md) ----
-  //
-  // Each process expands the tiles it owns (ownership.hpp) and keeps in its tree its own nodes and every
-  // node placed elsewhere that one of its tiles may read (the halo). Between phases, in the completion
-  // step, the processes agree on failures, on the levels open (a node's readers depend on them), on the
-  // rows of the phase's nodes (a prefix sum in rank order: the merge order puts rank r's tiles after
-  // those of the lower ranks) and on the next phase (the smallest any process has waiting), and each
-  // sends its new nodes to their readers and its set-aside nodes to their tiles' owners. A process
-  // hands the nodes set aside for its tiles to them in rank order of the senders (its own in its
-  // place), which is the merge order, so every waiting list is the one-process list.
-
-  // A phase as one number whose order is the phases' order (generation, level, colour).
-  static std::int64_t pack(const Phase& p) {
-    return static_cast<std::int64_t>((p.generation << 14) | (static_cast<std::uint64_t>(p.level + 1024) << 3) |
-                                     static_cast<std::uint64_t>(p.colour));
-  }
-  static Phase unpack(std::int64_t v) {
-    const auto u = static_cast<std::uint64_t>(v);
-    return {u >> 14, static_cast<std::int32_t>((u >> 3) & 2047) - 1024, static_cast<int>(u & 7)};
-  }
-  static constexpr std::int64_t kNoPhase = std::numeric_limits<std::int64_t>::max();
-
-  // Every process holds every boundary node: it seeds the tiles it owns with them, puts those its tiles
-  // may read in its tree, and writes an even share of their rows.
-  template <class BoundaryNodeT>
-  void seed_boundary_ranks(const std::vector<BoundaryNodeT>& boundary) {
-    const std::size_t n = boundary.size();
-    if (n > params_.max_nodes) throw StoreFull("the domain has " + std::to_string(n) + " boundary nodes");
-    std::vector<double> h(n);
-    std::exception_ptr failure;
-    try {
-      parallel_for(n, threads_, [&](int t, std::size_t i) {
-        h[i] = spacing_at(boundary[i].pos, *scratch_[static_cast<std::size_t>(t)]);
-      });
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    ex_->agree(failure);
-    // The levels open so far: the boundary's (every process computes the same).
-    lmin_ = TileGrid<D>::kMaxLevel;
-    lmax_ = TileGrid<D>::kMinLevel;
-    for (double r : h) {
-      lmin_ = std::min(lmin_, grid_.level_of(r));
-      lmax_ = std::max(lmax_, grid_.level_of(r));
-    }
-    own_ = Ownership<D>(block_weights(boundary), ranks_);
-    boundary_first_ = n * static_cast<std::size_t>(rank_) / static_cast<std::size_t>(ranks_);
-    boundary_local_ = n * static_cast<std::size_t>(rank_ + 1) / static_cast<std::size_t>(ranks_) - boundary_first_;
-    if (boundary_local_) store_.claim(boundary_local_);
-    Scratch& s = *scratch_.front();
-    boundary_pos_.reserve(n);
-    in_tree_.assign(n, false);
-    for (std::size_t i = 0; i < n; ++i) {
-      const Vec<D>& p = boundary[i].pos;
-      boundary_pos_.push_back(p);
-      if (i >= boundary_first_ && i - boundary_first_ < boundary_local_) store_.set(i - boundary_first_, to_stored<D>(p));
-      const TileKey<D> key = grid_.key_of(p, h[i]);
-      const bool owned = own_.owner(key) == rank_;
-      if (!owned) own_.readers(grid_, p, lmin_, lmax_, readers_);
-      if (owned || std::find(readers_.begin(), readers_.end(), rank_) != readers_.end()) {
-        insert_alone(p, s);
-        in_tree_[i] = true;
-      }
-      if (owned) enqueue(tile_at(key), {p, h[i]}, 0);
-    }
-    count_ = boundary_local_;
-    row_base_ = n;
-    report_progress(boundary_local_);
-  }
-
-  // The expected node count of every ownership block: (block edge / h)^D at the block's centre when it
-  // lies in the domain, plus its boundary nodes. Each process samples every ranks_-th block and the sum
-  // over the processes (one non-zero term per block, so exact) gives all of them the same weights.
-  template <class BoundaryNodeT>
-  std::vector<double> block_weights(const std::vector<BoundaryNodeT>& boundary) {
-    const std::uint64_t blocks = TileGrid<D>::block_count();
-    std::vector<double> w(static_cast<std::size_t>(blocks), 0.0);
-    const double e = grid_.edge(-kBlockBits<D>);
-    const std::uint64_t mine = (blocks - static_cast<std::uint64_t>(rank_) + static_cast<std::uint64_t>(ranks_) - 1) /
-                               static_cast<std::uint64_t>(ranks_);
-    std::exception_ptr failure;
-    try {
-      parallel_for(static_cast<std::size_t>(mine), threads_, [&](int t, std::size_t i) {
-        const std::uint64_t b = static_cast<std::uint64_t>(rank_) + i * static_cast<std::uint64_t>(ranks_);
-        const Vec<D> c = grid_.block_centre(b);
-        if (!domain_.contains(c)) return;
-        const double r = scratch_[static_cast<std::size_t>(t)]->h(c);
-        if (r > 0.0 && std::isfinite(r)) w[static_cast<std::size_t>(b)] = std::pow(e / r, D);
-      });
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    ex_->agree(failure);
-    ex_->sum(w);
-    for (const auto& b : boundary) w[static_cast<std::size_t>(grid_.block_of(b.pos))] += 1.0;
-    return w;
-  }
-
-  // The completion step with several processes (end_phase's, when ex_ is set). Every process makes the
-  // same collective calls in the same order whatever happened on it; a failure anywhere is agreed at
-  // the next agree() and ends every process with the same error.
-  void end_phase_ranks() {
-    ex_->agree(failed_.load(std::memory_order_relaxed) ? error_ : nullptr);
-    // The levels open: the set-aside nodes may open new ones.
-    std::int64_t levels[2] = {lmin_, -static_cast<std::int64_t>(lmax_)};
-    for (std::uint32_t t : active_)
-      for (const SetAside& n : tiles_[t]->set_aside) {
-        levels[0] = std::min<std::int64_t>(levels[0], n.key.level);
-        levels[1] = std::min<std::int64_t>(levels[1], -static_cast<std::int64_t>(n.key.level));
-      }
-    ex_->min(levels);
-    const std::int32_t old_min = lmin_, old_max = lmax_;
-    lmin_ = static_cast<std::int32_t>(levels[0]);
-    lmax_ = static_cast<std::int32_t>(-levels[1]);
-    // The phase's rows: after those of the lower ranks.
-    const std::size_t local = placed_count();
-    const auto [before, total] = ex_->scan(local);
-    if (row_base_ + total > params_.max_nodes)
-      throw StoreFull("the fill holds " + std::to_string(row_base_ + total) + " nodes");
-    if (local) share_.runs.push_back({row_base_ + before, local});
-    row_base_ += total;
-
-    // What might fail on this process alone runs before the exchange and is agreed after it.
-    std::exception_ptr failure;
-    std::vector<std::vector<double>> out(static_cast<std::size_t>(ranks_)), in;
-    try {
-      const std::size_t stored = count_;  // the nodes of earlier phases, all copied by now
-      const std::size_t slot = claim_slots(local);
-      if (lmin_ < old_min || lmax_ > old_max) open_levels(old_min, old_max, stored, out);
-      for (std::uint32_t t : active_) send_placed(*tiles_[t], out);
-      queue_copies(0, active_.size(), slot);
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    ex_->exchange(out, in);
-    std::size_t bytes = 0;
-    for (const auto& o : out) bytes += o.size() * sizeof(double);
-    share_.bytes_sent += bytes;
-    share_.nodes_sent += bytes / sizeof(double) / (D + 1);
-    share_.largest_phase_bytes = std::max(share_.largest_phase_bytes, bytes);
-    try {
-      if (!failure) take_nodes(in);
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    ex_->agree(failure);
-    agree_next_phase();
-  }
-
-  // A record of the exchange: a node's coordinates and its spacing when it is handed to its tile's
-  // owner to wait there, 0 when it only joins the receiver's tree.
-  static void push_record(std::vector<double>& to, const Vec<D>& p, double h) {
-    for (int a = 0; a < D; ++a) to.push_back(p[a]);
-    to.push_back(h);
-  }
-
-  // The tile's new nodes to the processes that may read them, and its set-aside nodes to the owners of
-  // their tiles. The set-aside nodes are a subsequence of the placed ones, in the same order.
-  void send_placed(const Tile& tile, std::vector<std::vector<double>>& out) {
-    std::size_t j = 0;
-    for (const Vec<D>& c : tile.placed) {
-      int owner = rank_;
-      double h = 0.0;
-      if (j < tile.set_aside.size() && tile.set_aside[j].node.pos == c) {
-        owner = own_.owner(tile.set_aside[j].key);
-        h = tile.set_aside[j].node.h;
-        ++j;
-      }
-      own_.readers(grid_, c, lmin_, lmax_, readers_);
-      for (int r : readers_)
-        if (r != rank_ && r != owner) push_record(out[static_cast<std::size_t>(r)], c, 0.0);
-      if (owner != rank_) push_record(out[static_cast<std::size_t>(owner)], c, h);
-    }
-  }
-
-  // Levels [lmin_, lmax_] are now open where [old_min, old_max] were: this process's nodes of earlier
-  // phases (store slots [boundary_local_, stored)) go to the processes that now may read them and did
-  // not before, and the boundary nodes its own new readers may read join its tree.
-  void open_levels(std::int32_t old_min, std::int32_t old_max, std::size_t stored, std::vector<std::vector<double>>& out) {
-    std::vector<int> before;
-    auto newly = [&](const Vec<D>& p) {
-      own_.readers(grid_, p, old_min, old_max, before);
-      own_.readers(grid_, p, lmin_, lmax_, readers_);
-      std::erase_if(readers_, [&](int r) { return std::find(before.begin(), before.end(), r) != before.end(); });
-    };
-    for (std::size_t i = boundary_local_; i < stored; ++i) {
-      const Vec<D> p = to_vec<D>(store_.get(i));
-      newly(p);
-      for (int r : readers_)
-        if (r != rank_) push_record(out[static_cast<std::size_t>(r)], p, 0.0);
-    }
-    Scratch& s = *scratch_.front();
-    for (std::size_t i = 0; i < boundary_pos_.size(); ++i) {
-      if (in_tree_[i]) continue;
-      newly(boundary_pos_[i]);
-      if (std::find(readers_.begin(), readers_.end(), rank_) == readers_.end()) continue;
-      insert_alone(boundary_pos_[i], s);
-      in_tree_[i] = true;
-    }
-  }
-
-  // The nodes the processes sent, taken in rank order, this process's own set-aside nodes in its place.
-  void take_nodes(const std::vector<std::vector<double>>& in) {
-    Scratch& s = *scratch_.front();  // its thread waits at the barrier while this runs
-    for (int src = 0; src < ranks_; ++src) {
-      if (src == rank_) {
-        hand_over_set_aside();
-        continue;
-      }
-      const std::vector<double>& from = in[static_cast<std::size_t>(src)];
-      for (std::size_t k = 0; k + D < from.size(); k += D + 1) {
-        Vec<D> p;
-        for (int a = 0; a < D; ++a) p[a] = from[k + static_cast<std::size_t>(a)];
-        const double h = from[k + D];
-        insert_alone(p, s);
-        ++share_.nodes_received;
-        if (h > 0.0) enqueue(tile_at(grid_.key_of(p, h)), {p, h}, generation_ + 1);
-      }
-    }
-  }
-
-  // The next phase: the smallest any process has waiting; the fill ends when no process has a phase
-  // nor nodes still to copy into its store.
-  void agree_next_phase() {
-    std::int64_t next[2] = {ready_.empty() || failed_.load(std::memory_order_relaxed) ? kNoPhase
-                                                                                     : pack(ready_.begin()->first),
-                            copies_due() ? 0 : 1};
-    ex_->min(next);
-    active_.clear();
-    if (next[0] != kNoPhase) {
-      const Phase phase = unpack(next[0]);
-      generation_ = phase.generation;
-      if (auto it = ready_.find(phase); it != ready_.end()) {
-        active_ = std::move(it->second);
-        ready_.erase(it);
-      }
-      ++stats_.phases;
-      stats_.tile_runs += active_.size();
-    }
-    begin_round();
-    done_ = next[0] == kNoPhase && next[1] == 1;
-  }
-
-  // The output, with the boundary's normals and ids from the caller's vector...
-  // (With several processes, each returns its share of the boundary rows: boundary_first_ on.)
-  template <class BoundaryNodeT>
-  Discretization<D> collect(const std::vector<BoundaryNodeT>& boundary) {
-    const std::size_t nb = boundary_local_, b0 = boundary_first_;
-    Discretization<D> out = collect_nodes(nb, boundary.size());
-    out.normals.resize(nb);
-    for (std::size_t i = 0; i < nb; ++i) {
-      out.types[i] = -static_cast<std::int32_t>(boundary[b0 + i].boundary_id);
-      out.normals[i] = boundary[b0 + i].normal;
-    }
-    return out;
-  }
-  // ... or from the rows kept when the fill owned the boundary (the normals are moved, not copied).
-  Discretization<D> collect(BoundaryRows<D>&& rows) {
-    const std::size_t nb = boundary_local_, b0 = boundary_first_;
-    Discretization<D> out = collect_nodes(nb, rows.size());
-    for (std::size_t i = 0; i < nb; ++i) out.types[i] = -rows.ids[b0 + i];
-    if (nb == rows.size()) out.normals = std::move(rows.normals);
-    else out.normals.assign(rows.normals.begin() + static_cast<std::ptrdiff_t>(b0),
-                            rows.normals.begin() + static_cast<std::ptrdiff_t>(b0 + nb));
-    return out;
-  }
-
-  // Frees the tree and the tiles, then copies the store into exactly-sized output arrays: positions,
-  // bmap, and the interior nodes' types (the nb boundary types and the normals are the caller's).
-  // `boundary_total`: the boundary nodes of the whole domain (nb of them are this process's).
-  Discretization<D> collect_nodes(std::size_t nb, std::size_t boundary_total) {
-    tree_.reset();
-    std::vector<std::unique_ptr<Tile>>().swap(tiles_);
-    decltype(tile_index_)().swap(tile_index_);
-    const std::size_t n = count_;
-    Discretization<D> out;
-    out.boundary_count = nb;
-    out.positions.resize(n);
-    out.types.resize(n);  // not written yet (DefaultInitAllocator): copy_nodes writes them on the team
-    out.bmap.resize(n);
-    copy_nodes(out, nb);
-    RowShare& share = out.share;
-    share.boundary_first = boundary_first_;
-    share.total_boundary = boundary_total;
-    if (ex_) {
-      share = share_;
-      share.boundary_first = boundary_first_;
-      share.total_boundary = boundary_total;
-      share.total_nodes = row_base_;
-      share.runs.insert(share.runs.begin(), {boundary_first_, nb});
-    } else {
-      share.total_nodes = n;
-      share.runs = {{0, n}};
-    }
-    return out;
-  }
-
-  // Copies the store into out.positions (sized) and writes out.bmap (row i for the nb boundary nodes,
-  // -1 after) and out.types (1; the caller then writes the boundary's). With the VM store, each copied block of the store goes
-  // back to the kernel at once (nothing reads the store after this), so the store and the positions are
-  // not both resident: the collect phase peaks near max(store, positions) + types/bmap instead of their
-  // sum (-23 MB on a 1e6-node cube). The positions' fresh pages are first touched here, block by block.
-  // The fill's threads share the blocks (parallel_for: contiguous runs of blocks). A block (2 MiB /
-  // sizeof(Point) elements) need not end on a page boundary (3D points are 24 bytes), and the
-  // neighbouring block may still be read by another thread, so a thread discards only the pages lying
-  // wholly inside its own block: the page a block boundary cuts stays (4 KiB per 2 MiB).
-  void copy_nodes(Discretization<D>& out, std::size_t nb) {
-    constexpr std::size_t kBlock = (std::size_t{2} << 20) / sizeof(Point);  // 2 MiB of store
-    const std::size_t n = out.positions.size();
-    parallel_for((n + kBlock - 1) / kBlock, threads_, [&](int, std::size_t b) {
-      const std::size_t first = b * kBlock, end = std::min(n, first + kBlock);
-      for (std::size_t i = first; i < end; ++i) {
-        out.positions[i] = to_vec<D>(store_.get(i));
-        out.types[i] = 1;
-        out.bmap[i] = i < nb ? static_cast<std::int32_t>(boundary_first_ + i) : -1;
-      }
-      if constexpr (std::is_same_v<Store<Point>, VmStore<Point>>)
-        discard_pages_within(store_.data() + first, store_.data() + end);
-    });
   }
 
   const DomainT& domain_;
@@ -1506,46 +462,29 @@ class PnpFill {
   FillParams params_;
   FillOptions options_;
   int threads_;
-  std::vector<Vec<D>> dirs_;
-  PointList<D> dirs_by_axis_;  // the same directions by coordinate (the candidates are placed from these)
-  double box_diagonal_;
+  Rule rule_;           // the node rule: candidates, neighbours, selection
   double min_spacing_;  // the least h the fill resolves here (spacing.hpp: least_spacing)
   TileGrid<D> grid_;
   bool constant_spacing_;  // then every node's h is its parent's, no evaluation needed
-  PhaseLog* log_;          // options_.phase_log
-  PhaseExchange* ex_;      // the processes filling together; null when this one fills everything
-  int rank_, ranks_;
-  Ownership<D> own_;       // which process owns which tiles (one process: all of them)
-  std::int32_t lmin_ = 0, lmax_ = 0;  // the levels open: of every node any process has placed
-  std::vector<Vec<D>> boundary_pos_;  // with several processes: every boundary node...
-  std::vector<bool> in_tree_;         // ... and whether it is in this process's tree
-  std::size_t alone_inserts_ = 0;     // inserts by the one thread at work (insert_alone)
-  std::size_t reused_at_ = 0;         // count_ when the retired buckets were last made reusable
-  std::vector<int> readers_;          // scratch of the completion step
+  PhaseTimes times_;       // the phase log (options_.phase_log)
   std::size_t boundary_first_ = 0, boundary_local_ = 0;  // this process's boundary rows
-  std::size_t row_base_ = 0;          // rows of the whole so far
-  RowShare share_;                    // this process's runs of interior rows and exchange figures
   std::size_t reserved_;  // nodes the store and tree have room for (FillOptions::reserve_nodes)
   Store<Point> store_;
-  std::unique_ptr<Tree> tree_;
+  TreeOf tree_;
   std::vector<std::unique_ptr<Scratch>> scratch_;  // one per thread
-  std::vector<std::unique_ptr<Tile>> tiles_;       // in the order they were first met
-  std::unordered_map<TileKey<D>, std::uint32_t, TileKeyHash<D>> tile_index_;
-  std::map<Phase, std::vector<std::uint32_t>> ready_;  // tiles with waiting nodes, by phase
-  alignas(kFalseSharingBytes) std::atomic<std::uint32_t> ready_lock_{0};  // ready_ during a round (list_scheduled)
-  std::size_t count_ = 0;                              // nodes in the store
+  TileMap<D> tiles_;
+  PhaseQueue<D> phases_;
+  // The current round (written by the barrier's completion step, read by the team after the barrier).
+  Round round_;
+  RoundItems items_;
+  StoreSlots<D> slots_;
+  HandOver<D> hand_over_;
+  RankExchange<D, Store<Point>, TreeOf> ranks_;
+  HeapTrim trim_;
   struct {
     std::size_t phases = 0, tile_runs = 0, largest_run = 0;
     std::size_t early_hand_overs = 0;  // tiles the runs' threads handed over during the round
   } stats_;
-  // The current round (written by the barrier's completion step, read by the team after the barrier).
-  std::vector<std::uint32_t> active_;  // this phase's tiles, in the merge order (merge_less)
-  std::uint64_t generation_ = 0;       // this phase's generation
-  std::vector<std::pair<std::size_t, std::uint32_t>> new_tile_sources_;  // scratch of finish_hand_over
-  // The round's items (cut_tiles, cut_copies): k < active_.size() is the tile active_[k], the others
-  // the copies.
-  std::vector<std::uint32_t> order_;
-  std::vector<std::vector<std::uint64_t>> share_lists_;  // scratch of cut_tiles
   Cut cut_;  // scratch of begin_round
   // The next phase, prepared during the round (plan_next_phase) for the completion step to start.
   struct {
@@ -1554,29 +493,9 @@ class PnpFill {
     std::vector<std::uint32_t> active;  // its tiles, in the merge order
     Cut cut;
   } plan_;
-  // A thread's share of the round, order_[next, end). Whoever takes from it takes the next item (its
-  // owner, and a thread whose own share is done): both threads then end the round on short items, where
-  // a thief taking the shortest from the back left the owner a longer last one (the idle time of the
-  // round's first finisher, 2D 1e6 at 2 threads: 2.9-3.4 µs a phase against 5.6-10 µs).
-  struct alignas(kFalseSharingBytes) Share {
-    std::atomic<std::size_t> next{0};
-    std::size_t end = 0;
-  };
-  std::unique_ptr<Share[]> shares_;    // each thread's run of tiles, then each thread's copies
-  std::unique_ptr<Run[]> runs_;        // each thread's run of the round's tiles, for the hand-over
-  std::uint64_t round_ = 0;            // rounds begun
   alignas(kFalseSharingBytes) std::atomic<bool> planning_{false};  // taken by the first thread out of tiles
-  std::atomic<bool> trim_due_{false};  // set by begin_round (front_shrunk), taken by trim_if_due
-  struct {
-    std::uint64_t generation = 0;
-    std::size_t nodes = 0, largest = 0;  // waiting nodes of that generation, and the most since the last trim
-  } front_;
-  float trim_seconds_ = 0;             // the phase log's: trim_if_due's (written by the one that took it)
-  float plan_seconds_ = 0;             // the phase log's: the round's planning (written by the planner)
   bool done_ = false;
-  std::atomic<bool> failed_{false};
-  std::mutex error_mutex_;
-  std::exception_ptr error_;
+  FirstFailure failure_;
 };
 
 }  // namespace fill_detail

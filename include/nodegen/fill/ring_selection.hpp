@@ -7,17 +7,15 @@
 // separated by blocked ones. Medusa's GeneralFill tries the ring from position 0 on, so when position 0
 // falls inside a free run, the scan keeps position 0 and reaches the part of the run behind it last;
 // when that part is one or two positions long, both are within 48 degrees of the kept position 0 and
-// are lost, and the run ends 24-48 degrees short of the node that blocks it (on the unit square,
-// position 0 lies inside a free run in 8.7 % of the expansions that have both blocked and free
-// candidates). Such gaps are where unfillable voids grow: square- and pentagon-shaped holes of
-// circumradius 0.7-0.85 h that no later candidate can enter without coming closer than h to a node.
+// are lost, and the run ends 24-48 degrees short of the node that blocks it. Such gaps are where
+// unfillable voids grow: square- and pentagon-shaped holes that no later candidate can enter without
+// coming closer than h to a node.
 //
 // Here the scan starts at the first free position that follows a blocked one, so every free run is
 // entered at its counter-clockwise end and the first kept candidate sits right next to the node that
-// blocks the run. On the unit square (h = 0.002, 2.2e5 nodes, seeds 1-3) this moves the hole metric's
-// p99.9 from 0.855 h to 0.775 h; packing density rises from 0.688 to 0.698, inside Medusa's 0.69-0.70
-// (bench/results/fill-quality.md). The randomness of the rotation is unchanged: it still decides where
-// on the ring the positions lie.
+// blocks the run. The largest holes shrink and the packing density rises to Medusa's (bench/RESULTS.md,
+// Fill). The randomness of the rotation is unchanged: it still decides where on the ring the positions
+// lie.
 #include <bit>
 #include <cstddef>
 #include <cstdint>

@@ -34,12 +34,12 @@
 namespace nodegen::fill_detail {
 
 // Tile edge in spacings at least (the separation argument above needs more than 3 in 3D and 6 in 2D).
-// The number of phases does not depend on it (one per generation, level and colour); smaller tiles give more items per phase
-// to share among threads (the scaling model in docs/parallel-fill.md), larger ones hand fewer nodes
-// across tiles and run fewer, longer tile runs (each costs its sort, lists and store copy job). Measured
-// on 1e6 nodes (bench/fill, alternated rounds): in 2D, 32 against 16 ran 1.07x at one thread and 1.14x at
-// two (tiles further apart share fewer cache lines), and 64 gained 1-thread speed but lost at two; in 3D,
-// 16 against 8 ran 1.04x at one thread and 0.90x at two (4 tile runs a phase left one thread idle).
+// The number of phases does not depend on it (one per generation, level and colour); smaller tiles
+// give more items per phase to share among threads (the scaling model in docs/parallel-fill.md),
+// larger ones hand fewer nodes across tiles and run fewer, longer tile runs (each costs its sort, lists
+// and store copy job). The values are the fastest measured at one and two threads (bench/RESULTS.md,
+// Fill): in 2D larger tiles also share fewer cache lines between threads, up to where too few tiles a
+// phase are left to share; in 3D larger tiles left a thread idle in phases of few tile runs.
 template <int D>
 inline constexpr double kTileSpacings = D == 2 ? 32.0 : 8.0;
 

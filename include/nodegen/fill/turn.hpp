@@ -1,12 +1,12 @@
 #pragma once
 // cos and sin of a fraction of a turn, computed with + and * alone: the same bits on every x86-64
-// machine and in every build of nodegen, and 6.5x as fast as the C library's sincos (4.8 against 31 ns).
+// machine and in every build of nodegen, and faster than the C library's sincos (bench/RESULTS.md, Fill).
 //
 // Why not std::cos / std::sin: the fill turns every expanded node's candidates by a random angle, so
 // the nodes depend on the last bit of each cosine. glibc picks its sincos at load time by the CPU
 // (__sincos_fma on a machine with FMA, the plain one elsewhere) and does not promise correct rounding,
-// so two machines could place different nodes from one seed; and one sincos per node was 4-5 % of a
-// 2D fill's time (perf, bench/fill --dim 2 --nodes 1e6 --threads 1).
+// so two machines could place different nodes from one seed; and one sincos per node is a visible
+// share of a 2D fill's time.
 //
 // How: a turn is a 64-bit fixed-point fraction t (angle 2 pi t / 2^64). Its top 10 bits pick one of
 // 1024 table angles a; the remaining bits give a small angle d < 2 pi / 1024, whose cos and sin are

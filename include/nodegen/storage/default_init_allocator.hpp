@@ -2,8 +2,8 @@
 // std::allocator, except that a value-initialising construct() default-initialises: resize(n) of a
 // vector of ints leaves the new elements unwritten and their pages untouched, so the code that fills
 // them next (the fill's output arrays: on every thread of the run) is also what first touches them.
-// Without it, resize zero-fills the output's types and bmap on one thread: 4-5 ms of a 0.38 s 2-thread
-// fill of 1e6 nodes in 2D, a serial step in a run that is otherwise parallel.
+// Without it, resize zero-fills the output's types and bmap on one thread, a serial step in a run that
+// is otherwise parallel (bench/RESULTS.md, Fill).
 #include <memory>
 #include <new>
 #include <type_traits>

@@ -1,7 +1,7 @@
 #pragma once
 // Hands pages of private anonymous memory back to the kernel while the mapping stays (MADV_DONTNEED):
 // a later read of them sees zeros. For memory that is never read again but not yet unmapped, e.g. the
-// part of the fill's node store already copied into the output (pnp_fill.hpp, collect).
+// part of the fill's node store already copied into the output (fill/internal/fill_output.hpp).
 #include <sys/mman.h>
 #include <unistd.h>
 

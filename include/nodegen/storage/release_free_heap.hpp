@@ -3,10 +3,10 @@
 //
 // glibc keeps freed heap memory mapped for reuse, and after a large block has been freed it raises
 // its trim threshold (up to 64 MiB on 64-bit), so the free pages in and on top of the heap stay
-// resident. The boundary placement of a 3D domain allocates and frees ~7 MB of scratch per 1e6 nodes
-// (advancing fronts on the faces); that memory would sit in RSS for the whole fill, which allocates
-// its node store and k-d tree with mmap and never reuses it. malloc_trim(0) releases every free
-// page of the heap (not only its top), in a few milliseconds.
+// resident. The boundary placement of a 3D domain allocates and frees megabytes of scratch (advancing
+// fronts on the faces; bench/RESULTS.md, Fill); that memory would sit in RSS for the whole fill, which
+// allocates its node store and k-d tree with mmap and never reuses it. malloc_trim(0) releases every
+// free page of the heap (not only its top).
 //
 // Under a sanitizer (ASan, TSan) malloc is the sanitizer's allocator and glibc's heap is never set up.
 // malloc_trim is not intercepted: it would initialise glibc's arenas on first call, and several fill

@@ -1,0 +1,70 @@
+#pragma once
+// PhaseTimes: writes the phase log (discretization.hpp, PhaseLog; docs/parallel-fill.md, "Scaling
+// model") when the caller asked for one, and costs a pointer test per item when not.
+//
+// What it records, per phase: the seconds of each item of the round (its tiles, then the copies of
+// the previous phase's nodes, in the order the items were handed out); of the work one thread does
+// alone (completion: the completion step, plus the next phase's planning and the heap trim, which run
+// during the round on one thread but are logged as if serial, so the scaling model does not count on
+// the round's tails to hide them); and of the runs' hand-overs during the round, each by its own
+// thread (handover), less the planning done inside them.
+//
+// Concurrency: item() writes the slot of the item its thread took; add_planning and add_trim are each
+// called by the one thread that took that job; the rest by the completion step.
+#include <chrono>
+#include <cstddef>
+#include <utility>
+
+#include "nodegen/fill/discretization.hpp"
+
+namespace nodegen::fill_detail {
+
+class PhaseTimes {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit PhaseTimes(PhaseLog* log) : log_(log) {}
+
+  bool on() const { return log_ != nullptr; }
+  static float seconds_since(Clock::time_point t) {
+    return std::chrono::duration<float>(Clock::now() - t).count();
+  }
+
+  // A round of `items` items begins.
+  void begin_round(std::size_t items) {
+    if (log_ && items) log_->item_seconds.emplace_back(items, 0.0f);
+  }
+  // When an item starts (the clock is read only when logging).
+  Clock::time_point item_start() const { return log_ ? Clock::now() : Clock::time_point{}; }
+  // Item i of the round, started at `start`, is done.
+  void item(std::size_t i, Clock::time_point start) {
+    if (log_) log_->item_seconds.back()[i] = seconds_since(start);
+  }
+  // The round's planning of the next phase (within a run's hand-over), and the heap trim.
+  void add_planning(Clock::time_point start) {
+    if (log_) plan_seconds_ += seconds_since(start);
+  }
+  void add_trim(Clock::time_point start) {
+    if (log_) trim_seconds_ += seconds_since(start);
+  }
+  // The completion step that began at `start` ends; `handing`: the runs' hand-over seconds of the round.
+  void end_phase(Clock::time_point start, float handing) {
+    if (!log_) return;
+    const float planning = std::exchange(plan_seconds_, 0.0f);
+    log_->completion_seconds.push_back(seconds_since(start) + planning + std::exchange(trim_seconds_, 0.0f));
+    log_->handover_seconds.push_back(handing - planning);
+  }
+  // The same with several processes, whose completion step hands over alone.
+  void end_phase_alone(Clock::time_point start) {
+    if (!log_) return;
+    log_->completion_seconds.push_back(seconds_since(start));
+    log_->handover_seconds.push_back(0.0f);
+  }
+
+ private:
+  PhaseLog* log_;            // FillOptions::phase_log
+  float trim_seconds_ = 0;   // written by the thread that trimmed
+  float plan_seconds_ = 0;   // written by the round's planner
+};
+
+}  // namespace nodegen::fill_detail
