@@ -641,7 +641,7 @@ TEST_P(DomainDeterminism, SameNodesAtEveryThreadCountAndBackend) {
 // Every file of domains/ (the list is checked against the folder, so a new example is not missed).
 const std::vector<std::string> kExampleDomains = {
     "airfoil_channel", "box_minus_ball", "bunny_mesh", "channel_parts", "cow_mesh", "cross_union", "cube", "cube_variable",
-    "disk", "disk_minus_square", "gear_mesh", "l_shape", "mesh_groups", "plate_with_holes", "polygon_with_holes", "sphere",
+    "disk", "disk_minus_square", "gear_mesh", "hole_graded", "l_shape", "mesh_groups", "plate_with_holes", "polygon_with_holes", "sphere",
     "square", "square_variable", "torus_mesh"};
 
 INSTANTIATE_TEST_SUITE_P(ExampleDomains, DomainDeterminism, ::testing::ValuesIn(kExampleDomains));
