@@ -193,7 +193,7 @@ TEST_F(BadInput, BadFieldTypesAndValues) {
             file() + ": dim: must be 2 or 3, got 4");
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1})"), file() + ": shape: missing");
   EXPECT_EQ(error_of(R"({"dim":2,"spacng":0.1,"shape":{"type":"box","min":[0,0],"max":[1,1]}})"),
-            file() + ": spacng: unknown field (expected one of: comment, dim, fill, name, shape, spacing)");
+            file() + ": spacng: unknown field (expected one of: comment, dim, fill, name, parts, shape, spacing)");
   EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"fill":{"seed":-3},"shape":{"type":"box","min":[0,0],"max":[1,1]}})"),
             file() + ": fill.seed: expected a non-negative integer, got -3");
   // A seed above 2^63 - 1 was stored as a negative attribute; a cap above int32 failed only when
