@@ -1,6 +1,5 @@
 #include "isolated_run.hpp"
 
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <string>
 
 #include "nodegen/geometry/input_error.hpp"
+#include "nodegen/io/child_process.hpp"
 
 namespace nodegen::cli {
 
@@ -19,25 +19,13 @@ int run_isolated(const std::function<int()>& body, const std::string& file, cons
   std::fflush(stderr);
   int err_pipe[2];
   if (::pipe(err_pipe) != 0) return body();
-  // A SIGCHLD ignored by whoever started nodegen (inherited) makes the kernel reap the child itself:
-  // waitpid then finds none and the child's exit status is lost (an error line, then exit 0).
-  struct sigaction default_chld {}, old_chld {};
-  default_chld.sa_handler = SIG_DFL;
-  ::sigemptyset(&default_chld.sa_mask);
-  ::sigaction(SIGCHLD, &default_chld, &old_chld);
-  const pid_t parent = ::getpid();
-  const pid_t child = ::fork();
-  if (child < 0) {
-    ::sigaction(SIGCHLD, &old_chld, nullptr);
+  io::ChildProcess child;
+  if (child.failed()) {
     ::close(err_pipe[0]);
     ::close(err_pipe[1]);
     return body();
   }
-  if (child == 0) {
-    // Ends with its parent: a signal that ends the parent (kill, a scheduler's SIGTERM) would otherwise
-    // leave the child running on its own, holding its memory.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(2);  // the parent ended before the line above took effect
+  if (child.in_child()) {
     ::close(err_pipe[0]);
     ::dup2(err_pipe[1], STDERR_FILENO);
     ::close(err_pipe[1]);
@@ -53,27 +41,13 @@ int run_isolated(const std::function<int()>& body, const std::string& file, cons
     else if (n == 0 || errno != EINTR) break;
   }
   ::close(err_pipe[0]);
-  int status = 0;
-  pid_t waited = 0;
-  while ((waited = ::waitpid(child, &status, 0)) < 0 && errno == EINTR) {
-  }
-  ::sigaction(SIGCHLD, &old_chld, nullptr);
-  if (waited < 0) throw InputError(file, "(file)", "the process reading it could not be waited for: " + std::string(std::strerror(errno)));
-  const int signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-  // Only a fault blames the file: a kill from outside (the OOM killer, a CPU-time limit, a scheduler's
-  // SIGTERM, a closed pipe) says nothing about it.
-  const bool fault = signal == SIGSEGV || signal == SIGBUS || signal == SIGABRT || signal == SIGFPE || signal == SIGILL ||
-                     signal == SIGTRAP || signal == SIGSYS;
-  if (signal && !fault)
-    throw InputError(file, "(file)",
-                     "the process reading it was ended by signal " + std::to_string(signal) + " (" + strsignal(signal) +
-                         ") from outside: a memory or CPU-time limit, the OOM killer or a signal sent to it; the file itself may be sound");
-  if (fault || (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 2 &&
-                err.find("Sanitizer") != std::string::npos)) {
-    throw InputError(file, "(file)",
-                     what + " crashed reading it" + (signal ? " (signal " + std::to_string(signal) + ", " + strsignal(signal) + ")" : std::string()) +
-                         ": the file is corrupt or not one nodegen reads");
-  }
+  const int status = child.wait(file);
+  int signal = 0;
+  const io::ChildEnd end = io::child_end(status, signal);
+  if (end == io::ChildEnd::killed) throw InputError(file, "(file)", io::killed_reason(signal));
+  if (end == io::ChildEnd::fault || (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 2 &&
+                                     err.find("Sanitizer") != std::string::npos))
+    throw InputError(file, "(file)", io::crash_reason(what, signal));
   std::fwrite(err.data(), 1, err.size(), stderr);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
 }

@@ -3,7 +3,6 @@
 // exits at once without running destructors or atexit handlers it inherited.
 #include "io/child_read.hpp"
 
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <cstring>
 
 #include "nodegen/geometry/input_error.hpp"
+#include "nodegen/io/child_process.hpp"
 
 namespace nodegen::io::detail {
 namespace {
@@ -26,10 +26,7 @@ void write_all(int fd, const std::string& bytes) {
   }
 }
 
-[[noreturn]] void run_child(const std::function<std::string()>& read, const std::string& file, int out, pid_t parent) {
-  // Ends with its parent: a signal that ends the parent would otherwise leave the child running.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(3);
+[[noreturn]] void run_child(const std::function<std::string()>& read, const std::string& file, int out) {
   std::string message;
   try {
     message = '+' + read();
@@ -68,48 +65,28 @@ std::string read_in_child(const std::function<std::string()>& read, const std::s
                           std::size_t most_bytes) {
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) return read();
-  // An ignored SIGCHLD (inherited) makes the kernel reap the child itself, and its status is lost.
-  struct sigaction default_chld {}, old_chld {};
-  default_chld.sa_handler = SIG_DFL;
-  ::sigemptyset(&default_chld.sa_mask);
-  ::sigaction(SIGCHLD, &default_chld, &old_chld);
-  const pid_t parent = ::getpid();
-  const pid_t child = ::fork();
-  if (child < 0) {
-    ::sigaction(SIGCHLD, &old_chld, nullptr);
+  ChildProcess child;
+  if (child.failed()) {
     ::close(pipe_fds[0]);
     ::close(pipe_fds[1]);
     return read();
   }
-  if (child == 0) {
+  if (child.in_child()) {
     ::close(pipe_fds[0]);
-    run_child(read, file, pipe_fds[1], parent);
+    run_child(read, file, pipe_fds[1]);
   }
   ::close(pipe_fds[1]);
   bool overflow = false;
   const std::string bytes = read_pipe(pipe_fds[0], most_bytes, overflow);
   ::close(pipe_fds[0]);
-  if (overflow) ::kill(child, SIGKILL);
-  int status = 0;
-  pid_t waited = 0;
-  while ((waited = ::waitpid(child, &status, 0)) < 0 && errno == EINTR) {
-  }
-  ::sigaction(SIGCHLD, &old_chld, nullptr);
-  if (waited < 0) throw InputError(file, "(file)", "the process reading it could not be waited for: " + std::string(std::strerror(errno)));
-  const int signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-  const bool fault = signal == SIGSEGV || signal == SIGBUS || signal == SIGABRT || signal == SIGFPE || signal == SIGILL ||
-                     signal == SIGTRAP || signal == SIGSYS;
+  if (overflow) ::kill(child.pid(), SIGKILL);
+  const int status = child.wait(file);
+  int signal = 0;
+  const ChildEnd end = child_end(status, signal);
   if (overflow) throw InputError(file, "(file)", "the process reading it returned more than it could hold");
-  // Only a fault blames the file: a kill from outside (the OOM killer, a CPU-time limit, a scheduler's
-  // SIGTERM) says nothing about it.
-  if (signal && !fault)
-    throw InputError(file, "(file)", "the process reading it was ended by signal " + std::to_string(signal) + " (" +
-                                         strsignal(signal) + ") from outside: a memory limit, the OOM killer or a signal sent to it");
-  if (fault || (WIFEXITED(status) && WEXITSTATUS(status) != 0) || bytes.empty())
-    throw InputError(file, "(file)",
-                     what + " crashed reading it" +
-                         (signal ? " (signal " + std::to_string(signal) + ", " + strsignal(signal) + ")" : std::string()) +
-                         ": the file is corrupt or not one nodegen reads");
+  if (end == ChildEnd::killed) throw InputError(file, "(file)", killed_reason(signal));
+  if (end == ChildEnd::fault || WEXITSTATUS(status) != 0 || bytes.empty())
+    throw InputError(file, "(file)", crash_reason(what, signal));
   if (bytes[0] == '+') return bytes.substr(1);
   const std::size_t a = bytes.find('\0', 1), b = a == std::string::npos ? a : bytes.find('\0', a + 1);
   if (b == std::string::npos) throw InputError(file, "(file)", "the process reading it failed without saying why");

@@ -453,12 +453,8 @@ class MeshShape final : public Shape<3> {
   // "surface" first when some face has no group, then the groups in the order of their first faces in
   // the file; a group named "surface" is that part.
   void register_parts(std::vector<std::string>& names) override {
-    std::map<std::string, int> ids;
-    auto part = [&](const std::string& name) {
-      const auto [it, fresh] = ids.emplace(name, static_cast<int>(names.size()) + 1);
-      if (fresh) names.push_back(label_ + ":" + name);
-      return it->second;
-    };
+    ShapeParts parts(names, label_);
+    auto part = [&](const std::string& name) { return parts.id(name); };
     ids_ = MeshPartIds{};
     if (surface_->any_ungrouped()) ids_.ungrouped = part("surface");
     for (const std::string& group : surface_->group_names()) ids_.group.push_back(part(group));

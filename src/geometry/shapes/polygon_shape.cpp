@@ -102,12 +102,8 @@ class PolygonShape final : public Shape<2> {
   // One part per name in the polygon: each ring in turn registers its own part ("outer", "holeK") when
   // an edge of it is unnamed, then the names of its edges new to the polygon, in their order in the file.
   void register_parts(std::vector<std::string>& names) override {
-    std::map<std::string, int> ids;
-    auto part = [&](const std::string& name) {
-      const auto [it, fresh] = ids.emplace(name, static_cast<int>(names.size()) + 1);
-      if (fresh) names.push_back(label_ + ":" + name);
-      return it->second;
-    };
+    ShapeParts parts(names, label_);
+    auto part = [&](const std::string& name) { return parts.id(name); };
     for (std::size_t r = 0; r < rings_.size(); ++r) {
       const RingEdgeNames& named = edge_names_[r];
       const std::size_t n = rings_[r].size();

@@ -71,6 +71,23 @@ struct Placement {
   Vec<D> normal(const Vec<D>& n) const { return flip ? Vec<D>(-to_world.normal(n)) : to_world.normal(n); }
 };
 
+// The boundary parts of one shape as it registers them: the id of "LABEL:NAME", registered (appended
+// to the domain's names) the first time a name is asked for.
+class ShapeParts {
+ public:
+  ShapeParts(std::vector<std::string>& names, std::string label) : names_(names), label_(std::move(label)) {}
+  int id(const std::string& name) {
+    const auto [it, fresh] = ids_.emplace(name, static_cast<int>(names_.size()) + 1);
+    if (fresh) names_.push_back(label_ + ":" + name);
+    return it->second;
+  }
+
+ private:
+  std::vector<std::string>& names_;
+  std::string label_;
+  std::map<std::string, int> ids_;
+};
+
 template <int D>
 class Shape {
  public:
