@@ -15,6 +15,13 @@ int rank_of([[maybe_unused]] const mpi::Session* session) {
   return 0;
 }
 
+int rank_count([[maybe_unused]] const mpi::Session* session) {
+#ifdef NODEGEN_WITH_MPI
+  if (session) return session->size();
+#endif
+  return 1;
+}
+
 // Every rank compares what fixes its nodes with rank 0's: the domain file's text, the seed and the node
 // cap, and the size of each file the domain refers to (ranks launched with mpirun's MPMD form in other
 // working folders may resolve the same relative path to different files).

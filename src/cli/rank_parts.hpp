@@ -32,6 +32,8 @@ void on_every_rank([[maybe_unused]] const mpi::Session* session, F&& f) {
 
 // This process's rank (0 without MPI): rank 0 prints, and writes the report.
 int rank_of(const mpi::Session* session);
+// How many ranks run (1 without MPI).
+int rank_count(const mpi::Session* session);
 
 // Ranks that read different domain files, meshes or options would fill different domains and meet
 // in collectives of different sizes. Throws InputError naming `domain_path` when they differ.

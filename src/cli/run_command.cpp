@@ -47,7 +47,7 @@ DomainFile load_on_every_rank(const RunArgs& args, const fs::path& output) {
   if (args.nodes) load.overrides.push_back("fill.nodes=" + std::to_string(*args.nodes));
   // Several ranks read sample files in-process: a child forked from an MPI process is not welcome
   // to every MPI library.
-  load.isolate_hdf5 = !(args.mpi && args.mpi->size() > 1);
+  load.isolate_hdf5 = rank_count(args.mpi) == 1;
   std::optional<DomainFile> loaded;
   on_every_rank(args.mpi, [&] {
     require_threads_start(args.threads);
