@@ -145,6 +145,8 @@ class PnpFill {
   struct alignas(kFalseSharingBytes) Scratch : Rule::Scratch {
     explicit Scratch(typename SpacingT::Evaluator e) : h(std::move(e)) {}
     typename SpacingT::Evaluator h;
+    std::vector<Vec<D>> children;  // one tile expansion's placed nodes, and their h (expand_tile)
+    std::vector<double> child_h;
   };
 
   static bool is_constant(const SpacingT& spacing) {
@@ -267,31 +269,34 @@ class PnpFill {
   }
 
   // Expands the tile's waiting nodes of `generation` (the front of its list); the nodes of its own
-  // that they place wait for the next generation's phase, the others are set aside.
+  // that they place wait for the next generation's phase, the others are set aside. A node's children
+  // need their h only once they are routed, and no expansion of this generation reads where they went
+  // (the expansions read the tree and the list's first `due` entries), so with a spacing to evaluate
+  // the children are routed after the loop, in the order they were placed, their h taken in one batch
+  // (Spacing::Evaluator::at_many): the same lists, and one call for a spacing that prefers batches.
   void expand_tile(Tile<D>& tile, std::uint64_t generation, Scratch& s) {
     if (tile.waiting.empty() || tile.front_generation != generation) return;
     const std::size_t due = tile.front_count;
-    TileKey<D> last_key{};  // the nodes a tile sets aside mostly go to the same neighbour
-    std::uint32_t last_tile = kNoTile;
+    Routing routing;
+    s.children.clear();
     for (std::size_t q = 0; q < due; ++q) {
       const Waiting<D> node = tile.waiting[q];  // a copy: the pushes below may move the vector
       if (!rule_.propose(node.pos, node.h, *tree_, s)) continue;
       for (const Vec<D>& c : s.accepted) {
         tree_->insert(c, s.finger);  // the tree is what the other tiles see
         tile.placed.push_back(c);
-        const Waiting<D> child{c, constant_spacing_ ? node.h : spacing_at(c, s)};
-        const bool same_level = constant_spacing_ || grid_.level_of(child.h) == tile.key.level;
-        if (same_level && (c.array() >= tile.lo.array()).all() && (c.array() < tile.hi.array()).all())
-          tile.waiting.push_back(child);
-        else {
-          const TileKey<D> key = grid_.key_of(c, child.h);
-          if (last_tile == kNoTile || !(key == last_key)) {
-            last_key = key;
-            last_tile = tiles_.find(key);
-          }
-          tile.set_aside.push_back({child, key, last_tile});
-        }
+        if (constant_spacing_) route(tile, {c, node.h}, routing);
+        else s.children.push_back(c);
       }
+    }
+    if (!s.children.empty()) {
+      s.child_h.resize(s.children.size());
+      if constexpr (requires { s.h.at_many(std::span<const Vec<D>>(s.children), std::span<double>(s.child_h)); })
+        s.h.at_many(std::span<const Vec<D>>(s.children), std::span<double>(s.child_h));
+      else
+        for (std::size_t i = 0; i < s.children.size(); ++i) s.child_h[i] = s.h(s.children[i]);
+      for (std::size_t i = 0; i < s.children.size(); ++i)
+        route(tile, {s.children[i], checked_spacing<D>(s.children[i], s.child_h[i], min_spacing_)}, routing);
     }
     tile.waiting.erase(tile.waiting.begin(), tile.waiting.begin() + static_cast<std::ptrdiff_t>(due));
     // A list that has shrunk to a quarter of its capacity gives the rest back: in 3D a tile holds a
@@ -300,6 +305,29 @@ class PnpFill {
     if (tile.waiting.capacity() > 4 * tile.waiting.size() + 16) tile.waiting.shrink_to_fit();
     tile.front_generation = generation + 1;  // what is left (if anything) is the next generation
     tile.front_count = tile.waiting.size();
+  }
+
+  // The tile a placed node goes to, remembered from the last one: the nodes a tile sets aside mostly
+  // go to the same neighbour.
+  struct Routing {
+    TileKey<D> last_key{};
+    std::uint32_t last_tile = kNoTile;
+  };
+  // Keeps the child in the tile's list when it is of the tile's level and inside it; else sets it aside
+  // for the tile its place and spacing name.
+  void route(Tile<D>& tile, const Waiting<D>& child, Routing& routing) {
+    const Vec<D>& c = child.pos;
+    const bool same_level = constant_spacing_ || grid_.level_of(child.h) == tile.key.level;
+    if (same_level && (c.array() >= tile.lo.array()).all() && (c.array() < tile.hi.array()).all()) {
+      tile.waiting.push_back(child);
+      return;
+    }
+    const TileKey<D> key = grid_.key_of(c, child.h);
+    if (routing.last_tile == kNoTile || !(key == routing.last_key)) {
+      routing.last_key = key;
+      routing.last_tile = tiles_.find(key);
+    }
+    tile.set_aside.push_back({child, key, routing.last_tile});
   }
 
   // Run t's hand-over during the round (internal/hand_over.hpp); the first thread there also plans

@@ -12,6 +12,7 @@
 // A constant spacing never touches the models (the fill's hot loop pays one branch).
 #include <algorithm>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,14 @@ class Spacing {
       else return (*this)(p[0], p[1], p[2]);
     }
 
+    // h at every point into out (out.size() == points.size()): the values one by one gives, in one
+    // call of the model for a spacing that prefers batches.
+    template <int D>
+    void at_many(std::span<const Vec<D>> points, std::span<double> out) const;
+    // Whether gathering points for at_many pays (a spacing called across a language boundary); the
+    // fill and the loader's check then evaluate in batches.
+    bool prefers_batches() const;
+
    private:
     friend class Spacing;
     Evaluator(double constant, std::shared_ptr<const spacing_detail::Model> model, double scale);
@@ -75,6 +84,7 @@ class Spacing {
     double scale_ = 1.0;
     std::shared_ptr<const spacing_detail::Model> model_;  // null for a constant spacing
     std::unique_ptr<spacing_detail::Probe> probe_;        // this evaluator's state of model_
+    mutable std::vector<double> xyz_;                      // at_many's points, 3 coordinates each
   };
 
   // Unit spacing; real spacings come from constant() / expression() / the domain file.
@@ -112,5 +122,8 @@ class Spacing {
   double scale_ = 1.0;  // a model's factor (a constant's is in constant_)
   std::shared_ptr<const spacing_detail::Model> model_;  // null: the constant
 };
+
+extern template void Spacing::Evaluator::at_many<2>(std::span<const Vec<2>>, std::span<double>) const;
+extern template void Spacing::Evaluator::at_many<3>(std::span<const Vec<3>>, std::span<double>) const;
 
 }  // namespace nodegen

@@ -3,6 +3,7 @@
 // pointer, so an instance must never be shared between threads).
 #include <nodegen/geometry/spacing.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -37,6 +38,27 @@ Spacing::Evaluator& Spacing::Evaluator::operator=(Evaluator&&) noexcept = defaul
 Spacing::Evaluator::~Evaluator() = default;
 
 double Spacing::Evaluator::evaluate_model(double x, double y, double z) const { return probe_->at(x, y, z); }
+
+template <int D>
+void Spacing::Evaluator::at_many(std::span<const Vec<D>> points, std::span<double> out) const {
+  if (!probe_) {
+    std::fill(out.begin(), out.end(), constant_);
+    return;
+  }
+  xyz_.resize(3 * points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    xyz_[3 * i] = points[i][0];
+    xyz_[3 * i + 1] = points[i][1];
+    xyz_[3 * i + 2] = D == 3 ? points[i][D - 1] : 0.0;
+  }
+  probe_->at_many(xyz_, out.first(points.size()));
+  for (double& h : out) h *= scale_;  // as operator() multiplies each value
+}
+
+template void Spacing::Evaluator::at_many<2>(std::span<const Vec<2>>, std::span<double>) const;
+template void Spacing::Evaluator::at_many<3>(std::span<const Vec<3>>, std::span<double>) const;
+
+bool Spacing::Evaluator::prefers_batches() const { return model_ && model_->prefers_batches(); }
 
 std::vector<Spacing::Evaluator> Spacing::evaluators(int threads) const {
   std::vector<Evaluator> out;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,8 +37,13 @@ class SpacingSurvey {
   SpacingSurvey(const JsonFields& fields, const Spacing& spacing)
       : fields_(fields), spacing_(spacing), h_(spacing.evaluator()) {}
 
-  double at(const Vec<D>& p) {
-    const double v = h_(p);
+  // h at every point into out (one batch for a spacing that prefers them), checked in order.
+  void at_all(std::span<const Vec<D>> points, std::span<double> out) {
+    h_.at_many(points, out);
+    for (std::size_t i = 0; i < points.size(); ++i) check(points[i], out[i]);
+  }
+
+  void check(const Vec<D>& p, double v) {
     if (v < least_) least_ = v, least_at_ = p;
     if (!std::isfinite(v) || !(v > 0) || v < kMinSpacing)
       fields_.fail("spacing", "h = " + number_text(v) + " at (" + where(p) + ") is not " +
@@ -45,7 +51,6 @@ class SpacingSurvey {
                                                                    " (its square would underflow)"
                                                              : std::string("positive and finite")) +
                                   " (\"" + spacing_.brief() + "\", sampled over the bounding box)");
-    return v;
   }
   double least() const { return least_; }
   std::string least_at() const { return where(least_at_); }
@@ -75,17 +80,19 @@ NodeEstimate estimate_nodes(SpacingSurvey<D>& survey, const Domain<D>& domain, c
   const long total = static_cast<long>(std::pow(n, D));
   std::vector<char> inside(static_cast<std::size_t>(total));
   std::vector<double> h_at(static_cast<std::size_t>(total));
-  NodeEstimate estimate;
+  std::vector<Vec<D>> centres(static_cast<std::size_t>(total));
   for (long k = 0; k < total; ++k) {
     long r = k;
-    Vec<D> p;
     for (int i = 0; i < D; ++i) {
-      p[i] = box.lo[i] + (static_cast<double>(r % n) + 0.5) * step[i];
+      centres[static_cast<std::size_t>(k)][i] = box.lo[i] + (static_cast<double>(r % n) + 0.5) * step[i];
       r /= n;
     }
+  }
+  survey.at_all(centres, h_at);
+  NodeEstimate estimate;
+  for (long k = 0; k < total; ++k) {
     const auto cell = static_cast<std::size_t>(k);
-    h_at[cell] = survey.at(p);
-    inside[cell] = domain.contains(p);
+    inside[cell] = domain.contains(centres[cell]);
     if (inside[cell]) estimate.interior += cell_measure / std::pow(h_at[cell], D);
   }
   for (long k = 0; k < total; ++k) {
@@ -106,16 +113,14 @@ NodeEstimate estimate_nodes(SpacingSurvey<D>& survey, const Domain<D>& domain, c
 template <int D>
 void sample_beyond_grid(SpacingSurvey<D>& survey, const Box<D>& box) {
   std::mt19937_64 rng(12345);
-  for (int k = 0; k < 2000; ++k) {
-    Vec<D> p;
-    for (int i = 0; i < D; ++i) p[i] = std::uniform_real_distribution<double>(box.lo[i], box.hi[i])(rng);
-    survey.at(p);
-  }
-  for (int corner = 0; corner < (1 << D); ++corner) {
-    Vec<D> p;
-    for (int i = 0; i < D; ++i) p[i] = (corner >> i) & 1 ? box.hi[i] : box.lo[i];
-    survey.at(p);
-  }
+  std::vector<Vec<D>> points(2000 + (1 << D));
+  for (int k = 0; k < 2000; ++k)
+    for (int i = 0; i < D; ++i)
+      points[static_cast<std::size_t>(k)][i] = std::uniform_real_distribution<double>(box.lo[i], box.hi[i])(rng);
+  for (int corner = 0; corner < (1 << D); ++corner)
+    for (int i = 0; i < D; ++i) points[static_cast<std::size_t>(2000 + corner)][i] = (corner >> i) & 1 ? box.hi[i] : box.lo[i];
+  std::vector<double> h(points.size());
+  survey.at_all(points, h);
 }
 
 }  // namespace
