@@ -13,7 +13,7 @@
 #include "nodegen/geometry/input_error.hpp"
 #include "nodegen/io/hdf5_writer.hpp"
 #include "nodegen/storage/store_concept.hpp"
-#include "cpu_affinity.hpp"
+#include "nodegen/parallel/cpu_affinity.hpp"
 #include "remove_on_signal.hpp"
 #include "run_options.hpp"
 #include "solve_options.hpp"
@@ -94,7 +94,7 @@ int run_main(int argc, char** argv) {
   app.set_version_flag("--version", "nodegen " NODEGEN_VERSION, "Print the version and exit");
   app.require_subcommand(1);
   app.footer("Run 'nodegen run --help', 'nodegen stats --help' or 'nodegen solve --help' for the options of each command.");
-  const int threads = std::clamp(nodegen::cli::cpus_allowed(), 1, nodegen::cli::kMaxThreads);
+  const int threads = std::clamp(nodegen::cpus_allowed(), 1, nodegen::cli::kMaxThreads);
   nodegen::cli::RunOptions run(app, threads);
   nodegen::cli::StatsOptions stats(app);
   nodegen::cli::SolveOptions solve(app, threads);

@@ -73,19 +73,7 @@ TargetedFill fill(const RunArgs& args, DomainFile& domain, FillOptions options) 
   // Under several ranks a rank counts only its own nodes: no progress.
   const double expected = domain.target_nodes ? static_cast<double>(*domain.target_nodes) : estimated_node_count(domain);
   ProgressBar bar(placed, !args.quiet && !options.exchange, expected);
-  try {
-    if (domain.target_nodes) return fill_domain_to_target(domain, options);
-    return TargetedFill{fill_domain(domain, options), 1.0, 0};
-  } catch (const SpacingFault& e) {
-    throw InputError(args.domain.string(), "spacing", e.what());
-  } catch (const StoreFull& e) {
-    // The fill's message already names the cap; other stores' messages get the CLI's prefix.
-    const std::string what = e.what();
-    throw InputError(args.domain.string(), "fill.max_nodes",
-                     what.starts_with("node cap") ? what
-                                                  : "node cap of " + std::to_string(domain.fill.max_nodes) +
-                                                        " reached: " + what + " (raise it with --max-nodes)");
-  }
+  return fill_as_asked(domain, options);
 }
 
 // The whole's counts and the slowest rank's times, known once every rank has filled.

@@ -1,6 +1,5 @@
 #include "run_metadata.hpp"
 
-#include <ctime>
 #include <span>
 #include <string>
 
@@ -8,19 +7,6 @@
 #include "run_report.hpp"
 
 namespace nodegen::cli {
-
-namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-}  // namespace
 
 template <int D>
 io::NodeArraysView view_of(const Discretization<D>& disc, const Spacing& spacing, int threads,
@@ -51,7 +37,7 @@ io::RunMetadata run_metadata(const RunArgs& args, const DomainFile& domain, std:
   namespace fs = std::filesystem;
   return {
       {"nodegen_version", std::string(NODEGEN_VERSION)},
-      {"created_utc", utc_now()},
+      {"created_utc", io::utc_timestamp()},
       {"domain_file", fs::absolute(args.domain).lexically_normal().string()},
       {"domain_file_text", domain.text},
       {"dim", std::int64_t{domain.dim}},

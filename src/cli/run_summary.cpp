@@ -5,7 +5,7 @@
 #include <variant>
 #include <vector>
 
-#include "cpu_affinity.hpp"
+#include "nodegen/parallel/cpu_affinity.hpp"
 #include "nodegen/input/node_target.hpp"
 
 namespace nodegen::cli {

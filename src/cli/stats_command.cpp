@@ -1,6 +1,6 @@
 #include "stats_command.hpp"
 
-#include "cpu_affinity.hpp"
+#include "nodegen/parallel/cpu_affinity.hpp"
 #include "stdout_check.hpp"
 
 #include <algorithm>

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <fstream>
 #include <limits>
+#include <type_traits>
+#include <variant>
 
 #include "input/fill_fields.hpp"
 #include "nodegen/input/node_target.hpp"
@@ -166,12 +168,7 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
     out.fill = FillParams::defaults_for(out.dim);
   }
   if (options.max_nodes) out.fill.max_nodes = *options.max_nodes;
-  // A count the run may land 2 % above cannot be within 2 % of the cap: refused before any work.
-  if (out.target_nodes && static_cast<double>(*out.target_nodes) * (1.0 + kTargetTolerance) > static_cast<double>(out.fill.max_nodes))
-    fields.fail("fill.nodes", std::to_string(*out.target_nodes) + " nodes asked for; the run may land up to " +
-                                  std::to_string(static_cast<int>(100 * kTargetTolerance)) + " % above that, beyond the " +
-                                  "node cap of " + std::to_string(out.fill.max_nodes) +
-                                  ": raise it (--max-nodes, fill.max_nodes) or ask for fewer");
+  check_node_target(out);
   if (out.dim == 2) read_domain<2>(fields, root, out, options.max_nodes.has_value());
   else read_domain<3>(fields, root, out, options.max_nodes.has_value());
   out.inputs = fields.inputs();
@@ -202,6 +199,23 @@ DomainFile load_domain_file(const std::filesystem::path& path, std::optional<std
   LoadOptions options;
   options.max_nodes = max_nodes;
   return load_domain_file(path, options);
+}
+
+DomainFile with_spacing(const DomainFile& file, Spacing spacing) {
+  DomainFile out = file;
+  const JsonFields fields(file.path, file.dim);
+  std::visit(
+      [&](const auto& domain) {
+        constexpr int D = std::remove_cvref_t<decltype(*domain)>::kDim;
+        out.spacing = with_part_distances<D>(fields, spacing, *domain, "spacing");
+        const std::size_t cap = out.target_nodes ? std::numeric_limits<std::size_t>::max() : out.fill.max_nodes;
+        const NodeEstimate estimate = check_spacing<D>(fields, out.spacing, *domain, cap, false);
+        out.expected_nodes = estimate.total();
+        out.expected_interior = estimate.interior;
+        out.expected_boundary = estimate.boundary;
+      },
+      file.domain);
+  return out;
 }
 
 }  // namespace nodegen

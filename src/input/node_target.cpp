@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "nodegen/geometry/input_error.hpp"
+#include "nodegen/geometry/spacing_fault.hpp"
 #include "nodegen/input/fill_domain.hpp"
 #include "nodegen/storage/store_concept.hpp"
 
@@ -91,6 +92,33 @@ TargetedFill fill_domain_to_target(DomainFile& file, const FillOptions& options)
   if (options.progress) options.progress->store(0, std::memory_order_relaxed);
   out.nodes = fill_domain(file, options);
   return out;
+}
+
+TargetedFill fill_as_asked(DomainFile& file, const FillOptions& options) {
+  try {
+    if (file.target_nodes) return fill_domain_to_target(file, options);
+    return TargetedFill{fill_domain(file, options), 1.0, 0};
+  } catch (const SpacingFault& e) {
+    throw InputError(file.path.string(), "spacing", e.what());
+  } catch (const StoreFull& e) {
+    // The fill's message already names the cap; other stores' messages get the cap's hint.
+    const std::string what = e.what();
+    throw InputError(file.path.string(), "fill.max_nodes",
+                     what.starts_with("node cap") ? what
+                                                  : "node cap of " + std::to_string(file.fill.max_nodes) +
+                                                        " reached: " + what + " (raise it with --max-nodes)");
+  }
+}
+
+void check_node_target(const DomainFile& file) {
+  if (!file.target_nodes) return;
+  const std::size_t target = *file.target_nodes;
+  if (static_cast<double>(target) * (1.0 + kTargetTolerance) <= static_cast<double>(file.fill.max_nodes)) return;
+  throw InputError(file.path.string(), "fill.nodes",
+                   std::to_string(target) + " nodes asked for; the run may land up to " +
+                       std::to_string(static_cast<int>(100 * kTargetTolerance)) + " % above that, beyond the " +
+                       "node cap of " + std::to_string(file.fill.max_nodes) +
+                       ": raise it (--max-nodes, fill.max_nodes) or ask for fewer");
 }
 
 }  // namespace nodegen

@@ -78,14 +78,16 @@ void add_transposed(NodesFingerprint& f, NodesFingerprint::Array array, std::spa
 }
 }  // namespace
 
-std::string nodes_sha256(const NodeArrays& nodes) {
+std::string nodes_sha256(const NodeArraysView& nodes, std::span<const double> h) {
   NodesFingerprint f;
   add_transposed(f, NodesFingerprint::pos, nodes.positions, nodes.dim);
   f.add(NodesFingerprint::types, nodes.types.data(), nodes.types.size() * sizeof(std::int32_t));
   f.add(NodesFingerprint::bmap, nodes.bmap.data(), nodes.bmap.size() * sizeof(std::int32_t));
   add_transposed(f, NodesFingerprint::normals, nodes.normals, nodes.dim);
-  f.add(NodesFingerprint::h, nodes.h.data(), nodes.h.size() * sizeof(double));
+  f.add(NodesFingerprint::h, h.data(), h.size() * sizeof(double));
   return f.finish();
 }
+
+std::string nodes_sha256(const NodeArrays& nodes) { return nodes_sha256(nodes.view(), nodes.h); }
 
 }  // namespace nodegen::io

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <string>
 
@@ -10,6 +11,15 @@
 #include "nodegen/io/output_error.hpp"
 
 namespace nodegen::io {
+
+std::string utc_timestamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 // The sidecar goes beside the file the HDF5 path resolves to (PendingFile follows a symbolic link),
 // since it names that file relative to its own folder.

@@ -44,6 +44,7 @@ template <int D>
 class Domain {
  public:
   static_assert(D == 2 || D == 3, "nodegen works in 2D and 3D");
+  static constexpr int kDim = D;
 
   // Takes the root of a finished shape tree (whose leaves have built their acceleration structures
   // eagerly) and its boundary part names, so all const member functions are safe to call from many

@@ -63,4 +63,10 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
 DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path,
                              std::optional<std::size_t> max_nodes = std::nullopt);
 
+// The same domain file with its spacing replaced (the in-process API's spacing argument, nodegen.hpp):
+// its dist("NAME") bound to the domain's parts, checked over the domain as the loader checks a file's
+// (spacing_reader.hpp, check_spacing), and the node estimate made again for it. The file's text keeps
+// the spacing it was written with. Throws InputError at "spacing".
+DomainFile with_spacing(const DomainFile& file, Spacing spacing);
+
 }  // namespace nodegen

@@ -13,6 +13,10 @@ namespace nodegen {
 // How far the fill may land from the target before a second fill runs.
 inline constexpr double kTargetTolerance = 0.02;
 
+// Refuses (InputError at fill.nodes) a target count the run may land beyond the node cap by
+// kTargetTolerance: checked before any work.
+void check_node_target(const DomainFile& file);
+
 // The nodes the fill is expected to place at the file's spacing: the loader's estimate, its interior
 // term calibrated by the fill's packing.
 double estimated_node_count(const DomainFile& file);
@@ -32,5 +36,10 @@ struct TargetedFill {
 // InputError at fill.nodes when the target is within kTargetTolerance of the cap, and what fill_domain
 // throws.
 TargetedFill fill_domain_to_target(DomainFile& file, const FillOptions& options);
+
+// The fill a run asks for: to file.target_nodes when it is set, else at the spacing as written
+// (fields 1 and 0 of TargetedFill). The fill's own errors become InputErrors of the file's fields, as
+// the loader's are: a SpacingFault at "spacing", StoreFull at "fill.max_nodes" (naming the cap).
+TargetedFill fill_as_asked(DomainFile& file, const FillOptions& options);
 
 }  // namespace nodegen

@@ -38,5 +38,7 @@ class NodesFingerprint {
 
 // The fingerprint of arrays read back from a file (h from the file).
 std::string nodes_sha256(const NodeArrays& nodes);
+// The fingerprint of arrays in memory with their h (an empty h for a file without one).
+std::string nodes_sha256(const NodeArraysView& nodes, std::span<const double> h);
 
 }  // namespace nodegen::io

@@ -54,4 +54,7 @@ struct NodeArrays {
 using MetadataValue = std::variant<std::string, std::int64_t, double>;
 using RunMetadata = std::vector<std::pair<std::string, MetadataValue>>;
 
+// Now, as the metadata's created_utc holds it: "2026-12-06T10:36:00Z".
+std::string utc_timestamp();
+
 }  // namespace nodegen::io

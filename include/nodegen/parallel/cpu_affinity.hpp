@@ -9,7 +9,7 @@
 
 #include <thread>
 
-namespace nodegen::cli {
+namespace nodegen {
 
 inline int cpus_allowed() {
   cpu_set_t set;
@@ -23,4 +23,4 @@ inline int cpus_allowed() {
 
 inline int cpus_in_machine() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
-}  // namespace nodegen::cli
+}  // namespace nodegen
