@@ -203,11 +203,13 @@ class SampleProbe2 final : public spacing_detail::Probe {
     typename Dt2::Locate_type lt;
     int li = 0;
     const auto f = dt.locate({x, y}, lt, li, hint_);
+    // The next point is near this one: its walk starts here, wherever on the face this point was (a
+    // walk from the first face crosses the whole triangulation).
+    if (lt == Dt2::VERTEX || lt == Dt2::EDGE || lt == Dt2::FACE) hint_ = f;
     switch (lt) {
       case Dt2::VERTEX: return f->vertex(li)->info().value;
       case Dt2::EDGE: return interpolate<Dt2::Vertex_handle, 2>(p, {f->vertex(Dt2::cw(li)), f->vertex(Dt2::ccw(li))});
       case Dt2::FACE:
-        hint_ = f;
         return interpolate<Dt2::Vertex_handle, 3>(p, {f->vertex(0), f->vertex(1), f->vertex(2)});
       default: return m_.outside(p);
     }
@@ -227,6 +229,7 @@ class SampleProbe3 final : public spacing_detail::Probe {
     typename Dt3::Locate_type lt;
     int li = 0, lj = 0;
     const auto c = dt.locate(Dt3::Point(x, y, z), lt, li, lj, hint_);
+    if (lt == Dt3::VERTEX || lt == Dt3::EDGE || lt == Dt3::FACET || lt == Dt3::CELL) hint_ = c;  // as in 2D
     switch (lt) {
       case Dt3::VERTEX: return c->vertex(li)->info().value;
       case Dt3::EDGE: return interpolate<Dt3::Vertex_handle, 2>(p, {c->vertex(li), c->vertex(lj)});
@@ -234,7 +237,6 @@ class SampleProbe3 final : public spacing_detail::Probe {
         return interpolate<Dt3::Vertex_handle, 3>(
             p, {c->vertex((li + 1) & 3), c->vertex((li + 2) & 3), c->vertex((li + 3) & 3)});
       case Dt3::CELL:
-        hint_ = c;
         return interpolate<Dt3::Vertex_handle, 4>(p, {c->vertex(0), c->vertex(1), c->vertex(2), c->vertex(3)});
       default: return m_.outside(p);
     }
