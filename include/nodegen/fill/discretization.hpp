@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <variant>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct FillOptions {
   std::size_t reserve_nodes = 0;
   // Relaxed count of nodes placed (boundary included), updated every few thousand nodes, for a progress bar.
   std::atomic<std::size_t>* progress = nullptr;
+  // Set (by another thread, a signal handler) to end the fill early: its threads stop at their next
+  // tile and the fill throws FillStopped. Read relaxed; null: never.
+  const std::atomic<bool>* stop = nullptr;
   PhaseLog* phase_log = nullptr;  // filled when set (benchmarks only)
   // Several processes filling one domain together (MPI ranks): each fills the tiles it owns and
   // returns its own rows (Discretization::share). Null: this process fills everything.
@@ -46,6 +50,12 @@ struct FillOptions {
   // queries.
   // The nodes are the same at any value; tests set 0 to take the one-by-one path everywhere.
   std::size_t crowd = 4096;
+};
+
+// A fill ended by FillOptions::stop.
+class FillStopped : public std::runtime_error {
+ public:
+  FillStopped() : std::runtime_error("the fill was stopped") {}
 };
 
 // How one of several processes' rows fit in the whole (FillOptions::exchange); one process holds

@@ -244,6 +244,7 @@ class PnpFill {
             const int owner = (t + v) % threads_;
             const auto share = static_cast<std::size_t>(v / threads_ * threads_ + owner);
             items_.take(share, [this] { return failure_.failed(); }, [&](std::size_t i, std::uint32_t item) {
+              if (options_.stop && options_.stop->load(std::memory_order_relaxed)) throw FillStopped();
               const auto start = times_.item_start();
               if (item < round_.tiles.size()) {
                 Tile<D>& tile = tiles_[round_.tiles[item]];
