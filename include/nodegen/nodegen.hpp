@@ -28,6 +28,7 @@
 // inside the library.
 #include <Eigen/Core>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -38,6 +39,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace nodegen {
@@ -47,6 +49,12 @@ using Point = Eigen::Matrix<double, D, 1>;
 
 // The one-line error of a bad input: "FILE: FIELD: REASON".
 class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A fill ended early by Options::stop.
+class Stopped : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -104,6 +112,9 @@ struct Options {
   std::optional<std::size_t> max_nodes;     // the node cap (fill.max_nodes, 1e8 by default)
   int supports = 0;                         // k nearest nodes of every node (itself first); 0: none
   std::string backend = "vm";               // the node store: "vm", "vector" or "suballoc"
+  // Set to true (from another thread, a signal handler) to end the fill at its threads' next tile:
+  // discretize then throws Stopped. Null: never.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // The nodes of one discretization, in Medusa's conventions: boundary nodes first (rows
@@ -136,6 +147,9 @@ class Nodes {
   double fill_seconds() const;
   // SHA-256 naming the nodes (docs/output-format.md), as `nodegen run` prints it.
   std::string nodes_sha256() const;
+  // The figures `nodegen stats --json` prints of these nodes, as JSON text (counts, nearest-neighbour
+  // distance / h, packing density, holes, nodes per part), and "warnings": why any are missing.
+  std::string stats_json() const;
   // FILE.h5 in Medusa's layout and FILE.xdmf beside it, as `nodegen run -o FILE.h5` writes them
   // (/domain/supports too when there are supports); both appear complete or not at all.
   void write(const std::filesystem::path& h5_file) const;
@@ -175,9 +189,12 @@ Nodes<D> discretize(const DomainSpec& domain, SpacingFunction<D> h, const Option
 template <int D>
 Nodes<D> discretize(const DomainSpec& domain, BatchSpacing<D> h, const Options& options = {});
 
-// A file that `nodegen run` or Nodes::write made, read back (h and supports from the file).
+// A file that `nodegen run` or Nodes::write made (or Medusa's DomainDiscretization::save), read back
+// with h, part names and spacing factor from the file; Error for a file of the other dimension.
 template <int D>
 Nodes<D> read_nodes(const std::filesystem::path& h5_file);
+// The same for a file of either dimension.
+std::variant<Nodes<2>, Nodes<3>> read_any_nodes(const std::filesystem::path& h5_file);
 
 #define NODEGEN_API_DIMENSION(D)                                                                        \
   extern template class Nodes<D>;                                                                      \

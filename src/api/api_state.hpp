@@ -45,6 +45,8 @@ auto translating_errors(Work&& work) -> decltype(work()) {
     throw Error(e.what());
   } catch (const SpacingFault& e) {
     throw Error(e.what());
+  } catch (const FillStopped& e) {
+    throw Stopped(e.what());
   }
 }
 

@@ -36,6 +36,7 @@ FillOptions fill_options(const DomainFile& file, const Options& options) {
     fail(file, "threads", "must be 0 (one per core) or 1 to " + std::to_string(kMaxThreads) + ", got " +
                               std::to_string(options.threads));
   FillOptions fill;
+  fill.stop = options.stop;
   fill.threads = options.threads > 0 ? options.threads : std::min(cpus_allowed(), kMaxThreads);
   try {
     fill.backend = parse_backend(options.backend);

@@ -7,9 +7,11 @@
 
 #include "api/filled_nodes.hpp"
 #include "nodegen/fill/backend.hpp"
+#include "nodegen/input/node_report.hpp"
 #include "nodegen/io/fingerprint.hpp"
 #include "nodegen/io/hdf5_reader.hpp"
 #include "nodegen/io/output.hpp"
+#include "nodegen/parallel/cpu_affinity.hpp"
 #include "nodegen/parallel/thread_team.hpp"
 #include "nodegen/spatial/nearest_supports.hpp"
 
@@ -158,6 +160,25 @@ template <int D>
 std::string Nodes<D>::nodes_sha256() const {
   return io::nodes_sha256(filled_->view(), filled_->h);
 }
+template <int D>
+std::string Nodes<D>::stats_json() const {
+  const api_detail::FilledNodes<D>& f = *filled_;
+  io::NodeArrays arrays;
+  arrays.dim = D;
+  const io::NodeArraysView v = f.view();
+  arrays.positions.assign(v.positions.begin(), v.positions.end());
+  arrays.types.assign(v.types.begin(), v.types.end());
+  arrays.bmap.assign(v.bmap.begin(), v.bmap.end());
+  arrays.normals.assign(v.normals.begin(), v.normals.end());
+  arrays.h = f.h;
+  const std::filesystem::path shown = "(nodes in memory)";
+  const NodeReport report = api_detail::translating_errors(
+      [&] { return node_report(shown, arrays, f.metadata, 0, cpus_allowed()); });
+  nlohmann::json out = report.to_json(shown, D);
+  out["warnings"] = report.warnings;
+  return out.dump();
+}
+
 template <int D>
 void Nodes<D>::write(const std::filesystem::path& h5_file) const {
   api_detail::translating_errors([&] { io::write_output(h5_file, filled_->view(), filled_->metadata); });

@@ -30,17 +30,9 @@ std::vector<std::string> part_names_of(const io::RunMetadata& metadata) {
   return out;
 }
 
-}  // namespace
-
 template <int D>
-Nodes<D> read_nodes(const std::filesystem::path& h5_file) {
-  io::StoredDiscretization stored = api_detail::translating_errors([&] { return io::read_hdf5(h5_file); });
+Nodes<D> nodes_of(io::StoredDiscretization stored) {
   io::NodeArrays& nodes = stored.nodes;
-  if (nodes.dim != D)
-    throw Error(InputError(h5_file.string(), "/domain/pos",
-                           "holds " + std::to_string(nodes.dim) + "D nodes; read_nodes<" + std::to_string(D) + "> reads " +
-                               std::to_string(D) + "D ones")
-                    .what());
   auto out = std::make_shared<api_detail::FilledNodes<D>>();
   out->nodes.positions = points_of<D>(nodes.positions);
   out->nodes.types.assign(nodes.types.begin(), nodes.types.end());
@@ -53,6 +45,29 @@ Nodes<D> read_nodes(const std::filesystem::path& h5_file) {
   if (const double* seconds = io::find_double(stored.metadata, "fill_seconds")) out->nodes.fill_seconds = *seconds;
   out->metadata = std::move(stored.metadata);
   return Nodes<D>(std::move(out));
+}
+
+io::StoredDiscretization stored_nodes(const std::filesystem::path& h5_file) {
+  return api_detail::translating_errors([&] { return io::read_hdf5(h5_file); });
+}
+
+}  // namespace
+
+template <int D>
+Nodes<D> read_nodes(const std::filesystem::path& h5_file) {
+  io::StoredDiscretization stored = stored_nodes(h5_file);
+  if (stored.nodes.dim != D)
+    throw Error(InputError(h5_file.string(), "/domain/pos",
+                           "holds " + std::to_string(stored.nodes.dim) + "D nodes; read_nodes<" + std::to_string(D) +
+                               "> reads " + std::to_string(D) + "D ones")
+                    .what());
+  return nodes_of<D>(std::move(stored));
+}
+
+std::variant<Nodes<2>, Nodes<3>> read_any_nodes(const std::filesystem::path& h5_file) {
+  io::StoredDiscretization stored = stored_nodes(h5_file);
+  if (stored.nodes.dim == 2) return nodes_of<2>(std::move(stored));
+  return nodes_of<3>(std::move(stored));
 }
 
 template Nodes<2> read_nodes<2>(const std::filesystem::path&);
