@@ -41,6 +41,7 @@ io::RunMetadata metadata_of(const FilledNodes<D>& out, const DomainFile& file, c
       {"candidates", std::int64_t{file.fill.candidates}},
       {"max_nodes", static_cast<std::int64_t>(file.fill.max_nodes)},
       {"threads", std::int64_t{fill.threads}},
+      {"supports", std::int64_t{out.support_size}},
       {"backend", std::string(backend_name(fill.backend))},
       {"boundary_nodes", static_cast<std::int64_t>(out.nodes.boundary_count)},
       {"boundary_names", nlohmann::json(out.part_names).dump()},
@@ -60,6 +61,8 @@ io::NodeArraysView FilledNodes<D>::view() const {
   v.types = nodes.types;
   v.bmap = nodes.bmap;
   v.normals = flat<D>(nodes.normals);
+  v.supports = supports;
+  v.support_size = static_cast<std::size_t>(support_size);
   const std::vector<double>* values = &h;
   v.spacing_at = [values](std::size_t first, std::span<double> out) {
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = first + i < values->size() ? (*values)[first + i] : 0.0;

@@ -40,6 +40,8 @@ Nodes<D> nodes_of(io::StoredDiscretization stored) {
   out->nodes.normals = points_of<D>(nodes.normals);
   out->nodes.boundary_count = out->nodes.normals.size();
   out->h = std::move(nodes.h);
+  out->supports = std::move(nodes.supports);
+  out->support_size = static_cast<int>(nodes.support_size);
   out->part_names = part_names_of(stored.metadata);
   if (const double* factor = io::find_double(stored.metadata, "spacing_factor")) out->spacing_factor = *factor;
   if (const double* seconds = io::find_double(stored.metadata, "fill_seconds")) out->nodes.fill_seconds = *seconds;

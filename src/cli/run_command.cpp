@@ -3,9 +3,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "nodegen/input/node_target.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/input/domain_file.hpp"
+#include "nodegen/spatial/nearest_supports.hpp"
 #include "progress_bar.hpp"
 #include "rank_parts.hpp"
 #include "resource_usage.hpp"
@@ -109,10 +112,24 @@ RunTotals totals_after_fill(const RunArgs& args, const DomainFile& domain, const
   return totals;
 }
 
+// --supports K: the K nearest nodes of every node, or none.
+std::vector<std::int64_t> supports_of(const RunArgs& args, const AnyDiscretization& result) {
+  if (args.supports == 0) return {};
+  return std::visit(
+      [&](const auto& d) {
+        if (static_cast<std::size_t>(args.supports) > d.positions.size())
+          throw InputError("--supports", "value", std::to_string(args.supports) + " nearest nodes asked for, of " +
+                                                      std::to_string(d.positions.size()) + " nodes");
+        return nearest_supports<std::decay_t<decltype(d)>::kDim>(d.positions, args.supports, args.threads);
+      },
+      result);
+}
+
 // Streams the nodes into the output's temporaries; returns their fingerprint.
 std::string write_nodes(const RunArgs& args, const DomainFile& domain, const AnyDiscretization& result,
                         RunOutput& files, const io::RunMetadata& metadata) {
   std::vector<Spacing::Evaluator> evaluators;
+  const std::vector<std::int64_t> supports = supports_of(args, result);
   return std::visit(
       [&](const auto& d) {
         const RowShare& share = d.share;
@@ -121,7 +138,10 @@ std::string write_nodes(const RunArgs& args, const DomainFile& domain, const Any
         const io::FileSlabs slabs{io::RowRuns(std::move(runs)),
                                   io::RowRuns(std::vector<io::RowRun>{{share.boundary_first, d.boundary_count}}),
                                   share.total_nodes, share.total_boundary};
-        return files.write(view_of(d, domain.spacing, args.threads, evaluators), slabs, metadata);
+        io::NodeArraysView view = view_of(d, domain.spacing, args.threads, evaluators);
+        view.supports = supports;
+        view.support_size = static_cast<std::size_t>(args.supports);
+        return files.write(view, slabs, metadata);
       },
       result);
 }
@@ -135,6 +155,9 @@ int run_command(const RunArgs& args) {
   const bool root = rank_of(args.mpi) == 0;  // prints, and writes the report
   const fs::path output = args.output ? *args.output : default_output_for(args.domain);
   refuse_unnameable_output(output);
+  if (args.supports > 0 && rank_count(args.mpi) > 1)
+    throw InputError("--supports", "value", "not with several MPI ranks yet (a node's nearest may lie on another "
+                                            "rank's part): run on one rank");
   DomainFile domain = load_on_every_rank(args, output);
   if (args.dry_run) {
     on_every_rank(args.mpi, [&] {

@@ -24,6 +24,7 @@ struct RunArgs {
   std::optional<std::uint64_t> seed;      // overrides the domain file's fill.seed
   std::optional<std::size_t> max_nodes;   // overrides the domain file's fill.max_nodes
   std::optional<std::size_t> nodes;       // --nodes: overrides the domain file's fill.nodes
+  int supports = 0;                       // --supports K: K nearest nodes of every node written; 0: none
   std::vector<std::string> overrides;     // --set KEY=VALUE, in order
   bool dry_run = false;                   // --dry-run: load, estimate and list the parts; no fill, no output
   bool quiet = false;
@@ -38,6 +39,9 @@ inline bool report_to_stdout(const RunArgs& args) { return args.report && args.r
 // crashes or exits while starting tens of thousands), so --threads is bounded where oversubscription
 // stops being a test; the default (all cores) is clamped to it too.
 inline constexpr int kMaxThreads = 1024;
+// The most supports a node may ask for: stencils are tens of nodes; a thousand bounds the file's
+// size (4 KB a node) well before it is a surprise.
+inline constexpr std::size_t kMaxSupports = 1000;
 
 // Runs the whole job. Throws InputError for bad input (the caller prints it and exits 2). Returns 0.
 int run_command(const RunArgs& args);

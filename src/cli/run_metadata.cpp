@@ -47,6 +47,7 @@ io::RunMetadata run_metadata(const RunArgs& args, const DomainFile& domain, std:
       {"candidates", std::int64_t{domain.fill.candidates}},
       {"max_nodes", static_cast<std::int64_t>(domain.fill.max_nodes)},
       {"threads", std::int64_t{args.threads}},
+      {"supports", std::int64_t{args.supports}},
       {"backend", std::string(backend)},
       {"prefault", std::int64_t{args.prefault}},
       {"huge_pages", std::int64_t{args.huge_pages}},

@@ -37,6 +37,9 @@ RunOptions::RunOptions(CLI::App& app, int default_threads) {
                                        "Aim at N nodes: the spacing is scaled by one factor so the run lands within 2 % "
                                        "of N (at most one extra fill); the summary prints the factor (default: the "
                                        "domain file's fill.nodes, else the spacing as written)");
+  supports_option_ = command_->add_option("--supports", supports_,
+                                          "Also write /domain/supports: the K nearest nodes of every node, itself "
+                                          "first (an RBF-FD solver's stencils), K from 1 to 1000");
   command_->add_option("--set", args_.overrides,
                        "KEY=VALUE: replace a field of the domain file (repeatable), e.g. --set spacing=0.002, "
                        "--set fill.seed=7, --set shape.children[1].radius=0.3; VALUE is JSON, or else a string. "
@@ -62,6 +65,7 @@ RunArgs RunOptions::args() const {
   if (*seed_option_) args.seed = whole_number(seed_, "--seed", 0, FillParams::kMaxSeed);
   if (*cap_option_) args.max_nodes = whole_number(max_nodes_, "--max-nodes", 1, FillParams::kMaxNodeCap);
   if (*nodes_option_) args.nodes = whole_number(nodes_, "--nodes", 1, FillParams::kMaxNodeCap);
+  if (*supports_option_) args.supports = static_cast<int>(whole_number(supports_, "--supports", 1, kMaxSupports));
   return args;
 }
 

@@ -62,6 +62,17 @@ StoredDiscretization read_hdf5(const std::filesystem::path& file) {
     nodes.h = r.read<double>(layout::h, H5T_NATIVE_DOUBLE, 1, dims);
     if (dims[0] != n) r.fail(layout::h, "expected one value per node");
   }
+  if (r.has(layout::supports)) {
+    std::vector<hsize_t> dims;
+    const auto rows = r.read<std::int32_t>(layout::supports, H5T_NATIVE_INT32, 2, dims);
+    if (dims[0] != n || dims[1] < 1 || dims[1] > n) r.fail(layout::supports, "expected {N, k} rows, k from 1 to N");
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (rows[i] < 0 || static_cast<std::size_t>(rows[i]) >= n)
+        r.fail(layout::supports, "row " + std::to_string(rows[i]) + " of node " + std::to_string(i / dims[1]) +
+                                     " is not a node");
+    nodes.supports.assign(rows.begin(), rows.end());
+    nodes.support_size = dims[1];
+  }
   out.metadata = r.attributes(layout::domain_group);
   return out;
 }
@@ -82,6 +93,8 @@ NodeArraysView NodeArrays::view() const {
   v.positions = positions;
   v.types = types;
   v.bmap = bmap;
+  v.supports = supports;
+  v.support_size = support_size;
   v.normals = normals;
   const std::vector<double>* spacing = &h;
   v.spacing_at = [spacing](std::size_t first, std::span<double> out) {

@@ -66,6 +66,8 @@ void NodeWriter::check_consistent(const NodeArraysView& nodes, const FileSlabs& 
   if (slabs.node_total > static_cast<std::size_t>(INT32_MAX))
     failure = std::to_string(slabs.node_total) + " nodes: more than the 2^31 - 1 nodes Medusa's int32 indexes address";
   if (!nodes.spacing_at) throw std::invalid_argument("write_hdf5: spacing_at is not set");
+  if (nodes.supports.size() != n * nodes.support_size || nodes.support_size > slabs.node_total)
+    throw std::invalid_argument("write_hdf5: supports do not hold support_size rows per node");
   for (std::size_t i = 0; i < n && failure.empty(); ++i) {
     const std::int32_t row = nodes.bmap[i];
     if ((nodes.types[i] < 0) != (row >= 0) || (row >= 0 && !slabs.normals.local_of(static_cast<std::size_t>(row))))
@@ -194,6 +196,19 @@ void NodeWriter::write_domain(const NodeArraysView& nodes, const RunMetadata& me
   write_transposed(layout::normals, nodes.normals, nodes.dim, slabs_.normals, slabs_.normal_total,
                    NodesFingerprint::normals);
   write_spacing(nodes);
+  if (nodes.support_size > 0) write_supports(nodes);
+}
+
+// /domain/supports {N, k}, block by block as int32 (rows below 2^31, as bmap's).
+void NodeWriter::write_supports(const NodeArraysView& nodes) {
+  const std::size_t n = nodes.node_count(), k = nodes.support_size;
+  H5Handle set = dataset(layout::supports, H5T_STD_I32LE, {slabs_.node_total, k});
+  std::vector<std::int32_t> block(std::min(n, kWriteBlock) * k);
+  for (std::size_t b = 0; b < node_rounds_; ++b) {
+    const auto [first, len] = block_range(b, n);
+    for (std::size_t i = 0; i < len * k; ++i) block[i] = static_cast<std::int32_t>(nodes.supports[first * k + i]);
+    write_rows(set, slabs_.nodes, -1, k, H5T_NATIVE_INT32, block.data(), first, len, layout::supports);
+  }
 }
 
 // The display copies of /paraview (layout.hpp says why they exist), block by block: float32

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -211,6 +212,46 @@ TEST_F(RunOptions, ALogGetsProgressLinesEveryFiveSeconds) {
       << err;
   EXPECT_EQ(err.find('\r'), std::string::npos) << "terminal control characters in a log";
   EXPECT_EQ(err.find('\033'), std::string::npos) << "terminal control characters in a log";
+}
+
+}  // namespace
+
+namespace {
+
+// --supports K writes /domain/supports {N, K}: each node first in its own row, then its nearest by
+// distance (checked against all nodes on a small domain), the same at 1 and 3 threads; bad K refused.
+TEST_F(RunOptions, SupportsAreWrittenAsTheNearestNodesItselfFirst) {
+  write("small.json", R"({"dim": 2, "spacing": 0.08, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  for (const char* threads : {"1", "3"}) {
+    const Result r = run({"run", "small.json", "-o", std::string("t") + threads + ".h5", "--supports", "7", "--threads", threads, "-q"});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  const auto one = nodegen::io::read_hdf5(dir_ / "t1.h5").nodes, three = nodegen::io::read_hdf5(dir_ / "t3.h5").nodes;
+  ASSERT_EQ(one.support_size, 7u);
+  ASSERT_EQ(one.supports.size(), one.node_count() * 7);
+  EXPECT_EQ(one.supports, three.supports);
+  const std::size_t n = one.node_count();
+  for (std::size_t i = 0; i < n; ++i) {
+    auto d2 = [&](std::size_t j) {
+      const double dx = one.coord(j, 0) - one.coord(i, 0), dy = one.coord(j, 1) - one.coord(i, 1);
+      return dx * dx + dy * dy;
+    };
+    std::vector<std::size_t> all(n);
+    for (std::size_t j = 0; j < n; ++j) all[j] = j;
+    std::partial_sort(all.begin(), all.begin() + 7, all.end(),
+                      [&](std::size_t a, std::size_t b) { return d2(a) < d2(b) || (d2(a) == d2(b) && a < b); });
+    for (std::size_t j = 0; j < 7; ++j) ASSERT_EQ(one.supports[i * 7 + j], static_cast<std::int64_t>(all[j])) << i;
+  }
+  for (const char* bad : {"0", "1001", "x"}) {
+    const Result r = run({"run", "small.json", "-o", "bad.h5", "--supports", bad});
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.err.find("--supports"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "bad.h5"));
+  }
+  const Result many = run({"run", "small.json", "-o", "bad.h5", "--supports", "1000"});
+  EXPECT_EQ(many.status, 2);
+  EXPECT_NE(many.err.find("--supports: value: 1000 nearest nodes asked for, of "), std::string::npos) << many.err;
+  EXPECT_FALSE(fs::exists(dir_ / "bad.h5"));
 }
 
 }  // namespace

@@ -103,12 +103,13 @@ def test_supports_are_the_nearest_nodes_itself_first():
 
 
 def test_written_nodes_read_back_the_same(tmp_path):
-    d = nodegen.discretize(DOMAINS / "cube.json", spacing=0.1)
+    d = nodegen.discretize(DOMAINS / "cube.json", spacing=0.1, supports=5)
     d.write(tmp_path / "cube.h5")
     assert (tmp_path / "cube.xdmf").exists()
     back = nodegen.read(tmp_path / "cube.h5")
     assert back.nodes_sha256 == d.nodes_sha256 and back.part_names == d.part_names
     assert np.array_equal(back.positions, d.positions) and np.array_equal(back.normals, d.normals)
+    assert np.array_equal(back.supports, d.supports) and back.supports.shape == (len(d), 5)
 
 
 def test_bad_input_raises_one_line_naming_the_field():

@@ -74,6 +74,7 @@ struct RowShare {
 // boundary and +1 inside; bmap = row into `normals` on the boundary, -1 inside.
 template <int D>
 struct Discretization {
+  static constexpr int kDim = D;
   std::vector<Vec<D>> positions;
   std::vector<std::int32_t, DefaultInitAllocator<std::int32_t>> types;  // written by the fill's threads
   std::vector<std::int32_t, DefaultInitAllocator<std::int32_t>> bmap;

@@ -11,6 +11,8 @@
 //   /domain/h        float64 {N}     the spacing h evaluated at each node
 //   /domain attrs    N (int32), the run metadata (domain file text, seed, threads, ...) and
 //                    nodes_sha256, the fingerprint of the five arrays above (io/fingerprint.hpp)
+// A run asked for supports (--supports K, the API's supports) also has
+//   /domain/supports int32 {N, K}    row i: the K nearest nodes of node i (rows), itself first
 // A file written by several MPI ranks together (src/mpi) also has
 //   /domain/partition int32 {N}     the rank that held each node
 //   /domain attr      ranks (int64), the number of ranks
@@ -30,6 +32,7 @@ inline constexpr const char* bmap = "/domain/bmap";
 inline constexpr const char* normals = "/domain/normals";
 inline constexpr const char* h = "/domain/h";
 inline constexpr const char* partition = "/domain/partition";
+inline constexpr const char* supports = "/domain/supports";
 inline constexpr const char* ranks_attribute = "ranks";
 inline constexpr const char* count_attribute = "N";
 inline constexpr const char* fingerprint_attribute = "nodes_sha256";  // io/fingerprint.hpp

@@ -27,6 +27,9 @@ struct NodeArraysView {
   // Fills out[i] = h(node first + i). Called block by block while writing, so a full array of h
   // never needs to exist; the CLI evaluates the Spacing in parallel inside it.
   std::function<void(std::size_t first, std::span<double> out)> spacing_at;
+  // The k nearest nodes of every node (support_size a node, rows into the whole), or none.
+  std::span<const std::int64_t> supports;
+  std::size_t support_size = 0;
 
   std::size_t node_count() const { return types.size(); }
   std::size_t boundary_count() const { return dim > 0 ? normals.size() / static_cast<std::size_t>(dim) : 0; }
@@ -40,6 +43,8 @@ struct NodeArrays {
   std::vector<std::int32_t> bmap;
   std::vector<double> normals;
   std::vector<double> h;
+  std::vector<std::int64_t> supports;  // support_size a node, when the file has /domain/supports
+  std::size_t support_size = 0;
 
   std::size_t node_count() const { return types.size(); }
   std::size_t boundary_count() const { return dim > 0 ? normals.size() / static_cast<std::size_t>(dim) : 0; }

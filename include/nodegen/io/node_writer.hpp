@@ -53,7 +53,8 @@ class NodeWriter {
   NodeWriter(H5Handle file, const FileSlabs& slabs, const WriterTeam& team, const std::filesystem::path& shown,
              NodesFingerprint* fingerprint);
 
-  // An upper bound of the bytes of the file these writes make: the arrays of write_domain,
+  // An upper bound of the bytes of the file these writes make (without supports, which the writers of
+  // several processes never have): the arrays of write_domain,
   // write_node_int32 (one) and write_display_arrays for `slabs`, the metadata, and HDF5's own headers.
   // Keep it in step with the writes below (a test compares it with written files).
   static std::uint64_t file_bytes_bound(const FileSlabs& slabs, int dim, const RunMetadata& metadata);
@@ -62,7 +63,8 @@ class NodeWriter {
   static void check_consistent(const NodeArraysView& nodes, const FileSlabs& slabs, const WriterTeam& team,
                                const std::filesystem::path& shown);
 
-  // /domain with attribute N and the metadata, then the five /domain arrays.
+  // /domain with attribute N and the metadata, then the five /domain arrays, and the supports when the
+  // nodes have them.
   void write_domain(const NodeArraysView& nodes, const RunMetadata& metadata);
   // An int32 array of one value per node, in the node rows (/domain/partition).
   void write_node_int32(const char* name, std::span<const std::int32_t> values);
@@ -77,6 +79,7 @@ class NodeWriter {
   void ensure(bool ok, const std::string& reason) const { team_.agree(shown_, ok ? std::string() : reason); }
 
  private:
+  void write_supports(const NodeArraysView& nodes);
   H5Handle group(const char* name);
   H5Handle dataset(const char* name, hid_t file_type, std::initializer_list<hsize_t> dims);
   // Writes local elements [first, first + len) of `runs` into a dataset: `row` selects the coordinate
