@@ -20,7 +20,12 @@ target_include_directories(nodegen_library PUBLIC $<BUILD_INTERFACE:${PROJECT_SO
 target_include_directories(nodegen_library PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_features(nodegen_library PUBLIC cxx_std_20)
 target_link_libraries(nodegen_library PUBLIC Eigen3::Eigen PRIVATE nodegen_core nlohmann_json::nlohmann_json)
-target_link_options(nodegen_library PRIVATE "LINKER:--exclude-libs,ALL" "LINKER:--no-undefined")
+target_link_options(nodegen_library PRIVATE "LINKER:--exclude-libs,ALL")
+# Every symbol resolved at link time, but under a sanitizer: its runtime is linked into executables
+# only, which then supply it to the library when it loads.
+if(NOT NODEGEN_SANITIZE)
+  target_link_options(nodegen_library PRIVATE "LINKER:--no-undefined")
+endif()
 
 install(TARGETS nodegen_library EXPORT nodegenTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

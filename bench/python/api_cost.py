@@ -2,7 +2,8 @@
 """What the in-process Python API costs beside the command, side by side in one run:
 
   1. nodegen.discretize of the unit square at 1e6 nodes (constant h) against `nodegen run` of the same
-     domain file: the fill's seconds and the process's peak memory;
+     domain file: the fill's seconds and the process's peak memory, also less what the interpreter with
+     numpy and nodegen imported holds before any fill;
   2. a vectorised Python spacing function against the same spacing as an expression (fill seconds);
   3. supports, k = 15 in 2D and 30 in 3D at about 1e6 nodes: discretize with supports against without
      (their difference is the supports' time), on 1 and 2 threads, beside the fill's own time.
@@ -24,6 +25,15 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 H2 = 0.000944   # the unit square at about 1e6 nodes
 H3 = 0.0113     # the unit cube at about 1e6 nodes
+
+# The interpreter with numpy and nodegen imported, before any fill: what a Python process holds anyway.
+BASELINE = r"""
+import json, resource
+import numpy as np
+import nodegen
+print(json.dumps({"nodes": 0, "fill_seconds": 0.0, "seconds": 0.0,
+                  "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
 
 CHILD = r"""
 import json, resource, sys, time
@@ -78,6 +88,7 @@ def main():
     variants = {
         "run": lambda: command_run(build, square, work / "run.h5", 1),
         "discretize": lambda: python_run(env, domain=str(square), spacing=None, threads=1, supports=0),
+        "interpreter": lambda: json.loads(locked([sys.executable, "-c", BASELINE], env=env)),
         "expression": lambda: python_run(env, domain=str(square), spacing=expression, threads=1, supports=0),
         "function": lambda: python_run(env, domain=str(square), spacing="function", h=H2, threads=1, supports=0),
     }
@@ -94,12 +105,14 @@ def main():
     print(f"{a.reps} alternated repetitions, medians (min-max)\n")
     print("| compared | nodes | fill seconds | peak memory, MB |")
     print("|---|---|---|---|")
-    for name in ("run", "discretize", "expression", "function"):
+    for name in ("run", "discretize", "interpreter", "expression", "function"):
         print(f"| {name} | {results[name][0]['nodes']} | {median(col(name, 'fill_seconds'))} | "
               f"{median([b / 1e6 for b in col(name, 'peak_rss_bytes')])} |")
     ratio = lambda x, y: statistics.median(col(x, "fill_seconds")) / statistics.median(col(y, "fill_seconds"))
     memory = lambda x, y: statistics.median(col(x, "peak_rss_bytes")) / statistics.median(col(y, "peak_rss_bytes"))
-    print(f"\ndiscretize / run: fill {ratio('discretize', 'run'):.3f}x, peak memory {memory('discretize', 'run'):.3f}x; "
+    rss = lambda x: statistics.median(col(x, "peak_rss_bytes"))
+    print(f"\ndiscretize / run: fill {ratio('discretize', 'run'):.3f}x, peak memory {memory('discretize', 'run'):.3f}x, "
+          f"beyond the interpreter's own {(rss('discretize') - rss('interpreter')) / rss('run'):.3f}x; "
           f"function / expression: fill {ratio('function', 'expression'):.3f}x\n")
     print("| supports | nodes | threads | fill seconds | supports seconds | supports / fill |")
     print("|---|---|---|---|---|---|")

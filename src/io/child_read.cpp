@@ -4,6 +4,7 @@
 #include "io/child_read.hpp"
 
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,6 +28,13 @@ void write_all(int fd, const std::string& bytes) {
 }
 
 [[noreturn]] void run_child(const std::function<std::string()>& read, const std::string& file, int out) {
+  // The child speaks through the pipe alone: what it would print (libhdf5's diagnostics, a sanitizer's
+  // report of the crash it dies of) would reach the terminal beside the parent's one line.
+  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null >= 0) {
+    ::dup2(null, STDERR_FILENO);
+    ::close(null);
+  }
   std::string message;
   try {
     message = '+' + read();

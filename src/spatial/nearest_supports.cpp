@@ -21,10 +21,10 @@ namespace {
 // One thread's k-nearest queries, in row order. A query asks the tree for the points of a ball around
 // the node whose radius is the last query's k-th distance, grown by a tenth (neighbouring rows are
 // neighbouring nodes, of nearly the same spacing), and keeps the k nearest by (squared distance, row),
-// the squared distances computed here from the positions. The ball is enlarged until its k-th nearest
-// lies clearly inside it: every point outside is then farther than all k, so the answer is the exact
-// k nearest whatever radius found it, the same on any thread. The first query of a run starts from
-// the tree's own k-nearest search.
+// the squared distances computed here from the tree's exact copies of the positions. The ball is
+// enlarged until its k-th nearest lies clearly inside it: every point outside is then farther than all
+// k, so the answer is the exact k nearest whatever radius found it, the same on any thread. The first
+// query of a run starts from the tree's own k-nearest search.
 template <int D>
 class Nearest {
  public:
@@ -39,9 +39,8 @@ class Nearest {
     }
     for (double r = radius_ * 1.1 + 1e-300;; r *= 2) {
       found_.clear();
-      tree.for_each_within(q, r, [&](std::uint32_t id, const Vec<D>&) {
-        found_.push_back({(positions_[id] - q).squaredNorm(), id});
-      });
+      // The tree keeps the positions as given (doubles, not a grid), so its copy is the node's.
+      tree.for_each_within(q, r, [&](std::uint32_t id, const Vec<D>& p) { found_.push_back({(p - q).squaredNorm(), id}); });
       if (found_.size() < k_) continue;
       std::partial_sort(found_.begin(), found_.begin() + static_cast<std::ptrdiff_t>(k_), found_.end());
       // The k-th clearly inside the ball: a point the tree's own rounding left out lies beyond it.

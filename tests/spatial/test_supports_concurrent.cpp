@@ -1,0 +1,84 @@
+// nearest_supports (spatial/nearest_supports.hpp) from more threads than cores: 1, 2, 3 and 8 threads
+// give the same rows, and the rows are the k nearest by brute force (squared distance, ties by the lower
+// row), for scattered points, points on a lattice (many equal distances: the ties decide), and graded
+// points (a query's ball grown from a neighbour of another spacing). Built by the tsan preset too.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "nodegen/spatial/nearest_supports.hpp"
+#include "support/sanitized_build.hpp"
+
+namespace {
+
+using nodegen::Vec;
+
+template <int D>
+std::vector<std::int64_t> brute_force(const std::vector<Vec<D>>& p, int k) {
+  const std::size_t n = p.size(), w = static_cast<std::size_t>(k);
+  std::vector<std::int64_t> out(n * w);
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::iota(order.begin(), order.end(), 0);
+    auto d2 = [&](std::size_t j) { return (p[j] - p[i]).squaredNorm(); };
+    std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                      [&](std::size_t a, std::size_t b) { return d2(a) < d2(b) || (d2(a) == d2(b) && a < b); });
+    for (std::size_t j = 0; j < w; ++j) out[i * w + j] = static_cast<std::int64_t>(order[j]);
+  }
+  return out;
+}
+
+template <int D>
+std::vector<Vec<D>> points(const char* kind, std::size_t n) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<Vec<D>> p(n);
+  const auto side = static_cast<std::size_t>(std::ceil(std::pow(static_cast<double>(n), 1.0 / D)));
+  for (std::size_t i = 0; i < n; ++i)
+    for (int d = 0; d < D; ++d) {
+      if (std::string(kind) == "lattice") p[i][d] = static_cast<double>((i / static_cast<std::size_t>(std::pow(side, d))) % side);
+      else if (std::string(kind) == "graded") p[i][d] = std::pow(u(rng), 3.0);  // dense near the origin
+      else p[i][d] = u(rng);
+    }
+  if (std::string(kind) == "lattice") {  // distinct positions only
+    std::sort(p.begin(), p.end(), [](const Vec<D>& a, const Vec<D>& b) {
+      return std::lexicographical_compare(a.data(), a.data() + D, b.data(), b.data() + D);
+    });
+    p.erase(std::unique(p.begin(), p.end()), p.end());
+  }
+  return p;
+}
+
+template <int D>
+void check(const char* kind, int k) {
+  SCOPED_TRACE(std::string(kind) + " " + std::to_string(D) + "D k=" + std::to_string(k));
+  const auto p = points<D>(kind, nodegen::test::kSanitized ? 1500 : 4000);
+  const auto expected = brute_force<D>(p, k);
+  for (int threads : {1, 2, 3, 8}) {
+    EXPECT_EQ(nodegen::nearest_supports<D>(p, k, threads), expected) << threads << " threads";
+  }
+}
+
+TEST(SupportsConcurrent, TheKNearestAtAnyThreadCount) {
+  for (const char* kind : {"scattered", "lattice", "graded"}) {
+    check<2>(kind, 9);
+    check<2>(kind, 1);
+    check<3>(kind, 27);
+  }
+}
+
+TEST(SupportsConcurrent, BadKIsRefused) {
+  const auto p = points<2>("scattered", 10);
+  EXPECT_THROW(nodegen::nearest_supports<2>(p, 0, 2), std::invalid_argument);
+  EXPECT_THROW(nodegen::nearest_supports<2>(p, 11, 2), std::invalid_argument);
+  EXPECT_EQ(nodegen::nearest_supports<2>(p, 10, 2).size(), 100u);
+}
+
+}  // namespace
