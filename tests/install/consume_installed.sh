@@ -33,4 +33,13 @@ set +e
 status=$?
 set -e
 [[ $status -eq 2 ]] && grep -q "README.md" "$work/err"
+# The Python module from the same prefix (when the build made it): the one PYTHONPATH line the README gives.
+if [[ -d "$prefix/lib/python3/dist-packages/nodegen" ]]; then
+  PYTHONPATH="$prefix/lib/python3/dist-packages" /usr/bin/python3 -c "
+import sys, nodegen
+d = nodegen.discretize(sys.argv[1], supports=5)
+assert d.positions.shape == (len(d), 2) and d.supports.shape == (len(d), 5)
+assert nodegen.__file__.startswith(sys.argv[2]), nodegen.__file__
+print('python', d.nodes_sha256)" "$source/domains/square.json" "$prefix"
+fi
 echo "consume_installed: the installed library built and ran the example"
