@@ -24,9 +24,6 @@ namespace {
 
 using api_detail::translating_errors;
 
-// The most threads a run may ask for (the command's --threads limit).
-constexpr int kMaxThreads = 1024;
-
 [[noreturn]] void fail(const DomainFile& file, const std::string& field, const std::string& reason) {
   throw Error(InputError(file.path.string(), field, reason).what());
 }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "nodegen/parallel/cpu_affinity.hpp"
+
 namespace nodegen::mpi {
 class Session;  // nodegen/mpi/session.hpp (MPI builds)
 }
@@ -35,10 +37,8 @@ struct RunArgs {
 // Whether the report goes to standard output (--report -).
 inline bool report_to_stdout(const RunArgs& args) { return args.report && args.report->string() == "-"; }
 
-// The most worker threads a run takes: far more than any machine has cores only costs (and libgomp
-// crashes or exits while starting tens of thousands), so --threads is bounded where oversubscription
-// stops being a test; the default (all cores) is clamped to it too.
-inline constexpr int kMaxThreads = 1024;
+// The most worker threads a run takes (parallel/cpu_affinity.hpp, kMaxThreads), under the CLI's name.
+using nodegen::kMaxThreads;
 // The most supports a node may ask for: stencils are tens of nodes; a thousand bounds the file's
 // size (4 KB a node) well before it is a surprise.
 inline constexpr std::size_t kMaxSupports = 1000;

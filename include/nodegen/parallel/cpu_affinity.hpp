@@ -11,6 +11,11 @@
 
 namespace nodegen {
 
+// The most worker threads a run takes, from the command or the library: far more than any machine has
+// cores only costs (and libgomp crashes or exits while starting tens of thousands), so thread counts
+// are bounded where oversubscription stops being a test; the default (all cores) is clamped to it too.
+inline constexpr int kMaxThreads = 1024;
+
 inline int cpus_allowed() {
   cpu_set_t set;
   CPU_ZERO(&set);
