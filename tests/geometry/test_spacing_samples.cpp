@@ -2,7 +2,7 @@
 // reproduced inside the samples' hull in 2D and 3D (inside cells, on their edges and faces, and over
 // a degenerate hull); outside the hull within the range of the 2d nearest samples' values; one sample
 // per position with the least value; the options' scale, min and max; a value that depends on the
-// point alone; bad samples refused naming the first bad one.
+// point alone, whichever walk found it; bad samples refused naming the first bad one.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -234,6 +234,36 @@ TEST(SpacingSamples, ValueDependsOnThePointAloneNotOnTheWalk) {
       auto fresh = spacing.evaluator();
       ASSERT_EQ(a[i], b[i]) << "point " << i;
       ASSERT_EQ(a[i], fresh(points[i][0], points[i][1], points[i][2])) << "point " << i;
+    }
+  }
+}
+
+// A walk starts at the last point found when the next is near it, else at the start grid's cell: many
+// samples, points visited in a random order (every walk from the grid) and sorted (walks from the last
+// point), on samples and between them, give the same values, the linear function's within rounding.
+TEST(SpacingSamples, WalksFromTheGridAndFromTheLastPointAgree) {
+  for (int dim : {2, 3}) {
+    const SampleSet s = random_samples(dim, dim == 2 ? 20000 : 5000, 11, dim == 2 ? linear2 : linear3);
+    const Spacing spacing = spacing_of(s);
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::vector<std::array<double, 3>> points;
+    for (int i = 0; i < 3000; ++i) points.push_back({u(rng), u(rng), dim == 3 ? u(rng) : 0.0});
+    for (std::size_t i = 0; i < 500; ++i) {
+      const double* p = &s.positions[i * static_cast<std::size_t>(dim)];
+      points.push_back({p[0], p[1], dim == 3 ? p[2] : 0.0});
+    }
+    auto jumping = spacing.evaluator(), walking = spacing.evaluator();
+    std::vector<double> a;
+    for (const auto& p : points) a.push_back(jumping(p[0], p[1], p[2]));
+    std::vector<std::size_t> order(points.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return points[i] < points[j]; });
+    for (std::size_t i : order) {
+      const auto& p = points[i];
+      ASSERT_EQ(a[i], walking(p[0], p[1], p[2])) << "point " << i << " in " << dim << "D";
+      const double expected = dim == 2 ? linear2(p[0], p[1], 0) : linear3(p[0], p[1], p[2]);
+      ASSERT_NEAR(a[i], expected, 1e-12) << "point " << i << " in " << dim << "D";
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <CGAL/Delaunay_triangulation_2.h>
 #include <CGAL/Delaunay_triangulation_3.h>
 #include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
+#include <CGAL/Triangulation_face_base_with_info_2.h>
 #include <CGAL/Triangulation_vertex_base_with_info_2.h>
 #include <CGAL/Triangulation_vertex_base_with_info_3.h>
 
@@ -16,8 +17,10 @@
 #include <type_traits>
 #include <stdexcept>
 
+#include "geometry/spacing/flat_triangulation.hpp"
 #include "geometry/spacing/sample_neighbours.hpp"
 #include "geometry/spacing/spacing_model.hpp"
+#include "geometry/spacing/start_grid.hpp"
 #include "nodegen/geometry/spacing_samples.hpp"
 
 namespace nodegen {
@@ -29,7 +32,8 @@ struct Info {
   std::uint32_t index = 0;  // the sample's place after deduplication: the order edges and faces interpolate in
 };
 using Dt2 = CGAL::Delaunay_triangulation_2<
-    K, CGAL::Triangulation_data_structure_2<CGAL::Triangulation_vertex_base_with_info_2<Info, K>>>;
+    K, CGAL::Triangulation_data_structure_2<CGAL::Triangulation_vertex_base_with_info_2<Info, K>,
+                                            CGAL::Triangulation_face_base_with_info_2<std::int32_t, K>>>;
 using Dt3 = CGAL::Delaunay_triangulation_3<
     K, CGAL::Triangulation_data_structure_3<CGAL::Triangulation_vertex_base_with_info_3<Info, K>>>;
 
@@ -167,6 +171,17 @@ void limit_gradient(Dt& dt, std::vector<double>& values, double grading) {
   for (std::uint32_t i = 0; i < values.size(); ++i) by_index[i]->info().value = values[i];
 }
 
+// Where walks to points start (start_grid.hpp), about two samples a grid cell: a start is then within a
+// sample or two of any point.
+template <class Dt, class HandleOf>
+auto start_grid(const Dt& dt, const Samples& samples, HandleOf handle_of) {
+  std::vector<typename Dt::Vertex_handle> by_index(samples.points.size());
+  for (auto v = dt.finite_vertices_begin(); v != dt.finite_vertices_end(); ++v) by_index[v->info().index] = v;
+  using Handle = decltype(handle_of(by_index.front()));
+  return spacing_detail::StartGrid<Handle>(samples.points, samples.dim, 2.0,
+                                           [&](std::size_t i) { return handle_of(by_index[i]); });
+}
+
 class SampleModel final : public spacing_detail::Model {
  public:
   SampleModel(Samples samples, double grading, std::string description)
@@ -175,6 +190,11 @@ class SampleModel final : public spacing_detail::Model {
     else dt3_ = triangulate<Dt3>(samples_);
     if (grading > 0 && dt2_) limit_gradient(*dt2_, samples_.values, grading);
     if (grading > 0 && dt3_) limit_gradient(*dt3_, samples_.values, grading);
+    if (dt2_ && dt2_->dimension() == 2) {  // the walk of flat_triangulation.hpp, CGAL's records freed
+      flat_ = spacing_detail::FlatTriangulation(*dt2_, samples_.points);
+      dt2_.reset();
+    }
+    if (dt3_) starts3_ = start_grid(*dt3_, samples_, [](const Dt3::Vertex_handle& v) { return v->cell(); });
   }
   std::unique_ptr<spacing_detail::Probe> probe() const override;
   std::string describe() const override { return description_; }
@@ -182,8 +202,10 @@ class SampleModel final : public spacing_detail::Model {
   // Outside the hull: inverse-distance weights of the 2d nearest samples (a sample at the point: its value).
   double outside(const Eigen::Vector3d& p) const { return neighbours_.inverse_distance(p, samples_.values, 2 * samples_.dim); }
 
-  const Dt2* dt2() const { return dt2_.get(); }
+  const Dt2* dt2() const { return dt2_.get(); }  // null for samples in general position (then flat())
   const Dt3* dt3() const { return dt3_.get(); }
+  const spacing_detail::FlatTriangulation& flat() const { return flat_; }
+  const spacing_detail::StartGrid<Dt3::Cell_handle>& starts3() const { return starts3_; }
 
  private:
   Samples samples_;
@@ -191,32 +213,54 @@ class SampleModel final : public spacing_detail::Model {
   std::string description_;
   std::unique_ptr<Dt2> dt2_;
   std::unique_ptr<Dt3> dt3_;
+  spacing_detail::FlatTriangulation flat_;
+  spacing_detail::StartGrid<Dt3::Cell_handle> starts3_;
 };
 
-// One evaluator's walk through the triangulation, starting where its last point was found.
+// One evaluator's walk through the triangulation, starting where its last point was found when the
+// next is near it, else at the start grid's face for it.
 class SampleProbe2 final : public spacing_detail::Probe {
  public:
   explicit SampleProbe2(const SampleModel& m) : m_(m) {}
   double at(double x, double y, double) override {
-    const Dt2& dt = *m_.dt2();
     const Eigen::Vector3d p(x, y, 0.0);
-    typename Dt2::Locate_type lt;
-    int li = 0;
-    const auto f = dt.locate({x, y}, lt, li, hint_);
-    // The next point is near this one: its walk starts here, wherever on the face this point was (a
-    // walk from the first face crosses the whole triangulation).
-    if (lt == Dt2::VERTEX || lt == Dt2::EDGE || lt == Dt2::FACE) hint_ = f;
-    switch (lt) {
-      case Dt2::VERTEX: return f->vertex(li)->info().value;
-      case Dt2::EDGE: return interpolate<Dt2::Vertex_handle, 2>(p, {f->vertex(Dt2::cw(li)), f->vertex(Dt2::ccw(li))});
-      case Dt2::FACE:
-        return interpolate<Dt2::Vertex_handle, 3>(p, {f->vertex(0), f->vertex(1), f->vertex(2)});
+    if (m_.dt2()) return on_line(p);
+    const auto& flat = m_.flat();
+    if (last_face_ < 0 || !flat.starts().near(last_, p)) last_face_ = flat.starts().at(p);
+    last_ = p;
+    using Kind = spacing_detail::FlatTriangulation::Kind;
+    const auto where = flat.locate(last_face_, x, y);
+    last_face_ = where.face;
+    const auto& face = flat.face(where.face);
+    const auto corner = [&](int i) { return Eigen::Vector3d(face.x[i], face.y[i], 0.0); };
+    switch (where.kind) {  // corners in sample order, as interpolate() takes them
+      case Kind::kFace:
+        return on_triangle(p, corner(0), face.value[0], corner(1), face.value[1], corner(2), face.value[2]);
+      case Kind::kEdge: {
+        const int a = (where.i + 1) % 3, b = (where.i + 2) % 3;
+        return on_segment(p, corner(std::min(a, b)), face.value[std::min(a, b)], corner(std::max(a, b)), face.value[std::max(a, b)]);
+      }
+      case Kind::kCorner: return face.value[where.i];
       default: return m_.outside(p);
     }
   }
 
  private:
+  // Samples on one line: CGAL's triangulation of dimension 1 (or 0) decides.
+  double on_line(const Eigen::Vector3d& p) {
+    const Dt2& dt = *m_.dt2();
+    typename Dt2::Locate_type lt;
+    int li = 0;
+    const auto f = dt.locate({p.x(), p.y()}, lt, li, hint_);
+    if (lt == Dt2::VERTEX || lt == Dt2::EDGE) hint_ = f;
+    if (lt == Dt2::VERTEX) return f->vertex(li)->info().value;
+    if (lt == Dt2::EDGE) return interpolate<Dt2::Vertex_handle, 2>(p, {f->vertex(Dt2::cw(li)), f->vertex(Dt2::ccw(li))});
+    return m_.outside(p);
+  }
+
   const SampleModel& m_;
+  std::int32_t last_face_ = -1;
+  Eigen::Vector3d last_ = Eigen::Vector3d::Zero();
   Dt2::Face_handle hint_;
 };
 
@@ -228,7 +272,7 @@ class SampleProbe3 final : public spacing_detail::Probe {
     const Eigen::Vector3d p(x, y, z);
     typename Dt3::Locate_type lt;
     int li = 0, lj = 0;
-    const auto c = dt.locate(Dt3::Point(x, y, z), lt, li, lj, hint_);
+    const auto c = dt.locate(Dt3::Point(x, y, z), lt, li, lj, start(p));
     if (lt == Dt3::VERTEX || lt == Dt3::EDGE || lt == Dt3::FACET || lt == Dt3::CELL) hint_ = c;  // as in 2D
     switch (lt) {
       case Dt3::VERTEX: return c->vertex(li)->info().value;
@@ -243,12 +287,18 @@ class SampleProbe3 final : public spacing_detail::Probe {
   }
 
  private:
+  Dt3::Cell_handle start(const Eigen::Vector3d& p) {  // as in 2D
+    if (hint_ == Dt3::Cell_handle() || !m_.starts3().near(last_, p)) hint_ = m_.starts3().at(p);
+    last_ = p;
+    return hint_;
+  }
   const SampleModel& m_;
   Dt3::Cell_handle hint_;
+  Eigen::Vector3d last_ = Eigen::Vector3d::Zero();
 };
 
 std::unique_ptr<spacing_detail::Probe> SampleModel::probe() const {
-  if (dt2_) return std::make_unique<SampleProbe2>(*this);
+  if (samples_.dim == 2) return std::make_unique<SampleProbe2>(*this);
   return std::make_unique<SampleProbe3>(*this);
 }
 
