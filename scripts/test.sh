@@ -2,8 +2,10 @@
 # Builds nodegen and runs every test: the release suites; the concurrency suites under ThreadSanitizer
 # (tsan preset); the suites again under AddressSanitizer + UBSan (asan preset: clang, optimised, one
 # build for both; cases whose point is their size run smaller there, tests/support/sanitized_build.hpp,
-# and four concurrency suites whose code the others run there and the rendering suite are left out,
-# tests/CMakeLists.txt) and each libFuzzer target for 4 seconds from its seed corpus (scripts/fuzz.sh;
+# four concurrency suites whose code the others run there and the rendering suite are left out,
+# tests/CMakeLists.txt, and so are the cases whose point is the same nodes at many thread counts, a
+# solver's convergence order or a progress line's timing, the asan test preset's filter: they read
+# nothing the other cases do not, and took a third of the stage) and each libFuzzer target for 4 seconds from its seed corpus (scripts/fuzz.sh;
 # NODEGEN_FUZZ_SECONDS=N for N, 0 to replay the corpus only); then the quick modes of the backend
 # comparison and of bench/headline, so they cannot rot.
 # Each stage prints its wall time.
