@@ -16,6 +16,7 @@ packages=(
   clang libfuzzer-14-dev libomp-dev
   python3-matplotlib python3-h5py python3-numpy
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-scipy
+  libocct-data-exchange-dev libocct-modeling-algorithms-dev libocct-modeling-data-dev libocct-foundation-dev
 )
 if [[ "${1:-}" == "--paraview" ]]; then
   packages+=(paraview python3-paraview xvfb xauth)   # pvbatch needs python3-paraview for its "paraview" module

@@ -91,7 +91,7 @@ TEST_P(PublicModel, FillsFromTheFileAsItIs) {
   ASSERT_FALSE(report["repairs"].empty());
   // One summary line per repair, as in the report.
   for (const auto& line : report["repairs"])
-    EXPECT_NE(r.out.find("\nnodegen: mesh " + line.get<std::string>() + "\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\nnodegen: " + line.get<std::string>() + "\n"), std::string::npos) << r.out;
   const Result stats = run({"stats", "model.h5", "--json"});
   ASSERT_EQ(stats.status, 0) << stats.err;
   const auto s = nlohmann::json::parse(stats.out);
@@ -111,7 +111,7 @@ TEST_F(CliTest, ARepairedMeshIsNamedInTheSummaryAndAnOpenSheetIsRefused) {
   write("open.json", R"({"dim":3,"spacing":0.05,"shape":{"type":"mesh","name":"tet","file":"open.off"}})");
   const Result r = run({"run", "open.json", "-o", "open.h5", "--report", "report.json"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("\nnodegen: mesh tet: holes closed: 1 (3 border edges, 1 faces added)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nnodegen: tet: holes closed: 1 (3 border edges, 1 faces added)\n"), std::string::npos) << r.out;
   EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "report.json"))["repairs"],
             nlohmann::json::array({"tet: holes closed: 1 (3 border edges, 1 faces added)"}));
   write("sheet.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");

@@ -104,7 +104,7 @@ TEST_F(BadInput, UnknownShape) {
   EXPECT_EQ(error_of(R"({"dim":3,"spacing":0.1,"shape":{"type":"union","children":[
       {"type":"box","min":[0,0,0],"max":[1,1,1]},{"type":"cylinder","radius":1}]}})"),
             file() + ": shape.children[1].type: unknown shape \"cylinder\" (known: box, ball, disk, sphere, polygon, "
-                     "mesh, union, intersection, difference, translate, scale, rotate)");
+                     "mesh, cad, union, intersection, difference, translate, scale, rotate)");
 }
 
 TEST_F(BadInput, MissingAndOpenMeshes) {

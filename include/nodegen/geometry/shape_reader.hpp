@@ -24,7 +24,7 @@ inline constexpr int kMaxShapeDepth = 256;
 template <int D>
 struct ReadShape {
   std::shared_ptr<const Domain<D>> domain;
-  std::vector<std::string> repairs;  // what was mended in its meshes, one line each ("NAME: WHAT")
+  std::vector<std::string> repairs;  // what was mended in its meshes, a CAD part's unit, one line each ("NAME: WHAT")
 };
 
 // `shape`: the file's "shape" value; `fields` names the file and remembers the files it reads.

@@ -170,7 +170,7 @@ void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<
 }
 
 void sample_triangles(const std::vector<WorldTriangle>& whole, BoundarySink<3>& sink,
-                      const std::function<int(const Vec<3>&, const Vec<3>&)>& side) {
+                      const std::function<int(const Vec<3>&, const Vec<3>&)>& side, const TriangleLift& lift) {
   // Only the parts of the triangles within the region where nodes can be kept are sampled: a mesh child
   // far larger than the ball it was intersected with took over a minute and gigabytes.
   std::vector<WorldTriangle> clipped;
@@ -192,18 +192,21 @@ void sample_triangles(const std::vector<WorldTriangle>& whole, BoundarySink<3>& 
       thin_samples(source, sink.spacing(), radius_factor, sink.cell(), thinning_seed, sink.threads());
   // Which kept samples bound the part (side) and lie on the whole domain's boundary (CSG): two inside
   // tests each, on the team. on_boundary: 1 as placed, -1 turned, 0 dropped.
+  std::vector<Vec<3>> pos(kept.size()), normal(kept.size());
+  parallel_for(kept.size(), lift ? sink.threads() : 1, [&](int, std::size_t k) {
+    pos[k] = kept[k].pos;
+    normal[k] = triangles[kept[k].item].normal;
+    if (lift) lift(triangles[kept[k].item], pos[k], normal[k]);
+  });
   std::vector<signed char> on_boundary(kept.size(), 1);
   if (side || sink.filtering())
     parallel_for(kept.size(), sink.threads(), [&](int, std::size_t k) {
-      const Vec<3>& n = triangles[kept[k].item].normal;
-      const int s = side ? side(kept[k].pos, n) : 1;
-      on_boundary[k] = static_cast<signed char>(s != 0 && sink.keep(kept[k].pos, Vec<3>(double(s) * n)) ? s : 0);
+      const int s = side ? side(pos[k], normal[k]) : 1;
+      on_boundary[k] = static_cast<signed char>(s != 0 && sink.keep(pos[k], Vec<3>(double(s) * normal[k])) ? s : 0);
     });
   for (std::size_t k = 0; k < kept.size(); ++k)
-    if (on_boundary[k] != 0) {
-      const WorldTriangle& t = triangles[kept[k].item];
-      sink.emit(kept[k].pos, Vec<3>(double(on_boundary[k]) * t.normal), t.part, surface_priority);
-    }
+    if (on_boundary[k] != 0)
+      sink.emit(pos[k], Vec<3>(double(on_boundary[k]) * normal[k]), triangles[kept[k].item].part, surface_priority);
 }
 
 }  // namespace nodegen::geometry_detail

@@ -60,7 +60,10 @@ void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<
 // Each node takes the part of its triangle (WorldTriangle::part). side(pos, normal), when given, says
 // which nodes bound the part's solid: 1 as they are, -1 with the normal turned, 0 not at all (a face
 // inside the solid or between two of its parts). Called concurrently.
+// `lift`, when given, moves each kept node (its position and normal, the triangle's) onto the exact
+// surface the triangles approximate, before the filters; called from the sink's threads at once.
+using TriangleLift = std::function<void(const WorldTriangle&, Vec<3>& pos, Vec<3>& normal)>;
 void sample_triangles(const std::vector<WorldTriangle>& triangles, BoundarySink<3>& sink,
-                      const std::function<int(const Vec<3>&, const Vec<3>&)>& side = {});
+                      const std::function<int(const Vec<3>&, const Vec<3>&)>& side = {}, const TriangleLift& lift = {});
 
 }  // namespace nodegen::geometry_detail

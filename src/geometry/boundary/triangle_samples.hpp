@@ -24,6 +24,7 @@ struct WorldTriangle {
   Vec<3> a, b, c;
   Vec<3> normal;  // outward unit
   int part = 1;   // the boundary part of the nodes placed on it
+  std::uint32_t source = 0;  // its index in the leaf's own triangles
 };
 
 // The source's items are the pieces (set_piece_size() lists them); a sample's `item` is its triangle.

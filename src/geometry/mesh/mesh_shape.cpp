@@ -23,10 +23,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <memory>
 #include <stdexcept>
 
 #include "geometry/boundary/boundary_fill.hpp"
+#include "geometry/files/cad_file.hpp"
 #include "geometry/files/mesh_face_groups.hpp"
 #include "geometry/mesh/face_group_labels.hpp"
 #include "geometry/mesh/mesh_repair.hpp"
@@ -50,10 +52,10 @@ using Side = CGAL::Side_of_triangle_mesh<Mesh, Kernel>;
 
 // The exact test's checks on a mesh read as it is: "" when it is
 // closed, free of self-intersections and bounds a volume (then oriented so), else what is wrong.
+std::string strict_problem_of(const std::string& file, const std::vector<MeshPoint>& points,
+                              const std::vector<std::vector<std::size_t>>& polygons, bool read, Mesh& mesh);
+
 std::string strict_problem(const std::string& file, Mesh& mesh) {
-  // What CGAL::IO::read_polygon_mesh does (the soup as read, every point a vertex, every face added by
-  // Euler::add_face, then a validity check), with the check of the faces around each vertex before the
-  // build, whose time grows with their square.
   std::vector<MeshPoint> points;
   std::vector<std::vector<std::size_t>> polygons;
   bool read = false;
@@ -63,6 +65,14 @@ std::string strict_problem(const std::string& file, Mesh& mesh) {
   } catch (const std::exception& e) {
     return "cannot read mesh " + file + ": " + e.what();
   }
+  return strict_problem_of(file, points, polygons, read, mesh);
+}
+
+// The checks on a soup `read` (false: the reader failed). What CGAL::IO::read_polygon_mesh does (every
+// point a vertex, every face added by Euler::add_face, then a validity check), with the check of the
+// faces around each vertex before the build, whose time grows with their square.
+std::string strict_problem_of(const std::string& file, const std::vector<MeshPoint>& points,
+                              const std::vector<std::vector<std::size_t>>& polygons, bool read, Mesh& mesh) {
   if (read) {
     check_faces_at_vertices(file, points, polygons);
     std::vector<Mesh::Vertex_index> vertices;
@@ -187,6 +197,28 @@ class MeshSurface {
     check_crowding(file);
     label_triangles(read_mesh_face_groups(file));
   }
+  // A surface given as triangles (a CAD part's tessellation): it must pass the strict checks, its
+  // groups are its parts, and its lift (if any) moves nodes onto the exact surface.
+  MeshSurface(const MeshSoup& soup, const MeshOptions& options, std::size_t max_cells)
+      : max_cells_(max_cells), lift_(soup.lift) {
+    std::vector<MeshPoint> points;
+    points.reserve(soup.points.size());
+    for (const Vec<3>& p : soup.points) points.emplace_back(p[0], p[1], p[2]);
+    std::vector<std::vector<std::size_t>> polygons;
+    polygons.reserve(soup.triangles.size());
+    for (const auto& t : soup.triangles) polygons.push_back({t[0], t[1], t[2]});
+    const std::string problem = strict_problem_of(soup.name, points, polygons, true, mesh_);
+    if (!problem.empty())
+      throw std::runtime_error(problem + " (this is the tessellation of a CAD part: a smaller \"tolerance\" may mend it)");
+    build_exact(options.accelerate);
+    if (triangles_.size() != soup.triangles.size())
+      throw std::runtime_error("the tessellation of " + soup.name + " lost triangles on the way to a mesh");
+    check_crowding(soup.name);
+    group_names_ = soup.group_names;
+    triangle_group_ = soup.group;
+    any_ungrouped_ = false;
+    if (lift_) soup_order_ = soup_corner_order(soup);
+  }
 
   std::size_t cache_cells() const { return cache_ ? cache_->cell_count() : 0; }
   // The file's face groups, in the order of their first faces (none: the mesh is one part), and
@@ -235,10 +267,11 @@ class MeshSurface {
       const Vec<3> n = (t.b - t.a).cross(t.c - t.a);
       if (!(n.norm() > 0)) continue;  // degenerate triangles carry no area
       world.push_back({where.point(t.a), where.point(t.b), where.point(t.c), where.normal(n.normalized()),
-                       ids.of(group_of(i))});
+                       ids.of(group_of(i)), static_cast<std::uint32_t>(i)});
     }
     if (!winding_) {
-      sample_triangles(world, sink);
+      if (lift_) sample_triangles(world, sink, {}, [&](const WorldTriangle& t, Vec<3>& pos, Vec<3>& normal) { lift(where, t, pos, normal); });
+      else sample_triangles(world, sink);
       return;
     }
     // Under the winding number the solid is the union of the parts: a triangle may lie inside another
@@ -257,6 +290,42 @@ class MeshSurface {
 
  private:
   int group_of(std::size_t triangle) const { return triangle_group_.empty() ? -1 : triangle_group_[triangle]; }
+
+  // For each triangle, which corner of the soup's triangle each of its corners is (the checks may have
+  // turned the triangles round).
+  std::vector<std::array<std::uint8_t, 3>> soup_corner_order(const MeshSoup& soup) const {
+    std::vector<std::array<std::uint8_t, 3>> order(triangles_.size());
+    for (std::size_t i = 0; i < triangles_.size(); ++i) {
+      const MeshTriangle& t = triangles_[i];
+      const std::array<Vec<3>, 3> mine{t.a, t.b, t.c};
+      for (std::size_t k = 0; k < 3; ++k)
+        for (std::uint8_t j = 0; j < 3; ++j)
+          if (soup.points[soup.triangles[i][j]] == mine[k]) order[i][k] = j;
+    }
+    return order;
+  }
+
+  // A node at `pos` on world triangle t (normal: the triangle's) moved onto the exact surface: its
+  // barycentric weights (an affine map keeps them) in the soup's corner order, lifted in the surface's
+  // own coordinates, placed back where the leaf is.
+  void lift(const Placement<3>& where, const WorldTriangle& t, Vec<3>& pos, Vec<3>& normal) const {
+    const Vec<3> n = (t.b - t.a).cross(t.c - t.a);
+    const double n2 = n.squaredNorm();
+    if (!(n2 > 0)) return;
+    Vec<3> w;
+    w[1] = std::max(0.0, n.dot((pos - t.a).cross(t.c - t.a)) / n2);
+    w[2] = std::max(0.0, n.dot((t.b - t.a).cross(pos - t.a)) / n2);
+    w[0] = std::max(0.0, 1.0 - w[1] - w[2]);
+    w /= w.sum();
+    Vec<3> soup_w;
+    for (std::size_t k = 0; k < 3; ++k) soup_w[soup_order_[t.source][k]] = w[static_cast<int>(k)];
+    const MeshTriangle& local = triangles_[t.source];
+    Vec<3> p = w[0] * local.a + w[1] * local.b + w[2] * local.c;
+    Vec<3> local_normal = (local.b - local.a).cross(local.c - local.a).normalized();
+    lift_->lift(t.source, soup_w, p, local_normal);
+    pos = where.point(p);
+    normal = where.normal(local_normal);
+  }
 
   // Each triangle's group: that of the file's face nearest to it (face_group_labels.hpp).
   void label_triangles(const MeshFaceGroups& groups) {
@@ -439,6 +508,8 @@ class MeshSurface {
   std::vector<std::string> group_names_;  // the file's face groups; empty: none
   bool any_ungrouped_ = true;
   std::vector<int> triangle_group_;  // per triangle: index into group_names_, -1 for none; empty: none
+  std::shared_ptr<const SurfaceLift> lift_;  // a CAD part's exact surface; null for a mesh file
+  std::vector<std::array<std::uint8_t, 3>> soup_order_;  // with a lift: see soup_corner_order
 };
 
 // A mesh leaf: a loaded surface under this leaf's name and boundary parts ("surface", and one per face
@@ -491,16 +562,32 @@ ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOpti
                           std::to_string(options.max_hole);
   auto found = cache.loaded_.find(key);
   if (found == cache.loaded_.end()) {
-    // The voxel caches of one domain's meshes share kAllCells: each mesh may take half of what is left
-    // (the first ones their full 2^23 cells), never less than kFewestCells. 150 distinct meshes at a
-    // full 32 MiB each took gigabytes.
-    constexpr std::size_t kAllCells = std::size_t{1} << 26, kFewestCells = std::size_t{1} << 18;
-    const std::size_t left = kAllCells - std::min(cache.cells_, kAllCells);
-    const std::size_t cap = std::clamp(left / 2, kFewestCells, VoxelCache::kMaxCells);
+    const std::size_t left = MeshCache::kAllCells - std::min(cache.cells_, MeshCache::kAllCells);
+    const std::size_t cap = std::clamp(left / 2, MeshCache::kFewestCells, VoxelCache::kMaxCells);
     auto loaded = std::make_unique<MeshCache::Loaded>();
     loaded->surface = std::make_shared<const MeshSurface>(file, options, loaded->notes, cap);
     cache.cells_ += loaded->surface->cache_cells();
     found = cache.loaded_.emplace(key, std::move(loaded)).first;
+  }
+  notes = found->second->notes;
+  return std::make_shared<MeshShape>(found->second->surface, std::move(label));
+}
+
+ShapePtr<3> make_cad(const std::string& file, std::string label, const CadOptions& options,
+                     std::vector<std::string>& notes, MeshCache& cache) {
+  std::error_code ec;
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(file, ec);
+  std::ostringstream key;
+  key.precision(17);
+  key << "cad\n" << (ec ? std::filesystem::path(file) : resolved).string() << '\n' << options.unit << ' ' << options.tolerance;
+  auto found = cache.loaded_.find(key.str());
+  if (found == cache.loaded_.end()) {
+    auto loaded = std::make_unique<MeshCache::Loaded>();
+    const MeshSoup soup = read_cad(file, options, loaded->notes);
+    const std::size_t left = MeshCache::kAllCells - std::min(cache.cells_, MeshCache::kAllCells);
+    loaded->surface = std::make_shared<const MeshSurface>(soup, MeshOptions{}, std::clamp(left / 2, MeshCache::kFewestCells, VoxelCache::kMaxCells));
+    cache.cells_ += loaded->surface->cache_cells();
+    found = cache.loaded_.emplace(key.str(), std::move(loaded)).first;
   }
   notes = found->second->notes;
   return std::make_shared<MeshShape>(found->second->surface, std::move(label));

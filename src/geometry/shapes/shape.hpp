@@ -138,6 +138,7 @@ struct RingEdgeNames {
 // rings[0] is the outline; `edge_names`: none, or one per ring.
 ShapePtr<2> make_polygon(std::vector<std::vector<Vec<2>>> rings, std::string label,
                          std::vector<RingEdgeNames> edge_names = {});
+struct CadOptions;  // geometry/files/cad_file.hpp
 struct MeshOptions {
   bool accelerate = true;  // false skips the voxel cache (every inside test goes to CGAL): for checks
   bool repair = true;      // false: refuse a mesh that is not closed or does not bound a volume
@@ -154,15 +155,25 @@ class MeshCache {
   MeshCache& operator=(const MeshCache&) = delete;
 
  private:
+  // The voxel caches of one domain's meshes share kAllCells: each mesh may take half of what is left
+  // (the first ones their full 2^23 cells), never less than kFewestCells. 150 distinct meshes at a
+  // full 32 MiB each took gigabytes.
+  static constexpr std::size_t kAllCells = std::size_t{1} << 26, kFewestCells = std::size_t{1} << 18;
   struct Loaded;
   std::map<std::string, std::unique_ptr<Loaded>> loaded_;
   std::size_t cells_ = 0;  // voxel cells of the meshes loaded so far
   friend ShapePtr<3> make_mesh(const std::string&, std::string, const MeshOptions&, std::vector<std::string>&,
                                MeshCache&);
+  friend ShapePtr<3> make_cad(const std::string&, std::string, const CadOptions&, std::vector<std::string>&,
+                              MeshCache&);
 };
 // Throws std::runtime_error saying what is wrong. `notes`: what the repair changed, one line each.
 ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOptions& options,
                       std::vector<std::string>& notes, MeshCache& cache);
+// A CAD part (cad_file.hpp) as a mesh leaf: one part per face, nodes on the exact surface. Throws
+// std::runtime_error saying what is wrong; `notes`: its unit and what ShapeFix mended.
+ShapePtr<3> make_cad(const std::string& file, std::string label, const CadOptions& options,
+                     std::vector<std::string>& notes, MeshCache& cache);
 
 enum class CsgOp { union_, intersection, difference };
 template <int D>

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "geometry/files/cad_file.hpp"
 #include "geometry/files/mesh_file_check.hpp"
 #include "geometry/shapes/box_hierarchy.hpp"
 #include "geometry/shapes/edge_names_reader.hpp"
@@ -58,10 +59,14 @@ class ShapeTreeReader {
       if constexpr (D != 3) wrong_dim(at, type, 3);
       else return mesh(j, at, label);
     }
+    if (type == "cad") {
+      if constexpr (D != 3) wrong_dim(at, type, 3);
+      else return cad(j, at, label);
+    }
     if (type == "union" || type == "intersection" || type == "difference") return csg<D>(j, at, type, depth);
     if (type == "translate" || type == "scale" || type == "rotate") return transform<D>(j, at, type, depth);
     f_.fail(at + ".type", "unknown shape \"" + type +
-                              "\" (known: box, ball, disk, sphere, polygon, mesh, union, intersection, difference, "
+                              "\" (known: box, ball, disk, sphere, polygon, mesh, cad, union, intersection, difference, "
                               "translate, scale, rotate)");
   }
 
@@ -151,16 +156,39 @@ class ShapeTreeReader {
     } catch (const InputFileError& e) {
       f_.fail(at + ".file", describe_input_file_error("mesh", file, e));
     }
+    return loaded(at, label, file, "mesh", [&](std::vector<std::string>& notes) { return make_mesh(file, label, options, notes, meshes_); });
+  }
+
+  // The leaf `make(notes)` loads from `file` ("mesh" or "CAD" says what it is), its notes kept under its
+  // label; whatever it throws is the error at `at`.file.
+  template <class Make>
+  ShapePtr<3> loaded(const std::string& at, const std::string& label, const std::string& file, const std::string& what, Make make) {
     try {
       std::vector<std::string> notes;
-      ShapePtr<3> mesh = make_mesh(file, label, options, notes, meshes_);
+      ShapePtr<3> leaf = make(notes);
       for (const std::string& note : notes) repairs_.push_back(label + ": " + note);
-      return mesh;
+      return leaf;
     } catch (const std::bad_alloc&) {
-      f_.fail(at + ".file", "out of memory loading mesh " + file);
+      f_.fail(at + ".file", "out of memory loading " + what + " file " + file);
+    } catch (const InputFileError& e) {
+      f_.fail(at + ".file", describe_input_file_error(what, file, e));
     } catch (const std::exception& e) {
       f_.fail(at + ".file", e.what());
     }
+  }
+
+  ShapePtr<3> cad(const json& j, const std::string& at, const std::string& label) {
+    f_.only(j, at, {"type", "file", "unit", "tolerance"});
+    const std::string file = f_.resolve(f_.string(f_.require(j, at, "file"), at + ".file"));
+    CadOptions options;
+    if (j.contains("unit")) {
+      options.unit = f_.string(j["unit"], at + ".unit");
+      if (options.unit != "m" && options.unit != "cm" && options.unit != "mm" && options.unit != "in")
+        f_.fail(at + ".unit", "expected one of m, cm, mm, in");
+    }
+    if (j.contains("tolerance")) options.tolerance = f_.positive(j["tolerance"], at + ".tolerance");
+    if (!is_cad_file(file)) f_.fail(at + ".file", "is not a CAD file nodegen reads (.step, .stp, .iges, .igs, .brep)");
+    return loaded(at, label, file, "CAD", [&](std::vector<std::string>& notes) { return make_cad(file, label, options, notes, meshes_); });
   }
 
   template <int D>

@@ -1,0 +1,308 @@
+// CAD parts through Open CASCADE (cad_file.hpp): read, mend, fuse, tessellate, lift.
+#include "geometry/files/cad_file.hpp"
+
+#include <BRepAlgoAPI_Fuse.hxx>
+#include <BRepBndLib.hxx>
+#include <BRepBuilderAPI_MakeSolid.hxx>
+#include <BRepCheck_Analyzer.hxx>
+#include <BRepMesh_IncrementalMesh.hxx>
+#include <BRepTools.hxx>
+#include <BRep_Builder.hxx>
+#include <BRep_Tool.hxx>
+#include <Bnd_Box.hxx>
+#include <Geom_Surface.hxx>
+#include <IGESControl_Controller.hxx>
+#include <IGESControl_Reader.hxx>
+#include <IGESData_GlobalSection.hxx>
+#include <IGESData_IGESModel.hxx>
+#include <Interface_Static.hxx>
+#include <Message.hxx>
+#include <Message_Messenger.hxx>
+#include <Message_PrinterOStream.hxx>
+#include <Poly_Triangulation.hxx>
+#include <STEPControl_Controller.hxx>
+#include <STEPControl_Reader.hxx>
+#include <ShapeExtend_Status.hxx>
+#include <ShapeFix_Shape.hxx>
+#include <Standard_Failure.hxx>
+#include <TColStd_SequenceOfAsciiString.hxx>
+#include <TopExp.hxx>
+#include <TopExp_Explorer.hxx>
+#include <TopTools_IndexedMapOfShape.hxx>
+#include <TopoDS.hxx>
+#include <TopoDS_Compound.hxx>
+#include <TopoDS_Face.hxx>
+#include <TopoDS_Shell.hxx>
+#include <TopoDS_Solid.hxx>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "geometry/files/quiet_library_output.hpp"
+#include "nodegen/geometry/input_file.hpp"
+
+namespace nodegen::geometry_detail {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+[[noreturn]] void refuse(const std::string& file, const std::string& why) { throw std::runtime_error("CAD file " + file + " " + why); }
+
+// A length unit as OCCT's "xstep.cascade.unit" names it, and as a domain file and the notes name it.
+struct Unit {
+  const char* occt;
+  const char* name;
+};
+constexpr Unit kUnits[] = {{"M", "m"}, {"CM", "cm"}, {"MM", "mm"}, {"INCH", "in"}, {"FT", "ft"}, {"UM", "um"}, {"KM", "km"}};
+
+const Unit* unit_named(const std::string& name) {
+  for (const Unit& u : kUnits)
+    if (name == u.name) return &u;
+  return nullptr;
+}
+
+// The unit a STEP file's LENGTH_UNIT names (OCCT spells it "millimetre", "inch", ...).
+const Unit* step_unit(const std::string& spelled) {
+  const std::string s = lower(spelled);
+  if (s.find("milli") != std::string::npos) return unit_named("mm");
+  if (s.find("centi") != std::string::npos) return unit_named("cm");
+  if (s.find("micro") != std::string::npos) return unit_named("um");
+  if (s.find("kilo") != std::string::npos) return unit_named("km");
+  if (s.find("inch") != std::string::npos) return unit_named("in");
+  if (s.find("foot") != std::string::npos || s.find("feet") != std::string::npos) return unit_named("ft");
+  if (s.find("metre") != std::string::npos || s.find("meter") != std::string::npos) return unit_named("m");
+  return nullptr;
+}
+
+// The unit of an IGES file's global section (its unit flag, IGES 5.3 table 3).
+const Unit* iges_unit(int flag) {
+  switch (flag) {
+    case 1: return unit_named("in");
+    case 2: return unit_named("mm");
+    case 4: return unit_named("ft");
+    case 6: return unit_named("m");
+    case 7: return unit_named("km");
+    case 9: return unit_named("um");
+    case 10: return unit_named("cm");
+    default: return nullptr;
+  }
+}
+
+// The unit the shape is read in: the one asked for, else the file's; notes name it.
+const Unit* chosen_unit(const std::string& file, const Unit* in_file, const CadOptions& options, std::vector<std::string>& notes) {
+  if (!options.unit.empty()) {
+    notes.push_back("lengths in " + options.unit + ", converted from the file's " + (in_file ? in_file->name : "millimetres"));
+    return unit_named(options.unit);
+  }
+  if (!in_file) {
+    notes.push_back("the file names no length unit OCCT knows: lengths in mm");
+    return unit_named("mm");
+  }
+  notes.push_back(std::string("lengths in ") + in_file->name + ", the file's own unit");
+  (void)file;
+  return in_file;
+}
+
+TopoDS_Shape read_step(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
+  STEPControl_Controller::Init();
+  STEPControl_Reader reader;
+  if (reader.ReadFile(file.c_str()) != IFSelect_RetDone) refuse(file, "is not a STEP file OCCT can read");
+  TColStd_SequenceOfAsciiString lengths, angles, solid_angles;
+  reader.FileUnits(lengths, angles, solid_angles);
+  const Unit* in_file = lengths.IsEmpty() ? nullptr : step_unit(lengths.First().ToCString());
+  Interface_Static::SetCVal("xstep.cascade.unit", chosen_unit(file, in_file, options, notes)->occt);
+  if (reader.TransferRoots() == 0) refuse(file, "holds no shape OCCT can transfer");
+  return reader.OneShape();
+}
+
+TopoDS_Shape read_iges(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
+  IGESControl_Controller::Init();
+  IGESControl_Reader reader;
+  if (reader.ReadFile(file.c_str()) != IFSelect_RetDone) refuse(file, "is not an IGES file OCCT can read");
+  const Unit* in_file = iges_unit(reader.IGESModel()->GlobalSection().UnitFlag());
+  Interface_Static::SetCVal("xstep.cascade.unit", chosen_unit(file, in_file, options, notes)->occt);
+  if (reader.TransferRoots() == 0) refuse(file, "holds no shape OCCT can transfer");
+  return reader.OneShape();
+}
+
+TopoDS_Shape read_brep(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
+  if (!options.unit.empty()) refuse(file, "is a .brep file, which has no length unit to convert from: leave \"unit\" out");
+  TopoDS_Shape shape;
+  BRep_Builder builder;
+  if (!BRepTools::Read(shape, file.c_str(), builder) || shape.IsNull()) refuse(file, "is not a BRep file OCCT can read");
+  notes.push_back("lengths as the .brep file gives them (it names no unit)");
+  return shape;
+}
+
+// Puts OCCT's process-wide unit back as it was when this was made: the unit a read sets must not
+// change what the program's own OCCT code reads or writes next.
+class UnitRestored {
+ public:
+  UnitRestored() : saved_(Interface_Static::CVal("xstep.cascade.unit") ? Interface_Static::CVal("xstep.cascade.unit") : "MM") {}
+  ~UnitRestored() { Interface_Static::SetCVal("xstep.cascade.unit", saved_.c_str()); }
+  UnitRestored(const UnitRestored&) = delete;
+  UnitRestored& operator=(const UnitRestored&) = delete;
+
+ private:
+  std::string saved_;
+};
+
+// The solids of the shape, mended by ShapeFix, closed shells made solids; several fused into one.
+TopoDS_Shape solid_of(const std::string& file, TopoDS_Shape shape, std::vector<std::string>& notes) {
+  if (!BRepCheck_Analyzer(shape).IsValid()) {  // a valid shape is taken as it is
+    ShapeFix_Shape fix(shape);
+    fix.Perform();
+    if (fix.Status(ShapeExtend_DONE)) notes.push_back("ShapeFix mended the shape (tolerances, wires or orientation)");
+    shape = fix.Shape();
+  }
+  std::vector<TopoDS_Shape> solids;
+  for (TopExp_Explorer e(shape, TopAbs_SOLID); e.More(); e.Next()) solids.push_back(e.Current());
+  if (solids.empty()) {
+    for (TopExp_Explorer e(shape, TopAbs_SHELL); e.More(); e.Next()) {
+      if (!BRep_Tool::IsClosed(e.Current())) continue;
+      BRepBuilderAPI_MakeSolid make(TopoDS::Shell(e.Current()));
+      if (make.IsDone()) solids.push_back(make.Solid());
+    }
+    if (!solids.empty()) notes.push_back("closed shells without a solid taken as solids");
+  }
+  if (solids.empty()) refuse(file, "holds no solid (nor a closed shell): nodegen fills volumes");
+  TopoDS_Shape solid = solids.front();
+  for (std::size_t i = 1; i < solids.size(); ++i) {
+    BRepAlgoAPI_Fuse fuse(solid, solids[i]);
+    if (!fuse.IsDone() || fuse.HasErrors()) refuse(file, "holds solids whose union OCCT cannot compute");
+    solid = fuse.Shape();
+  }
+  if (solids.size() > 1) notes.push_back(std::to_string(solids.size()) + " solids fused into their union");
+  if (!BRepCheck_Analyzer(solid).IsValid()) refuse(file, "holds a solid that is not valid even after ShapeFix");
+  return solid;
+}
+
+// The exact surfaces of the faces, and of each triangle its face and its corners' (u, v).
+class CadLift final : public SurfaceLift {
+ public:
+  struct Face {
+    Handle(Geom_Surface) surface;
+    gp_Trsf place;  // the surface's location
+    bool reversed;
+  };
+  struct Corners {
+    std::uint32_t face;
+    std::array<double, 6> uv;
+  };
+  std::vector<Face> faces;
+  std::vector<Corners> corners;
+
+  void lift(std::uint32_t triangle, const Vec<3>& w, Vec<3>& pos, Vec<3>& normal) const override {
+    const Corners& c = corners[triangle];
+    const Face& f = faces[c.face];
+    const double u = w[0] * c.uv[0] + w[1] * c.uv[2] + w[2] * c.uv[4];
+    const double v = w[0] * c.uv[1] + w[1] * c.uv[3] + w[2] * c.uv[5];
+    gp_Pnt p;
+    gp_Vec du, dv;
+    f.surface->D1(u, v, p, du, dv);
+    p.Transform(f.place);
+    du.Transform(f.place);
+    dv.Transform(f.place);
+    pos = {p.X(), p.Y(), p.Z()};
+    const gp_Vec n = du.Crossed(dv);
+    const double length = n.Magnitude();
+    if (!(length > 1e-300) || !std::isfinite(length)) return;  // a pole: the triangle's normal stays
+    Vec<3> exact(n.X() / length, n.Y() / length, n.Z() / length);
+    if (f.reversed) exact = -exact;
+    // The surface's side as the triangles are oriented (outward once the mesh is checked).
+    normal = exact.dot(normal) < 0 ? Vec<3>(-exact) : exact;
+  }
+};
+
+MeshSoup tessellate(const std::string& file, const TopoDS_Shape& solid, const CadOptions& options) {
+  Bnd_Box box;
+  BRepBndLib::Add(solid, box);
+  if (box.IsVoid()) refuse(file, "holds a solid with no extent");
+  const double diagonal = std::sqrt(box.SquareExtent());
+  const double deflection = options.tolerance > 0 ? options.tolerance : 1e-4 * diagonal;
+  BRepMesh_IncrementalMesh mesher(solid, deflection, false, 0.2, false);
+  if (!mesher.IsDone()) refuse(file, "could not be tessellated");
+  MeshSoup soup;
+  soup.name = file;
+  auto lift = std::make_shared<CadLift>();
+  std::map<std::array<double, 3>, std::uint32_t> index;  // faces share their edges' points exactly
+  TopTools_IndexedMapOfShape faces;
+  TopExp::MapShapes(solid, TopAbs_FACE, faces);
+  for (int k = 1; k <= faces.Extent(); ++k) {
+    const TopoDS_Face& face = TopoDS::Face(faces(k));
+    TopLoc_Location at;
+    const Handle(Poly_Triangulation) mesh = BRep_Tool::Triangulation(face, at);
+    if (mesh.IsNull() || !mesh->HasUVNodes()) refuse(file, "has face " + std::to_string(k) + " that OCCT could not tessellate");
+    TopLoc_Location surface_at;
+    lift->faces.push_back({BRep_Tool::Surface(face, surface_at), surface_at.Transformation(), face.Orientation() == TopAbs_REVERSED});
+    soup.group_names.push_back("face" + std::to_string(k));
+    std::vector<std::uint32_t> node(static_cast<std::size_t>(mesh->NbNodes()) + 1);
+    for (int i = 1; i <= mesh->NbNodes(); ++i) {
+      const gp_Pnt p = mesh->Node(i).Transformed(at.Transformation());
+      const auto [it, fresh] = index.emplace(std::array<double, 3>{p.X(), p.Y(), p.Z()}, static_cast<std::uint32_t>(soup.points.size()));
+      if (fresh) soup.points.push_back({p.X(), p.Y(), p.Z()});
+      node[static_cast<std::size_t>(i)] = it->second;
+    }
+    for (int t = 1; t <= mesh->NbTriangles(); ++t) {
+      int a = 0, b = 0, c = 0;
+      mesh->Triangle(t).Get(a, b, c);
+      if (face.Orientation() == TopAbs_REVERSED) std::swap(b, c);
+      const std::array<std::uint32_t, 3> corner{node[static_cast<std::size_t>(a)], node[static_cast<std::size_t>(b)],
+                                                node[static_cast<std::size_t>(c)]};
+      // At a pole (a degenerate edge) a triangle has two corners at one point: no area, no triangle.
+      if (corner[0] == corner[1] || corner[1] == corner[2] || corner[0] == corner[2]) continue;
+      soup.triangles.push_back(corner);
+      soup.group.push_back(k - 1);
+      CadLift::Corners corners{static_cast<std::uint32_t>(k - 1), {}};
+      int j = 0;
+      for (int n : {a, b, c}) {
+        const gp_Pnt2d uv = mesh->UVNode(n);
+        corners.uv[static_cast<std::size_t>(j++)] = uv.X();
+        corners.uv[static_cast<std::size_t>(j++)] = uv.Y();
+      }
+      lift->corners.push_back(corners);
+    }
+  }
+  soup.lift = std::move(lift);
+  return soup;
+}
+
+}  // namespace
+
+bool is_cad_file(const std::string& file) {
+  const std::string ext = lower(std::filesystem::path(file).extension().string());
+  return ext == ".step" || ext == ".stp" || ext == ".iges" || ext == ".igs" || ext == ".brep";
+}
+
+MeshSoup read_cad(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
+  if (!is_cad_file(file)) refuse(file, "is of no CAD format nodegen reads (.step, .stp, .iges, .igs, .brep)");
+  if (!options.unit.empty() && !unit_named(options.unit)) refuse(file, ": unit \"" + options.unit + "\" is none of m, cm, mm, in");
+  read_input_file(file, InputFileLimits::kMeshFileBytes, "CAD files");  // a regular file within the limit, or why not
+  // OCCT's reader settings (the unit) are process-wide, and its messages go to stdout unless removed.
+  static std::mutex one_at_a_time;
+  const std::lock_guard<std::mutex> lock(one_at_a_time);
+  Message::DefaultMessenger()->RemovePrinters(STANDARD_TYPE(Message_PrinterOStream));
+  STEPControl_Controller::Init();  // registers "xstep.cascade.unit", which the readers set and this puts back
+  const UnitRestored restored;
+  try {
+    const QuietLibraryOutput quiet;
+    const std::string ext = lower(std::filesystem::path(file).extension().string());
+    const TopoDS_Shape shape = ext == ".brep"                   ? read_brep(file, options, notes)
+                               : ext == ".iges" || ext == ".igs" ? read_iges(file, options, notes)
+                                                                 : read_step(file, options, notes);
+    if (shape.IsNull()) refuse(file, "holds no shape");
+    return tessellate(file, solid_of(file, shape, notes), options);
+  } catch (const Standard_Failure& e) {
+    refuse(file, std::string("could not be read by OCCT: ") + (e.GetMessageString() ? e.GetMessageString() : "an OCCT exception"));
+  }
+}
+
+}  // namespace nodegen::geometry_detail

@@ -1,0 +1,229 @@
+// CAD parts (geometry/files/cad_file.hpp) made here with Open CASCADE and written as STEP, IGES and
+// BRep: boundary nodes on the exact surfaces with their exact outward normals (a sphere, a tube, a
+// filleted box), one part per face, lengths in the file's unit or converted on request, several solids
+// filled as their union, the same nodes at 1, 2 and 7 threads, and bad files refused naming the file
+// and the reason.
+#include <gtest/gtest.h>
+
+#include <BRepAlgoAPI_Cut.hxx>
+#include <BRepFilletAPI_MakeFillet.hxx>
+#include <BRepPrimAPI_MakeBox.hxx>
+#include <BRepPrimAPI_MakeCylinder.hxx>
+#include <BRepPrimAPI_MakeSphere.hxx>
+#include <BRepBuilderAPI_MakeFace.hxx>
+#include <BRepTools.hxx>
+#include <BRep_Builder.hxx>
+#include <IGESControl_Controller.hxx>
+#include <IGESControl_Writer.hxx>
+#include <Interface_Static.hxx>
+#include <Message.hxx>
+#include <Message_Messenger.hxx>
+#include <Message_PrinterOStream.hxx>
+#include <STEPControl_Controller.hxx>
+#include <STEPControl_Writer.hxx>
+#include <TopExp_Explorer.hxx>
+#include <TopoDS.hxx>
+#include <TopoDS_Compound.hxx>
+#include <gp_Ax2.hxx>
+#include <gp_Pln.hxx>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "nodegen/geometry/input_error.hpp"
+#include "nodegen/input/fill_domain.hpp"
+#include "support/geometry_test_support.hpp"
+#include "support/temp_dir.hpp"
+
+namespace nodegen {
+namespace {
+
+using test::domain_of;
+
+void quiet_occt() { Message::DefaultMessenger()->RemovePrinters(STANDARD_TYPE(Message_PrinterOStream)); }
+
+// Writes the shape (in millimetres) as STEP in `unit` ("MM", "CM", ...).
+void write_step(const TopoDS_Shape& shape, const std::filesystem::path& file, const char* unit = "MM") {
+  STEPControl_Controller::Init();
+  quiet_occt();
+  Interface_Static::SetCVal("write.step.unit", unit);
+  STEPControl_Writer writer;
+  writer.Transfer(shape, STEPControl_AsIs);
+  ASSERT_EQ(writer.Write(file.c_str()), IFSelect_RetDone);
+  Interface_Static::SetCVal("write.step.unit", "MM");
+}
+
+TopoDS_Shape tube() {  // radius 1 around z from 0 to 1, a hole of radius 0.4 through it
+  const TopoDS_Shape outer = BRepPrimAPI_MakeCylinder(1.0, 1.0).Shape();
+  const TopoDS_Shape hole = BRepPrimAPI_MakeCylinder(gp_Ax2(gp_Pnt(0, 0, -0.5), gp_Dir(0, 0, 1)), 0.4, 2.0).Shape();
+  return BRepAlgoAPI_Cut(outer, hole).Shape();
+}
+
+DomainFile load(const std::filesystem::path& dir, const std::string& shape, const std::string& spacing = "0.08") {
+  std::ofstream(dir / "part.json") << R"({"dim":3,"spacing":)" << spacing << R"(,"shape":)" << shape << "}";
+  return load_domain_file(dir / "part.json");
+}
+
+// The distance from p to the tube's surface, and that surface's outward normal at p.
+double tube_surface(const Vec<3>& p, Vec<3>& normal) {
+  const double r = std::hypot(p[0], p[1]);
+  const Vec<3> radial(p[0] / r, p[1] / r, 0.0);
+  const double d[4] = {std::abs(r - 1.0), std::abs(r - 0.4), std::abs(p[2]), std::abs(p[2] - 1.0)};
+  const Vec<3> n[4] = {radial, -radial, Vec<3>(0, 0, -1), Vec<3>(0, 0, 1)};
+  int best = 0;
+  for (int k = 1; k < 4; ++k)
+    if (d[k] < d[best]) best = k;
+  normal = n[best];
+  return d[best];
+}
+
+TEST(Cad, SphereNodesLieOnTheSphereWithRadialNormals) {
+  const test::TempDir dir("cad");
+  write_step(BRepPrimAPI_MakeSphere(0.5).Shape(), dir / "ball.step");
+  const DomainFile f = load(dir.path(), R"({"type":"cad","name":"ball","file":"ball.step"})");
+  const auto& d = *domain_of<3>(f);
+  EXPECT_EQ(d.boundary_names(), std::vector<std::string>{"ball:face1"});
+  const auto nodes = d.boundary_nodes(f.spacing, 2);
+  ASSERT_GT(nodes.size(), 300u);
+  for (const auto& n : nodes) {
+    ASSERT_NEAR(n.pos.norm(), 0.5, 1e-6) << n.pos.transpose();
+    ASSERT_GT(n.normal.dot(n.pos.normalized()), std::cos(1e-5)) << n.pos.transpose();
+  }
+  EXPECT_EQ(f.repairs, std::vector<std::string>{"ball: lengths in mm, the file's own unit"});
+}
+
+TEST(Cad, TubeNodesLieOnTheirFacesWithExactNormalsAndFillTheSameAtAnyThreadCount) {
+  const test::TempDir dir("cad");
+  write_step(tube(), dir / "tube.step");
+  const DomainFile f = load(dir.path(), R"({"type":"cad","name":"tube","file":"tube.step"})");
+  const auto& d = *domain_of<3>(f);
+  ASSERT_EQ(d.boundary_names().size(), 4u);  // outside, hole, top, bottom
+  for (std::size_t k = 0; k < 4; ++k) EXPECT_EQ(d.boundary_names()[k], "tube:face" + std::to_string(k + 1));
+  std::vector<int> per_part(5, 0);
+  for (const auto& n : d.boundary_nodes(f.spacing, 2)) {
+    Vec<3> exact;
+    ASSERT_LT(tube_surface(n.pos, exact), 1e-6) << n.pos.transpose();
+    ASSERT_GT(n.normal.dot(exact), std::cos(1e-5)) << n.pos.transpose();
+    ++per_part[static_cast<std::size_t>(n.boundary_id)];
+  }
+  for (std::size_t k = 1; k <= 4; ++k) EXPECT_GT(per_part[k], 20) << d.boundary_names()[k - 1];
+  FillOptions options;
+  auto fill = [&](int threads) {
+    options.threads = threads;
+    return std::get<Discretization<3>>(fill_domain(f, options));
+  };
+  const Discretization<3> one = fill(1);
+  for (std::size_t i = one.boundary_count; i < one.positions.size(); ++i) {
+    const double r = std::hypot(one.positions[i][0], one.positions[i][1]);
+    ASSERT_TRUE(r > 0.4 && r < 1.0 && one.positions[i][2] > 0 && one.positions[i][2] < 1) << one.positions[i].transpose();
+  }
+  for (int threads : {2, 7}) {
+    const Discretization<3> other = fill(threads);
+    EXPECT_EQ(other.positions, one.positions) << threads << " threads";
+    EXPECT_EQ(other.normals, one.normals) << threads << " threads";
+  }
+}
+
+// A box with every edge rounded: flat faces, cylinders and the corners' spheres meet tangentially.
+TEST(Cad, FilletedBoxNodesLieInsideItsBoxWithUnitNormals) {
+  const test::TempDir dir("cad");
+  const TopoDS_Shape box = BRepPrimAPI_MakeBox(2, 1, 0.5).Shape();
+  BRepFilletAPI_MakeFillet fillet(box);
+  for (TopExp_Explorer e(box, TopAbs_EDGE); e.More(); e.Next()) fillet.Add(0.1, TopoDS::Edge(e.Current()));
+  write_step(fillet.Shape(), dir / "bracket.step");
+  const DomainFile f = load(dir.path(), R"({"type":"cad","name":"b","file":"bracket.step"})", "0.05");
+  const auto& d = *domain_of<3>(f);
+  EXPECT_EQ(d.boundary_names().size(), 26u);  // 6 faces, 12 edge fillets, 8 corners
+  for (const auto& n : d.boundary_nodes(f.spacing, 2)) {
+    ASSERT_NEAR(n.normal.norm(), 1.0, 1e-12);
+    for (int k = 0; k < 3; ++k) {
+      const double hi = k == 0 ? 2.0 : k == 1 ? 1.0 : 0.5;
+      ASSERT_TRUE(n.pos[k] > -1e-9 && n.pos[k] < hi + 1e-9) << n.pos.transpose();
+      // On a flat face (0.1 from the rounded edges) the normal is the axis.
+      if (std::abs(n.pos[k]) < 1e-9 && n.pos[(k + 1) % 3] > 0.11 && n.pos[(k + 2) % 3] > 0.11 &&
+          n.pos[(k + 1) % 3] < (k == 2 ? 2.0 : k == 1 ? 0.5 : 1.0) - 0.11) {
+        ASSERT_LT(n.normal[k], -1.0 + 1e-9) << n.pos.transpose();
+      }
+    }
+  }
+}
+
+TEST(Cad, LengthsComeInTheFilesUnitOrTheOneAskedFor) {
+  const test::TempDir dir("cad");
+  write_step(BRepPrimAPI_MakeBox(10, 20, 30).Shape(), dir / "box.step", "CM");  // 1 x 2 x 3 cm
+  auto extent = [&](const std::string& unit) {
+    const DomainFile f = load(dir.path(), R"({"type":"cad","name":"box","file":"box.step")" + unit + "}", "0.5");
+    const auto b = domain_of<3>(f)->bounding_box();
+    return std::pair{Vec<3>(b.hi - b.lo), f.repairs};
+  };
+  const auto [own, own_notes] = extent("");
+  EXPECT_LT((own - Vec<3>(1, 2, 3)).norm(), 1e-9) << own.transpose();
+  EXPECT_EQ(own_notes, std::vector<std::string>{"box: lengths in cm, the file's own unit"});
+  const auto [mm, mm_notes] = extent(R"(,"unit":"mm")");
+  EXPECT_LT((mm - Vec<3>(10, 20, 30)).norm(), 1e-9) << mm.transpose();
+  EXPECT_EQ(mm_notes, std::vector<std::string>{"box: lengths in mm, converted from the file's cm"});
+  const auto [m, m_notes] = extent(R"(,"unit":"m")");
+  EXPECT_LT((m - Vec<3>(0.01, 0.02, 0.03)).norm(), 1e-12) << m.transpose();
+}
+
+TEST(Cad, SeveralSolidsAreTheirUnionAndIgesAndBrepReadToo) {
+  const test::TempDir dir("cad");
+  TopoDS_Compound two;
+  BRep_Builder builder;
+  builder.MakeCompound(two);
+  builder.Add(two, BRepPrimAPI_MakeBox(gp_Pnt(0, 0, 0), 1, 1, 1).Shape());
+  builder.Add(two, BRepPrimAPI_MakeBox(gp_Pnt(0.5, 0.5, 0.5), 1, 1, 1).Shape());
+  write_step(two, dir / "two.step");
+  const DomainFile f = load(dir.path(), R"({"type":"cad","name":"u","file":"two.step"})", "0.1");
+  EXPECT_EQ(f.repairs.back(), "u: 2 solids fused into their union");
+  for (const auto& n : domain_of<3>(f)->boundary_nodes(f.spacing, 2)) {
+    const bool in_first = (n.pos.array() > 1e-9).all() && (n.pos.array() < 1 - 1e-9).all();
+    const bool in_second = (n.pos.array() > 0.5 + 1e-9).all() && (n.pos.array() < 1.5 - 1e-9).all();
+    ASSERT_FALSE(in_first || in_second) << "a node inside the union: " << n.pos.transpose();
+  }
+  IGESControl_Controller::Init();
+  quiet_occt();
+  IGESControl_Writer iges("MM", 1);  // faces as B-rep solids
+  iges.AddShape(tube());
+  iges.ComputeModel();
+  ASSERT_TRUE(iges.Write((dir / "tube.igs").c_str()));
+  const DomainFile g = load(dir.path(), R"({"type":"cad","name":"t","file":"tube.igs"})");
+  EXPECT_EQ(domain_of<3>(g)->boundary_names().size(), 4u);
+  ASSERT_TRUE(BRepTools::Write(tube(), (dir / "tube.brep").c_str()));
+  const DomainFile h = load(dir.path(), R"({"type":"cad","name":"t","file":"tube.brep"})");
+  EXPECT_EQ(domain_of<3>(h)->boundary_names().size(), 4u);
+}
+
+void expect_refused(const std::filesystem::path& dir, const std::string& shape, const std::string& piece) {
+  try {
+    load(dir, shape);
+    ADD_FAILURE() << "accepted " << shape;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(piece), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+  }
+}
+
+TEST(Cad, BadFilesAreRefusedNamingTheFileAndTheReason) {
+  const test::TempDir dir("cad");
+  std::ofstream(dir / "junk.step") << "ISO-10303-21;\nHEADER;\nthis is not a step file\n";
+  expect_refused(dir.path(), R"({"type":"cad","file":"junk.step"})", "junk.step");
+  std::ofstream(dir / "empty.stp");
+  expect_refused(dir.path(), R"({"type":"cad","file":"empty.stp"})", "empty.stp");
+  expect_refused(dir.path(), R"({"type":"cad","file":"missing.step"})", "missing.step");
+  write_step(BRepBuilderAPI_MakeFace(gp_Pln(gp_Pnt(0, 0, 0), gp_Dir(0, 0, 1)), 0, 1, 0, 1).Shape(), dir / "sheet.step");
+  expect_refused(dir.path(), R"({"type":"cad","file":"sheet.step"})", "holds no solid");
+  write_step(tube(), dir / "tube.step");
+  expect_refused(dir.path(), R"({"type":"cad","file":"tube.step","unit":"furlong"})", "shape.unit: expected one of m, cm, mm, in");
+  expect_refused(dir.path(), R"({"type":"cad","file":"tube.step","tolerance":-1})", "shape.tolerance");
+  expect_refused(dir.path(), R"({"type":"cad","file":"tube.stl"})", "is not a CAD file");
+  ASSERT_TRUE(BRepTools::Write(tube(), (dir / "tube.brep").c_str()));
+  expect_refused(dir.path(), R"({"type":"cad","file":"tube.brep","unit":"mm"})", "has no length unit");
+  std::ofstream(dir / "flat.json") << R"({"dim":2,"spacing":0.1,"shape":{"type":"cad","file":"tube.step"}})";
+  EXPECT_THROW(load_domain_file(dir / "flat.json"), InputError);
+}
+
+}  // namespace
+}  // namespace nodegen
