@@ -228,6 +228,7 @@ PYBIND11_MODULE(_nodegen, m) {
       .def_readwrite("nodes", &nodegen::Options::nodes)
       .def_readwrite("max_nodes", &nodegen::Options::max_nodes)
       .def_readwrite("supports", &nodegen::Options::supports)
+      .def_readwrite("boundary_only", &nodegen::Options::boundary_only)
       .def_readwrite("backend", &nodegen::Options::backend);
 
   bind_nodes(m);

@@ -154,7 +154,7 @@ void report(const Args& a, const std::string& domain_name, const Discretization<
     arrays.bmap.assign(d.bmap.begin(), d.bmap.end());
     arrays.h.resize(d.positions.size());
     for (std::size_t i = 0; i < d.positions.size(); ++i) arrays.h[i] = h_at(d.positions[i]);
-    io::QualityDomain<D> qd{contains, box};
+    io::QualityDomain<D> qd{contains, box, 1.0, {}};
     io::QualityOptions qo;
     qo.samples = 1'000'000;
     qo.threads = 2;

@@ -111,6 +111,7 @@ struct Options {
   std::optional<std::size_t> nodes;         // a node count to land within 2 % of, by scaling the spacing
   std::optional<std::size_t> max_nodes;     // the node cap (fill.max_nodes, 1e8 by default)
   int supports = 0;                         // k nearest nodes of every node (itself first); 0: none
+  bool boundary_only = false;               // the boundary nodes and normals alone, no interior
   std::string backend = "vm";               // the node store: "vm", "vector" or "suballoc"
   // Set to true (from another thread, a signal handler) to end the fill at its threads' next tile:
   // discretize then throws Stopped. Null: never.

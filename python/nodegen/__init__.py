@@ -146,7 +146,7 @@ class Discretization:
 
 
 def discretize(domain, spacing=None, *, seed=None, threads=None, nodes=None, supports=0, max_nodes=None,
-               backend="vm"):
+               backend="vm", boundary_only=False):
     """Fills a domain with nodes and returns a Discretization.
 
     domain     a domain file's path (str or os.PathLike), or a dict with the domain file's fields
@@ -161,6 +161,7 @@ def discretize(domain, spacing=None, *, seed=None, threads=None, nodes=None, sup
     supports   k: also find the k nearest nodes of every node, itself first (0: none)
     max_nodes  the node cap (None: the file's fill.max_nodes, 1e8 by default)
     backend    the node store: "vm" (default), "vector" or "suballoc"
+    boundary_only  True: the boundary nodes and their normals alone, no interior (PDEs on surfaces)
 
     Raises nodegen.Error (a ValueError) naming the file, the field and the reason for bad input,
     TypeError for arguments of the wrong type, KeyboardInterrupt when Ctrl-C stops the fill.
@@ -178,6 +179,9 @@ def discretize(domain, spacing=None, *, seed=None, threads=None, nodes=None, sup
     if not isinstance(backend, str):
         raise TypeError(f"backend: expected 'vm', 'vector' or 'suballoc', got {type(backend).__name__}")
     options.backend = backend
+    if not isinstance(boundary_only, bool):
+        raise TypeError(f"boundary_only: expected True or False, got {type(boundary_only).__name__}")
+    options.boundary_only = boundary_only
     return Discretization(_nodegen.discretize(spec, _spacing(spacing, spec.dim), options))
 
 

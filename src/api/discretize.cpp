@@ -34,6 +34,7 @@ FillOptions fill_options(const DomainFile& file, const Options& options) {
                               std::to_string(options.threads));
   FillOptions fill;
   fill.stop = options.stop;
+  fill.boundary_only = options.boundary_only;
   fill.threads = options.threads > 0 ? options.threads : std::min(cpus_allowed(), kMaxThreads);
   try {
     fill.backend = parse_backend(options.backend);
@@ -61,6 +62,8 @@ DomainFile with_options(DomainFile file, const Options& options) {
     if (*options.nodes < 1) fail(file, "nodes", "must be at least 1, got 0");
     file.target_nodes = *options.nodes;
   }
+  if (options.boundary_only && file.target_nodes)
+    fail(file, options.nodes ? "nodes" : "fill.nodes", "counts a whole fill's nodes, not boundary_only's: give the spacing instead");
   if (options.supports < 0) fail(file, "supports", "must be 0 (none) or more, got " + std::to_string(options.supports));
   translating_errors([&] { check_node_target(file); });
   return file;

@@ -25,6 +25,7 @@ FillOptions checked_fill_options(const RunArgs& args) {
     throw InputError(args.prefault ? "--prefault" : "--huge-pages", "backend",
                      std::string("applies to the vm backend only, not ") + std::string(backend_name(options.backend)));
   options.threads = args.threads;
+  options.boundary_only = args.boundary_only;
   options.prefault = args.prefault;
   options.huge_pages = args.huge_pages;
   return options;

@@ -158,7 +158,12 @@ int run_command(const RunArgs& args) {
   if (args.supports > 0 && rank_count(args.mpi) > 1)
     throw InputError("--supports", "value", "not with several MPI ranks yet (a node's nearest may lie on another "
                                             "rank's part): run on one rank");
+  if (args.boundary_only && rank_count(args.mpi) > 1)
+    throw InputError("--boundary-only", "value", "not with several MPI ranks yet: run on one rank");
   DomainFile domain = load_on_every_rank(args, output);
+  if (args.boundary_only && domain.target_nodes)
+    throw InputError(args.nodes ? "--nodes" : "fill.nodes", "value",
+                     "counts a whole fill's nodes, not --boundary-only's: give the spacing instead");
   if (args.dry_run) {
     on_every_rank(args.mpi, [&] {
       if (root) print_dry_run(args, domain);

@@ -27,6 +27,7 @@ struct RunArgs {
   std::optional<std::size_t> max_nodes;   // overrides the domain file's fill.max_nodes
   std::optional<std::size_t> nodes;       // --nodes: overrides the domain file's fill.nodes
   int supports = 0;                       // --supports K: K nearest nodes of every node written; 0: none
+  bool boundary_only = false;             // --boundary-only: the boundary nodes and normals alone
   std::vector<std::string> overrides;     // --set KEY=VALUE, in order
   bool dry_run = false;                   // --dry-run: load, estimate and list the parts; no fill, no output
   bool quiet = false;

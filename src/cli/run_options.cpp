@@ -40,6 +40,8 @@ RunOptions::RunOptions(CLI::App& app, int default_threads) {
   supports_option_ = command_->add_option("--supports", supports_,
                                           "Also write /domain/supports: the K nearest nodes of every node, itself "
                                           "first (an RBF-FD solver's stencils), K from 1 to 1000");
+  command_->add_flag("--boundary-only", args_.boundary_only,
+                     "Write the boundary nodes and their normals alone, no interior (for PDEs on surfaces)");
   command_->add_option("--set", args_.overrides,
                        "KEY=VALUE: replace a field of the domain file (repeatable), e.g. --set spacing=0.002, "
                        "--set fill.seed=7, --set shape.children[1].radius=0.3; VALUE is JSON, or else a string. "

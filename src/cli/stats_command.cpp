@@ -42,11 +42,15 @@ void print_report(const std::filesystem::path& file, bool json, int dim, const N
       std::snprintf(buf, sizeof buf, format, v);
       return std::isfinite(v) ? std::string(buf) : std::string("-");
     };
-    std::printf("packing     %s   (balls of diameter h / %s %s; densest possible %s)\n", num(r.packing_density).c_str(),
-                dim == 2 ? "area" : "volume", num(r.measure, "%.6g").c_str(),
-                dim == 2 ? "0.907, hexagonal" : "0.740, fcc");
-    std::printf("holes / h   mean %s  p99.9 %s  max %s   (%zu random points of the domain to the nearest node)\n",
-                num(r.holes.mean).c_str(), num(r.holes.p999).c_str(), num(r.holes.max).c_str(), r.holes.samples);
+    // Boundary nodes alone (--boundary-only): the holes are on the boundary, and there is no volume.
+    const bool surface = r.interior_nodes == 0 && r.nodes > 0;
+    if (!surface)
+      std::printf("packing     %s   (balls of diameter h / %s %s; densest possible %s)\n", num(r.packing_density).c_str(),
+                  dim == 2 ? "area" : "volume", num(r.measure, "%.6g").c_str(),
+                  dim == 2 ? "0.907, hexagonal" : "0.740, fcc");
+    std::printf("holes / h   mean %s  p99.9 %s  max %s   (%zu %s to the nearest node)\n", num(r.holes.mean).c_str(),
+                num(r.holes.p999).c_str(), num(r.holes.max).c_str(), r.holes.samples,
+                surface ? "points of the boundary at half the spacing" : "random points of the domain");
   }
 }
 

@@ -36,6 +36,28 @@ std::size_t first_reservation(const DomainFile& file, std::size_t boundary, cons
   return want >= static_cast<double>(cap) ? cap : static_cast<std::size_t>(want);
 }
 
+// The boundary nodes as a discretization of their own (FillOptions::boundary_only), in the order the
+// geometry placed them: the first rows of the whole fill's.
+template <int D>
+Discretization<D> boundary_alone(std::vector<BoundaryNode<D>> boundary) {
+  Discretization<D> out;
+  const std::size_t n = boundary.size();
+  out.positions.reserve(n);
+  out.normals.reserve(n);
+  out.types.resize(n);
+  out.bmap.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    out.positions.push_back(boundary[i].pos);
+    out.normals.push_back(boundary[i].normal);
+    out.types[i] = -boundary[i].boundary_id;
+    out.bmap[i] = static_cast<std::int32_t>(i);
+  }
+  out.boundary_count = n;
+  out.share.runs = {{0, n}};
+  out.share.total_nodes = out.share.total_boundary = n;
+  return out;
+}
+
 }  // namespace
 
 AnyDiscretization fill_domain(const DomainFile& file, const FillOptions& options) {
@@ -49,6 +71,11 @@ AnyDiscretization fill_domain(const DomainFile& file, const FillOptions& options
           const auto placing = std::chrono::steady_clock::now();
           auto boundary = domain.boundary_nodes(file.spacing, file.fill.seed, options.threads, file.fill.max_nodes);
           const auto placed = std::chrono::steady_clock::now();
+          if (options.boundary_only) {
+            auto out = boundary_alone<D>(std::move(boundary));
+            out.fill_seconds = out.boundary_seconds = std::chrono::duration<double>(placed - start).count();
+            return out;
+          }
           if (runs == 1) run.reserve_nodes = first_reservation(file, boundary.size(), options);
           // The boundary placement's scratch is freed but stays resident unless trimmed, and the fill
           // never reuses it (its store and tree are mmap'd), so it would add to the peak (bench/RESULTS.md,

@@ -44,14 +44,29 @@ std::optional<DomainFile> stored_domain(const std::filesystem::path& file, const
   }
 }
 
+// Points on the domain's boundary for a node set of boundary nodes alone: the boundary placed again at
+// half the nodes' spacing (the run's factor included) with another seed, about 2^(D-1) points a node.
+template <int D>
+std::vector<Vec<D>> surface_points(const Domain<D>& d, const DomainFile& file, const io::NodeArrays& nodes,
+                                   const io::RunMetadata& metadata, int threads) {
+  const bool surface_only = std::none_of(nodes.types.begin(), nodes.types.end(), [](std::int32_t t) { return t > 0; });
+  if (!surface_only || nodes.node_count() == 0) return {};
+  const double* factor = io::find_double(metadata, "spacing_factor");
+  const Spacing spacing = file.spacing.scaled(0.5 * (factor && *factor > 0 ? *factor : 1.0));
+  std::vector<Vec<D>> out;
+  for (const auto& b : d.boundary_nodes(spacing, file.fill.seed + 1, threads, 64 * nodes.node_count() + 1024)) out.push_back(b.pos);
+  return out;
+}
+
 template <int D>
 io::QualityReport measure(const io::NodeArrays& nodes, const std::optional<DomainFile>& domain_file,
-                          const io::QualityOptions& options) {
+                          const io::RunMetadata& metadata, const io::QualityOptions& options) {
   if (domain_file) {
     if (const auto* domain = std::get_if<std::shared_ptr<const Domain<D>>>(&domain_file->domain)) {
       const Domain<D>& d = **domain;
       io::QualityDomain<D> q{[&d](const Vec<D>& p) { return d.contains(p); }, d.bounding_box(),
-                             static_cast<double>(d.leaf_count())};
+                             static_cast<double>(d.leaf_count()),
+                             surface_points<D>(d, *domain_file, nodes, metadata, options.threads)};
       return io::quality_report<D>(nodes, &q, options);
     }
   }
@@ -130,7 +145,7 @@ NodeReport node_report(const std::filesystem::path& file, const io::NodeArrays& 
   options.samples = samples > 0 ? samples : std::clamp<std::size_t>(nodes.node_count(), 100'000, 10'000'000);
   io::QualityReport& r = report.quality;
   try {
-    r = nodes.dim == 2 ? measure<2>(nodes, domain, options) : measure<3>(nodes, domain, options);
+    r = nodes.dim == 2 ? measure<2>(nodes, domain, metadata, options) : measure<3>(nodes, domain, metadata, options);
   } catch (const std::length_error&) {
     // The k-d tree's depth limit: more than a leaf's worth of nodes closer than double precision
     // separates (fewer coincident nodes simply give nn / h = 0).
@@ -140,7 +155,7 @@ NodeReport node_report(const std::filesystem::path& file, const io::NodeArrays& 
   report.parts = part_counts(nodes, metadata, file);
   if (!warning.empty()) report.warnings.push_back(warning);
   // A thin domain can fill so little of its bounding box that the bounded draws find fewer samples.
-  if (domain && r.nodes > 0 && r.holes.samples < options.samples)
+  if (domain && r.interior_nodes > 0 && r.holes.samples < options.samples)
     report.warnings.push_back("nodegen: warning: " + file.string() + ": holes: only " + std::to_string(r.holes.samples) +
                               " of the " + std::to_string(options.samples) + " samples asked for fell inside the domain in " +
                               std::to_string(r.holes.drawn) +

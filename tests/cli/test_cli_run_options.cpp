@@ -1,6 +1,7 @@
 // `nodegen run`'s options around the fill, end to end: a node count asked for (--nodes, fill.nodes)
 // reached within 2 % in 2D and 3D, by the same factor at any thread count, and refused above the cap;
-// --dry-run; --report - ; a file of another kind given as the domain file; progress lines in a log.
+// --dry-run; --report - ; a file of another kind given as the domain file; progress lines in a log;
+// --supports; --boundary-only.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
@@ -251,6 +252,46 @@ TEST_F(RunOptions, SupportsAreWrittenAsTheNearestNodesItselfFirst) {
   const Result many = run({"run", "small.json", "-o", "bad.h5", "--supports", "1000"});
   EXPECT_EQ(many.status, 2);
   EXPECT_NE(many.err.find("--supports: value: 1000 nearest nodes asked for, of "), std::string::npos) << many.err;
+  EXPECT_FALSE(fs::exists(dir_ / "bad.h5"));
+}
+
+// The boundary nodes alone: the whole fill's boundary rows, the same at any thread count, each with its
+// normal and part; stats measures their holes on the boundary and no volume; a node count is refused.
+TEST_F(RunOptions, BoundaryOnlyWritesTheWholeFillsBoundaryRowsAlone) {
+  const std::string domain = (kDomains / "box_minus_ball.json").string();
+  ASSERT_EQ(run({"run", domain, "-o", "whole.h5", "-q", "--threads", "2"}).status, 0);
+  for (const char* threads : {"1", "2", "7"}) {
+    const Result r = run({"run", domain, "-o", std::string("b") + threads + ".h5", "-q", "--boundary-only", "--threads", threads});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  const auto whole = nodegen::io::read_hdf5(dir_ / "whole.h5").nodes;
+  const auto surface = nodegen::io::read_hdf5(dir_ / "b1.h5").nodes;
+  const std::size_t n = surface.node_count();
+  ASSERT_GT(n, 1000u);
+  ASSERT_EQ(n, static_cast<std::size_t>(std::count_if(whole.types.begin(), whole.types.end(), [](auto t) { return t < 0; })));
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(surface.types[i], whole.types[i]) << i;
+    ASSERT_EQ(surface.bmap[i], static_cast<std::int32_t>(i)) << i;
+    for (int k = 0; k < 3; ++k) ASSERT_EQ(surface.coord(i, k), whole.coord(i, k)) << i;
+  }
+  for (const char* other : {"b2.h5", "b7.h5"}) {
+    const auto again = nodegen::io::read_hdf5(dir_ / other).nodes;
+    EXPECT_EQ(again.types, surface.types) << other;
+    EXPECT_EQ(again.normals, surface.normals) << other;
+    for (std::size_t i = 0; i < n; ++i)
+      for (int k = 0; k < 3; ++k) ASSERT_EQ(again.coord(i, k), surface.coord(i, k)) << other << " " << i;
+  }
+  const Result stats = run({"stats", "b1.h5", "--json"});
+  ASSERT_EQ(stats.status, 0) << stats.err;
+  EXPECT_EQ(stats.err, "");
+  const nlohmann::json figures = nlohmann::json::parse(stats.out);
+  EXPECT_TRUE(figures["packing_density"].is_null()) << stats.out;
+  EXPECT_GT(figures["holes"]["samples"].get<double>(), 2.0 * static_cast<double>(n)) << stats.out;
+  EXPECT_LT(figures["holes"]["p999"].get<double>(), 1.2) << stats.out;
+  const Result counted = run({"run", domain, "-o", "bad.h5", "--boundary-only", "--nodes", "1000"});
+  EXPECT_EQ(counted.status, 2);
+  EXPECT_NE(counted.err.find("--nodes: value: counts a whole fill's nodes, not --boundary-only's"), std::string::npos)
+      << counted.err;
   EXPECT_FALSE(fs::exists(dir_ / "bad.h5"));
 }
 

@@ -1,6 +1,6 @@
 """The Python module (python/nodegen): arrays and their conventions, the command's nodes, determinism at
 any thread count with a Python spacing function, dict domains, write/read, supports against brute force,
-errors as exceptions, Ctrl-C. Run by ctest (test_python) with PYTHONPATH at the build's python/."""
+errors as exceptions, Ctrl-C, boundary nodes alone. Run by ctest (test_python) with PYTHONPATH at the build's python/."""
 import json
 import os
 import pathlib
@@ -100,6 +100,21 @@ def test_supports_are_the_nearest_nodes_itself_first():
     d2 = ((p[:, None, :] - p[None, :, :]) ** 2).sum(axis=2)
     expected = np.array([sorted(range(len(p)), key=lambda j: (d2[i, j], j))[:9] for i in range(len(p))])
     assert np.array_equal(d.supports, expected)
+
+
+def test_boundary_only_gives_the_whole_fills_boundary_rows():
+    whole = nodegen.discretize(holed_square(), threads=2)
+    for threads in (1, 2, 7):
+        surface = nodegen.discretize(holed_square(), threads=threads, boundary_only=True)
+        n = int(whole.boundary.sum())
+        assert surface.positions.shape == (n, 2) and surface.boundary.all()
+        assert np.array_equal(surface.positions, whole.positions[:n])
+        assert np.array_equal(surface.normals, whole.normals[:n])
+        assert surface.part_names == whole.part_names
+    with pytest.raises(TypeError, match="boundary_only"):
+        nodegen.discretize(holed_square(), boundary_only="yes")
+    with pytest.raises(nodegen.Error, match="nodes"):
+        nodegen.discretize(holed_square(), boundary_only=True, nodes=1000)
 
 
 def test_written_nodes_read_back_the_same(tmp_path):

@@ -28,6 +28,8 @@ struct PhaseLog {
 
 struct FillOptions {
   int threads = 1;
+  // The boundary nodes alone (fill_domain): no interior fill, for PDEs on surfaces.
+  bool boundary_only = false;
   Backend backend = Backend::vm;
   bool prefault = false;    // VmStore only: populate pages ahead of the append frontier
   bool huge_pages = false;  // VmStore only: MADV_HUGEPAGE on the reservations

@@ -67,6 +67,10 @@ struct QualityDomain {
   std::function<bool(const Vec<D>&)> contains;  // thread-safe inside test
   Box<D> box;                                   // contains the domain; samples are drawn from it
   double test_cost = 1.0;  // what an inside test costs at most, in tests of one shape (its leaves)
+  // Points on the domain's boundary, denser than the nodes: for a node set without interior nodes
+  // (nodegen run --boundary-only) the holes are measured at them, on the surface, and the measure and
+  // packing density (of a volume) are not.
+  std::vector<Vec<D>> surface;
 };
 
 struct QualityOptions {
@@ -214,6 +218,16 @@ QualityReport quality_report(const NodeArrays& nodes, const QualityDomain<D>* do
   qd::insert_nodes(tree, nodes, threads);
   if (n >= 2) r.nn_over_h = qd::nearest_over_h(tree, nodes, threads);
   if (domain == nullptr || options.samples == 0) return r;
+  if (r.interior_nodes == 0 && !domain->surface.empty()) {
+    std::vector<double> hole(domain->surface.size());
+    parallel_for(hole.size(), threads, [&](int, std::size_t i) {
+      const auto nearest = tree.nearest(domain->surface[i]);
+      hole[i] = nearest->second / nodes.h[nearest->first];
+    });
+    r.holes.samples = r.holes.drawn = hole.size();
+    qd::summarize_holes(hole, r.holes);
+    return r;
+  }
 
   std::size_t drawn = 0;
   std::vector<double> hole = qd::hole_samples(tree, nodes, *domain, options, drawn);
