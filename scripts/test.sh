@@ -4,8 +4,8 @@
 # build for both; cases whose point is their size run smaller there, tests/support/sanitized_build.hpp,
 # four concurrency suites whose code the others run there and the rendering suite are left out,
 # tests/CMakeLists.txt, and so are the cases whose point is the same nodes at many thread counts, a
-# solver's convergence order or a progress line's timing, the asan test preset's filter: they read
-# nothing the other cases do not, and took a third of the stage) and each libFuzzer target for 4 seconds from its seed corpus (scripts/fuzz.sh;
+# solver's convergence order, a progress line's timing or a bound on a hostile input's time or memory,
+# the asan test preset's filter: they read nothing the other cases do not, and took half the stage) and each libFuzzer target for 4 seconds from its seed corpus (scripts/fuzz.sh;
 # NODEGEN_FUZZ_SECONDS=N for N, 0 to replay the corpus only); then the quick modes of the backend
 # comparison and of bench/headline, so they cannot rot.
 # Each stage prints its wall time.

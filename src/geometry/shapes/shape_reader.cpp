@@ -7,6 +7,7 @@
 
 #include "geometry/files/cad_file.hpp"
 #include "geometry/files/mesh_file_check.hpp"
+#include "geometry/mesh/planar_mesh.hpp"
 #include "geometry/shapes/box_hierarchy.hpp"
 #include "geometry/shapes/edge_names_reader.hpp"
 #include "geometry/shapes/polygon_ring_reader.hpp"
@@ -56,7 +57,7 @@ class ShapeTreeReader {
       else return polygon(j, at, label);
     }
     if (type == "mesh") {
-      if constexpr (D != 3) wrong_dim(at, type, 3);
+      if constexpr (D == 2) return planar_mesh(j, at, label);
       else return mesh(j, at, label);
     }
     if (type == "cad") {
@@ -175,6 +176,31 @@ class ShapeTreeReader {
     } catch (const std::exception& e) {
       f_.fail(at + ".file", e.what());
     }
+  }
+
+  // A mesh in a 2D domain file: the region its faces cover in their plane (planar_mesh.hpp), a polygon
+  // whose rings are its border loops.
+  ShapePtr<2> planar_mesh(const json& j, const std::string& at, const std::string& label) {
+    f_.only(j, at, {"type", "file"});
+    const std::string file = f_.resolve(f_.string(f_.require(j, at, "file"), at + ".file"));
+    try {
+      check_mesh_file(file);
+    } catch (const InputFileError& e) {
+      f_.fail(at + ".file", describe_input_file_error("mesh", file, e));
+    }
+    PlanarMesh flat;
+    try {
+      flat = read_planar_mesh(file);
+    } catch (const std::bad_alloc&) {
+      f_.fail(at + ".file", "out of memory loading mesh file " + file);
+    } catch (const std::exception& e) {
+      f_.fail(at + ".file", e.what());
+    }
+    if (const auto x = find_ring_crossing(flat.rings))
+      f_.fail(at + ".file", "mesh " + file + " has border loops that cross or touch at (" + number_text(x->x()) + ", " +
+                                number_text(x->y()) + ")");
+    repairs_.push_back(label + ": a 2D mesh in " + flat.plane);
+    return make_polygon(std::move(flat.rings), label);
   }
 
   ShapePtr<3> cad(const json& j, const std::string& at, const std::string& label) {
