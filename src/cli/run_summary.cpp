@@ -65,7 +65,7 @@ void warn_if_threads_share_cpus(int threads) {
 }
 
 void warn_if_no_interior(const RunArgs& args, const DomainFile& domain, const RunTotals& totals) {
-  if (totals.nodes != totals.boundary) return;
+  if (args.boundary_only || totals.nodes != totals.boundary) return;  // none were asked for, or some placed
   std::fprintf(stderr, "nodegen: warning: %s: spacing: no interior nodes were placed (h = %s is as wide as the "
                        "domain, or wider); the output holds only the %zu boundary node%s\n",
                args.domain.string().c_str(), domain.spacing.brief().c_str(), totals.boundary,

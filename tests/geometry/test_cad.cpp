@@ -150,6 +150,37 @@ TEST(Cad, FilletedBoxNodesLieInsideItsBoxWithUnitNormals) {
   }
 }
 
+// A CAD part under CSG: the sphere cut out of a box keeps its nodes on the exact sphere (the filters
+// test them on the triangles, then they are lifted), and a tube cut by a box keeps its nodes on its
+// exact faces where the box clips its triangles.
+TEST(Cad, PartsUnderCsgKeepTheirNodesOnTheExactSurfaces) {
+  const test::TempDir dir("cad");
+  write_step(BRepPrimAPI_MakeSphere(0.5).Shape(), dir / "ball.step");
+  write_step(tube(), dir / "tube.step");
+  const DomainFile cut = load(dir.path(), R"({"type":"difference","children":[{"type":"box","min":[-1,-1,-1],"max":[1,1,1]},
+      {"type":"cad","name":"ball","file":"ball.step"}]})");
+  const auto& d = *domain_of<3>(cut);
+  std::size_t on_ball = 0;
+  for (const auto& n : d.boundary_nodes(cut.spacing, 2)) {
+    if (d.boundary_names()[static_cast<std::size_t>(n.boundary_id) - 1] != "ball:face1") continue;
+    ++on_ball;
+    ASSERT_NEAR(n.pos.norm(), 0.5, 1e-6) << n.pos.transpose();
+    ASSERT_GT(n.normal.dot(-n.pos.normalized()), std::cos(1e-5)) << "a cavity's normal points into it";
+  }
+  EXPECT_GT(on_ball, 300u);
+  const DomainFile half = load(dir.path(), R"({"type":"intersection","children":[{"type":"cad","name":"tube","file":"tube.step"},
+      {"type":"box","min":[-2,-2,-2],"max":[0.3,2,2]}]})");
+  std::size_t on_tube = 0;
+  for (const auto& n : domain_of<3>(half)->boundary_nodes(half.spacing, 2)) {
+    if (n.pos[0] > 0.3 - 1e-9) continue;  // on the box's face
+    Vec<3> exact;
+    ASSERT_LT(tube_surface(n.pos, exact), 1e-6) << n.pos.transpose();
+    ASSERT_GT(n.normal.dot(exact), std::cos(1e-5)) << n.pos.transpose();
+    ++on_tube;
+  }
+  EXPECT_GT(on_tube, 800u);  // of the whole tube's 1593 at this spacing, 1022 lie at x < 0.3
+}
+
 TEST(Cad, LengthsComeInTheFilesUnitOrTheOneAskedFor) {
   const test::TempDir dir("cad");
   write_step(BRepPrimAPI_MakeBox(10, 20, 30).Shape(), dir / "box.step", "CM");  // 1 x 2 x 3 cm
@@ -218,6 +249,7 @@ TEST(Cad, BadFilesAreRefusedNamingTheFileAndTheReason) {
   write_step(tube(), dir / "tube.step");
   expect_refused(dir.path(), R"({"type":"cad","file":"tube.step","unit":"furlong"})", "shape.unit: expected one of m, cm, mm, in");
   expect_refused(dir.path(), R"({"type":"cad","file":"tube.step","tolerance":-1})", "shape.tolerance");
+  expect_refused(dir.path(), R"({"type":"cad","file":"tube.step","tolerance":1e-12})", "is outside 1e-7 to 0.01 of the part's size");
   expect_refused(dir.path(), R"({"type":"cad","file":"tube.stl"})", "is not a CAD file");
   ASSERT_TRUE(BRepTools::Write(tube(), (dir / "tube.brep").c_str()));
   expect_refused(dir.path(), R"({"type":"cad","file":"tube.brep","unit":"mm"})", "has no length unit");

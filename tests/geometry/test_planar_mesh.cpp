@@ -95,6 +95,12 @@ TEST(PlanarMesh, AnStlSoupAndATurnedCopyGiveTheSameRegion) {
   for (auto& t : turned)
     for (auto& p : t) p = {p[0], c * p[1], s * p[1]};
   write_obj(dir / "turned.obj", turned);
+  std::vector<Triangle> far = turned;  // far from the origin, in float precision (an STL's)
+  for (auto& t : far)
+    for (auto& p : t)
+      for (double& x : p) x = static_cast<float>(x + 1000.0);
+  write_stl(dir / "far.stl", far);
+  EXPECT_EQ(domain_of<2>(load(dir.path(), "far.stl"))->boundary_names().size(), 2u);
   const DomainFile obj = load(dir.path(), "plate.obj"), stl = load(dir.path(), "plate.stl"), tilt = load(dir.path(), "turned.obj");
   EXPECT_EQ(domain_of<2>(stl)->boundary_nodes(stl.spacing, 2).size(), domain_of<2>(obj)->boundary_nodes(obj.spacing, 2).size());
   EXPECT_NE(tilt.repairs.front().find("a 2D mesh in the plane through (0, 0, 0) with normal"), std::string::npos)

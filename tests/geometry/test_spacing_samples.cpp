@@ -268,6 +268,26 @@ TEST(SpacingSamples, WalksFromTheGridAndFromTheLastPointAgree) {
   }
 }
 
+// 3D samples in one plane (a previous 2D run's nodes given to a 3D domain, say): the walks' start
+// grid spreads its cells over the plane alone (over all three axes it would need billions of cells).
+TEST(SpacingSamples, ThreeDimensionalSamplesInOnePlaneInterpolateOnIt) {
+  SampleSet s;
+  s.dim = 3;
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int i = 0; i < 50000; ++i) {
+    const double x = u(rng), y = u(rng);
+    s.positions.insert(s.positions.end(), {x, y, 0.0});
+    s.values.push_back(linear2(x, y, 0));
+  }
+  auto h = spacing_of(s).evaluator();
+  for (int i = 0; i < 100; ++i) {
+    const double x = 0.1 + 0.8 * u(rng), y = 0.1 + 0.8 * u(rng);
+    ASSERT_NEAR(h(x, y, 0.0), linear2(x, y, 0), 1e-12);
+  }
+  EXPECT_EQ(h(s.positions[0], s.positions[1], 0.0), s.values[0]);
+}
+
 void expect_refused(int dim, const SampleSet& s, const SampleSpacingOptions& options, const std::string& piece) {
   try {
     sample_spacing(dim, s.positions, s.values, options);

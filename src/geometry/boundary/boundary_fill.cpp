@@ -46,7 +46,7 @@ std::vector<WorldTriangle> triangles_within(const std::vector<WorldTriangle>& tr
         std::swap(polygon, next);
       }
     for (std::size_t i = 1; i + 1 < polygon.size(); ++i) {
-      const WorldTriangle piece{polygon[0], polygon[i], polygon[i + 1], t.normal, t.part};
+      const WorldTriangle piece{polygon[0], polygon[i], polygon[i + 1], t.normal, t.part, t.source};
       if ((piece.b - piece.a).cross(piece.c - piece.a).squaredNorm() > 0) out.push_back(piece);
     }
   }
@@ -192,18 +192,21 @@ void sample_triangles(const std::vector<WorldTriangle>& whole, BoundarySink<3>& 
       thin_samples(source, sink.spacing(), radius_factor, sink.cell(), thinning_seed, sink.threads());
   // Which kept samples bound the part (side) and lie on the whole domain's boundary (CSG): two inside
   // tests each, on the team. on_boundary: 1 as placed, -1 turned, 0 dropped.
+  // The filters test the node on its triangle, where the inside tests' surface is (a lifted node lies
+  // off it by up to the tessellation's tolerance, beyond their probes); a kept node is then lifted.
+  std::vector<signed char> on_boundary(kept.size(), 1);
+  if (side || sink.filtering())
+    parallel_for(kept.size(), sink.threads(), [&](int, std::size_t k) {
+      const Vec<3>& n = triangles[kept[k].item].normal;
+      const int s = side ? side(kept[k].pos, n) : 1;
+      on_boundary[k] = static_cast<signed char>(s != 0 && sink.keep(kept[k].pos, Vec<3>(double(s) * n)) ? s : 0);
+    });
   std::vector<Vec<3>> pos(kept.size()), normal(kept.size());
   parallel_for(kept.size(), lift ? sink.threads() : 1, [&](int, std::size_t k) {
     pos[k] = kept[k].pos;
     normal[k] = triangles[kept[k].item].normal;
-    if (lift) lift(triangles[kept[k].item], pos[k], normal[k]);
+    if (lift && on_boundary[k] != 0) lift(triangles[kept[k].item], pos[k], normal[k]);
   });
-  std::vector<signed char> on_boundary(kept.size(), 1);
-  if (side || sink.filtering())
-    parallel_for(kept.size(), sink.threads(), [&](int, std::size_t k) {
-      const int s = side ? side(pos[k], normal[k]) : 1;
-      on_boundary[k] = static_cast<signed char>(s != 0 && sink.keep(pos[k], Vec<3>(double(s) * normal[k])) ? s : 0);
-    });
   for (std::size_t k = 0; k < kept.size(); ++k)
     if (on_boundary[k] != 0)
       sink.emit(pos[k], Vec<3>(double(on_boundary[k]) * normal[k]), triangles[kept[k].item].part, surface_priority);

@@ -96,10 +96,19 @@ const Unit* iges_unit(int flag) {
   }
 }
 
+// An IGES unit by name (unit flag 3: the global section names it).
+const Unit* iges_unit_named(const std::string& spelled) {
+  const std::string s = lower(spelled);
+  for (const auto& [name, unit] : {std::pair{"mm", "mm"}, {"cm", "cm"}, {"m", "m"}, {"in", "in"}, {"inch", "in"}, {"ft", "ft"},
+                                    {"um", "um"}, {"km", "km"}})
+    if (s == name) return unit_named(unit);
+  return nullptr;
+}
+
 // The unit the shape is read in: the one asked for, else the file's; notes name it.
 const Unit* chosen_unit(const std::string& file, const Unit* in_file, const CadOptions& options, std::vector<std::string>& notes) {
   if (!options.unit.empty()) {
-    notes.push_back("lengths in " + options.unit + ", converted from the file's " + (in_file ? in_file->name : "millimetres"));
+    notes.push_back("lengths in " + options.unit + ", converted from the file's " + (in_file ? in_file->name : "unit"));
     return unit_named(options.unit);
   }
   if (!in_file) {
@@ -127,7 +136,9 @@ TopoDS_Shape read_iges(const std::string& file, const CadOptions& options, std::
   IGESControl_Controller::Init();
   IGESControl_Reader reader;
   if (reader.ReadFile(file.c_str()) != IFSelect_RetDone) refuse(file, "is not an IGES file OCCT can read");
-  const Unit* in_file = iges_unit(reader.IGESModel()->GlobalSection().UnitFlag());
+  const IGESData_GlobalSection& global = reader.IGESModel()->GlobalSection();
+  const Unit* in_file = iges_unit(global.UnitFlag());
+  if (!in_file && !global.UnitName().IsNull()) in_file = iges_unit_named(global.UnitName()->ToCString());
   Interface_Static::SetCVal("xstep.cascade.unit", chosen_unit(file, in_file, options, notes)->occt);
   if (reader.TransferRoots() == 0) refuse(file, "holds no shape OCCT can transfer");
   return reader.OneShape();
@@ -207,14 +218,19 @@ class CadLift final : public SurfaceLift {
     const double v = w[0] * c.uv[1] + w[1] * c.uv[3] + w[2] * c.uv[5];
     gp_Pnt p;
     gp_Vec du, dv;
-    f.surface->D1(u, v, p, du, dv);
+    try {
+      f.surface->D1(u, v, p, du, dv);
+    } catch (const Standard_Failure&) {  // a surface without derivatives there: the triangle's point and normal
+      return;
+    }
     p.Transform(f.place);
     du.Transform(f.place);
     dv.Transform(f.place);
     pos = {p.X(), p.Y(), p.Z()};
     const gp_Vec n = du.Crossed(dv);
     const double length = n.Magnitude();
-    if (!(length > 1e-300) || !std::isfinite(length)) return;  // a pole: the triangle's normal stays
+    // A pole (a derivative vanishes, or the two are parallel): the triangle's normal stays.
+    if (!std::isfinite(length) || !(length > 1e-10 * du.Magnitude() * dv.Magnitude())) return;
     Vec<3> exact(n.X() / length, n.Y() / length, n.Z() / length);
     if (f.reversed) exact = -exact;
     // The surface's side as the triangles are oriented (outward once the mesh is checked).
@@ -228,6 +244,9 @@ MeshSoup tessellate(const std::string& file, const TopoDS_Shape& solid, const Ca
   if (box.IsVoid()) refuse(file, "holds a solid with no extent");
   const double diagonal = std::sqrt(box.SquareExtent());
   const double deflection = options.tolerance > 0 ? options.tolerance : 1e-4 * diagonal;
+  if (!(deflection >= 1e-7 * diagonal && deflection <= 0.01 * diagonal))
+    refuse(file, ": tolerance " + std::to_string(deflection) + " is outside 1e-7 to 0.01 of the part's size (its box diagonal, " +
+                     std::to_string(diagonal) + "): finer meshes without end, coarser misses its shape");
   BRepMesh_IncrementalMesh mesher(solid, deflection, false, 0.2, false);
   if (!mesher.IsDone()) refuse(file, "could not be tessellated");
   MeshSoup soup;
@@ -284,7 +303,8 @@ bool is_cad_file(const std::string& file) {
 
 MeshSoup read_cad(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
   if (!is_cad_file(file)) refuse(file, "is of no CAD format nodegen reads (.step, .stp, .iges, .igs, .brep)");
-  if (!options.unit.empty() && !unit_named(options.unit)) refuse(file, ": unit \"" + options.unit + "\" is none of m, cm, mm, in");
+  if (!options.unit.empty() && options.unit != "m" && options.unit != "cm" && options.unit != "mm" && options.unit != "in")
+    refuse(file, ": unit \"" + options.unit + "\" is none of m, cm, mm, in");
   read_input_file(file, InputFileLimits::kMeshFileBytes, "CAD files");  // a regular file within the limit, or why not
   // OCCT's reader settings (the unit) are process-wide, and its messages go to stdout unless removed.
   static std::mutex one_at_a_time;

@@ -305,24 +305,25 @@ class MeshSurface {
     return order;
   }
 
-  // A node at `pos` on world triangle t (normal: the triangle's) moved onto the exact surface: its
+  // A node at `pos` on (a piece of) world triangle piece.source moved onto the exact surface: its
   // barycentric weights (an affine map keeps them) in the soup's corner order, lifted in the surface's
   // own coordinates, placed back where the leaf is.
-  void lift(const Placement<3>& where, const WorldTriangle& t, Vec<3>& pos, Vec<3>& normal) const {
-    const Vec<3> n = (t.b - t.a).cross(t.c - t.a);
+  void lift(const Placement<3>& where, const WorldTriangle& piece, Vec<3>& pos, Vec<3>& normal) const {
+    const MeshTriangle& local = triangles_[piece.source];  // the whole triangle (a piece may be clipped)
+    const Vec<3> a = where.point(local.a), b = where.point(local.b), c = where.point(local.c);
+    const Vec<3> n = (b - a).cross(c - a);
     const double n2 = n.squaredNorm();
     if (!(n2 > 0)) return;
     Vec<3> w;
-    w[1] = std::max(0.0, n.dot((pos - t.a).cross(t.c - t.a)) / n2);
-    w[2] = std::max(0.0, n.dot((t.b - t.a).cross(pos - t.a)) / n2);
+    w[1] = std::max(0.0, n.dot((pos - a).cross(c - a)) / n2);
+    w[2] = std::max(0.0, n.dot((b - a).cross(pos - a)) / n2);
     w[0] = std::max(0.0, 1.0 - w[1] - w[2]);
     w /= w.sum();
     Vec<3> soup_w;
-    for (std::size_t k = 0; k < 3; ++k) soup_w[soup_order_[t.source][k]] = w[static_cast<int>(k)];
-    const MeshTriangle& local = triangles_[t.source];
+    for (std::size_t k = 0; k < 3; ++k) soup_w[soup_order_[piece.source][k]] = w[static_cast<int>(k)];
     Vec<3> p = w[0] * local.a + w[1] * local.b + w[2] * local.c;
     Vec<3> local_normal = (local.b - local.a).cross(local.c - local.a).normalized();
-    lift_->lift(t.source, soup_w, p, local_normal);
+    lift_->lift(piece.source, soup_w, p, local_normal);
     pos = where.point(p);
     normal = where.normal(local_normal);
   }

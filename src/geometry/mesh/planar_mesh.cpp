@@ -68,11 +68,20 @@ Soup read_soup(const std::string& file) {
 
 // The plane's 2D coordinates of every point, and what they are.
 std::vector<Vec<2>> flatten(const std::string& file, const Soup& soup, std::string& plane) {
-  Vec3 lo = soup.points.front(), hi = lo, area = Vec3::Zero();
+  // The faces' summed area vectors about the first point (Newell's), each turned to agree with the
+  // first face's, so faces wound either way add up.
+  const Vec3 o = soup.points.front();
+  Vec3 lo = o, hi = o, area = Vec3::Zero(), first = Vec3::Zero();
   for (const Vec3& p : soup.points) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
-  for (const auto& f : soup.faces)
-    for (std::size_t k = 0; k < f.size(); ++k) area += soup.points[f[k]].cross(soup.points[f[(k + 1) % f.size()]]);
+  for (const auto& f : soup.faces) {
+    Vec3 face = Vec3::Zero();
+    for (std::size_t k = 0; k < f.size(); ++k) face += (soup.points[f[k]] - o).cross(soup.points[f[(k + 1) % f.size()]] - o);
+    if (first.isZero() && face.squaredNorm() > 0) first = face;
+    area += face.dot(first) < 0 ? Vec3(-face) : face;
+  }
   const double extent = (hi - lo).norm();
+  // Off the plane by rounding only: a millionth of the extent, and what float coordinates (an STL's) round.
+  const double tolerance = 1e-6 * extent + 1e-7 * std::max(lo.cwiseAbs().maxCoeff(), hi.cwiseAbs().maxCoeff());
   if (!(area.norm() > 0) || !(extent > 0)) throw std::runtime_error("mesh " + file + " has no area");
   std::vector<Vec<2>> flat;
   flat.reserve(soup.points.size());
@@ -84,13 +93,13 @@ std::vector<Vec<2>> flatten(const std::string& file, const Soup& soup, std::stri
     for (const Vec3& p : soup.points) flat.push_back({p[0], p[1]});
     return flat;
   }
-  const Vec3 n = area.normalized(), o = soup.points.front();
+  const Vec3 n = area.normalized();
   int least = 0;
   n.cwiseAbs().minCoeff(&least);
   const Vec3 u = n.cross(Vec3::Unit(least)).normalized(), v = n.cross(u);
   for (std::size_t i = 0; i < soup.points.size(); ++i) {
     const double off = (soup.points[i] - o).dot(n);
-    if (std::abs(off) > 1e-9 * extent)
+    if (std::abs(off) > tolerance)
       throw std::runtime_error("mesh " + file + " is not planar: its point " + text(soup.points[i]) + " lies " +
                                std::to_string(std::abs(off)) + " from the plane of its faces (a 2D domain needs one plane)");
     flat.push_back({(soup.points[i] - o).dot(u), (soup.points[i] - o).dot(v)});

@@ -5,8 +5,9 @@
 // rule of polygon_shape.cpp).
 //
 // Plane: z constant (then the 2D coordinates are x and y), else the plane of the faces' summed area
-// vector through the first vertex, in coordinates along two unit directions in it (stated in the
-// note). Every vertex must lie within 1e-9 of the mesh's extent of that plane.
+// vector (Newell's, faces wound either way) through the first vertex, in coordinates along two unit
+// directions in it (stated in the note). Every vertex must lie within 1e-6 of the mesh's extent (plus
+// the rounding of float coordinates, 1e-7 of their magnitude) of that plane.
 // Refused, naming the file and where: a mesh that is not planar, has no area, an edge of more than two
 // faces, or border loops that touch at a vertex (one border vertex on two loops).
 #include <string>

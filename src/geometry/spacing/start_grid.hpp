@@ -56,26 +56,41 @@ class StartGrid {
   std::size_t cell_of(const Eigen::Vector3d& p) const {
     std::size_t c = 0;
     for (int k = dim_ - 1; k >= 0; --k) {
-      const double t = (p[k] - lo_[k]) * inverse_[k];
-      const auto i = t > 0 ? std::min(static_cast<std::size_t>(t), n_[k] - 1) : std::size_t{0};  // NaN -> 0
+      const double t = std::min((p[k] - lo_[k]) * inverse_[k], static_cast<double>(n_[k] - 1));  // far beyond: the last
+      const auto i = t > 0 ? static_cast<std::size_t>(t) : std::size_t{0};  // NaN -> 0
       c = c * n_[k] + i;
     }
     return c;
   }
 
+  // The cell side from the extent of the axes the samples spread along: an axis thinner than a cell
+  // (samples in a plane, a slab) gets one cell and leaves the others the cells, so the grid has about
+  // samples / samples_per_cell cells (at most 4 samples' worth) whatever the samples' shape.
   void size_cells(std::size_t samples, double samples_per_cell) {
     const Eigen::Vector3d extent = hi_ - lo_;
-    double volume = 1.0, largest = 0.0;
-    for (int k = 0; k < dim_; ++k) largest = std::max(largest, extent[k]);
-    for (int k = 0; k < dim_; ++k) volume *= std::max(extent[k], 1e-9 * largest);
     const double cells = std::max(1.0, static_cast<double>(samples) / samples_per_cell);
-    const double side = std::pow(volume / cells, 1.0 / dim_);
+    bool spread[3] = {false, false, false};
+    for (int k = 0; k < dim_; ++k) spread[k] = extent[k] > 0;
+    double side = 0.0;
+    for (bool changed = true; changed;) {
+      double volume = 1.0;
+      int axes = 0;
+      for (int k = 0; k < dim_; ++k)
+        if (spread[k]) volume *= extent[k], ++axes;
+      side = axes > 0 ? std::pow(volume / cells, 1.0 / axes) : 0.0;
+      changed = false;
+      for (int k = 0; k < dim_; ++k)
+        if (spread[k] && extent[k] < side) spread[k] = false, changed = true;
+    }
     side2_ = side * side;
+    const double most = 4.0 * static_cast<double>(samples) + 1.0;
+    double total = 1.0;
     for (int k = 0; k < 3; ++k) {
       n_[k] = 1;
       inverse_[k] = 0.0;
-      if (k >= dim_ || !(extent[k] > 0) || !(side > 0)) continue;
-      n_[k] = static_cast<std::size_t>(std::clamp(std::ceil(extent[k] / side), 1.0, 1e6));
+      if (k >= dim_ || !spread[k] || !(side > 0)) continue;
+      n_[k] = static_cast<std::size_t>(std::clamp(std::ceil(extent[k] / side), 1.0, std::max(1.0, most / total)));
+      total *= static_cast<double>(n_[k]);
       inverse_[k] = static_cast<double>(n_[k]) / extent[k];
     }
   }
