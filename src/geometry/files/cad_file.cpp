@@ -36,23 +36,20 @@
 #include <TopoDS_Solid.hxx>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 
+#include "geometry/files/mesh_text.hpp"
 #include "geometry/files/quiet_library_output.hpp"
 #include "nodegen/geometry/input_file.hpp"
 
 namespace nodegen::geometry_detail {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+using mesh_check::lower;
 
 [[noreturn]] void refuse(const std::string& file, const std::string& why) { throw std::runtime_error("CAD file " + file + " " + why); }
 
@@ -106,7 +103,7 @@ const Unit* iges_unit_named(const std::string& spelled) {
 }
 
 // The unit the shape is read in: the one asked for, else the file's; notes name it.
-const Unit* chosen_unit(const std::string& file, const Unit* in_file, const CadOptions& options, std::vector<std::string>& notes) {
+const Unit* chosen_unit(const Unit* in_file, const CadOptions& options, std::vector<std::string>& notes) {
   if (!options.unit.empty()) {
     notes.push_back("lengths in " + options.unit + ", converted from the file's " + (in_file ? in_file->name : "unit"));
     return unit_named(options.unit);
@@ -116,18 +113,16 @@ const Unit* chosen_unit(const std::string& file, const Unit* in_file, const CadO
     return unit_named("mm");
   }
   notes.push_back(std::string("lengths in ") + in_file->name + ", the file's own unit");
-  (void)file;
   return in_file;
 }
 
 TopoDS_Shape read_step(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
-  STEPControl_Controller::Init();
-  STEPControl_Reader reader;
+  STEPControl_Reader reader;  // its controller initialised by read_cad
   if (reader.ReadFile(file.c_str()) != IFSelect_RetDone) refuse(file, "is not a STEP file OCCT can read");
   TColStd_SequenceOfAsciiString lengths, angles, solid_angles;
   reader.FileUnits(lengths, angles, solid_angles);
   const Unit* in_file = lengths.IsEmpty() ? nullptr : step_unit(lengths.First().ToCString());
-  Interface_Static::SetCVal("xstep.cascade.unit", chosen_unit(file, in_file, options, notes)->occt);
+  Interface_Static::SetCVal("xstep.cascade.unit", chosen_unit(in_file, options, notes)->occt);
   if (reader.TransferRoots() == 0) refuse(file, "holds no shape OCCT can transfer");
   return reader.OneShape();
 }
@@ -139,7 +134,7 @@ TopoDS_Shape read_iges(const std::string& file, const CadOptions& options, std::
   const IGESData_GlobalSection& global = reader.IGESModel()->GlobalSection();
   const Unit* in_file = iges_unit(global.UnitFlag());
   if (!in_file && !global.UnitName().IsNull()) in_file = iges_unit_named(global.UnitName()->ToCString());
-  Interface_Static::SetCVal("xstep.cascade.unit", chosen_unit(file, in_file, options, notes)->occt);
+  Interface_Static::SetCVal("xstep.cascade.unit", chosen_unit(in_file, options, notes)->occt);
   if (reader.TransferRoots() == 0) refuse(file, "holds no shape OCCT can transfer");
   return reader.OneShape();
 }
@@ -296,6 +291,8 @@ MeshSoup tessellate(const std::string& file, const TopoDS_Shape& solid, const Ca
 
 }  // namespace
 
+bool is_cad_unit(const std::string& unit) { return unit == "m" || unit == "cm" || unit == "mm" || unit == "in"; }
+
 bool is_cad_file(const std::string& file) {
   const std::string ext = lower(std::filesystem::path(file).extension().string());
   return ext == ".step" || ext == ".stp" || ext == ".iges" || ext == ".igs" || ext == ".brep";
@@ -303,9 +300,8 @@ bool is_cad_file(const std::string& file) {
 
 MeshSoup read_cad(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
   if (!is_cad_file(file)) refuse(file, "is of no CAD format nodegen reads (.step, .stp, .iges, .igs, .brep)");
-  if (!options.unit.empty() && options.unit != "m" && options.unit != "cm" && options.unit != "mm" && options.unit != "in")
-    refuse(file, ": unit \"" + options.unit + "\" is none of m, cm, mm, in");
-  read_input_file(file, InputFileLimits::kMeshFileBytes, "CAD files");  // a regular file within the limit, or why not
+  if (!options.unit.empty() && !is_cad_unit(options.unit)) refuse(file, ": unit \"" + options.unit + "\" is none of m, cm, mm, in");
+  check_input_file(file, InputFileLimits::kMeshFileBytes, "CAD files");  // a regular file within the limit, or why not
   // OCCT's reader settings (the unit) are process-wide, and its messages go to stdout unless removed.
   static std::mutex one_at_a_time;
   const std::lock_guard<std::mutex> lock(one_at_a_time);

@@ -26,6 +26,8 @@ struct CadOptions {
   double tolerance = 0.0;  // the tessellation's linear deflection; 0: 1e-4 of the bounding box diagonal
 };
 
+// Whether `unit` is one CadOptions::unit may name (m, cm, mm, in).
+bool is_cad_unit(const std::string& unit);
 // Whether `file`'s extension names a CAD format nodegen reads.
 bool is_cad_file(const std::string& file);
 

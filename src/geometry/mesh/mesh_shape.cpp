@@ -554,19 +554,17 @@ struct MeshCache::Loaded {
 MeshCache::MeshCache() = default;
 MeshCache::~MeshCache() = default;
 
-ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOptions& options,
-                      std::vector<std::string>& notes, MeshCache& cache) {
-  std::error_code ec;
-  const std::filesystem::path resolved = std::filesystem::weakly_canonical(file, ec);
-  const std::string key = (ec ? std::filesystem::path(file) : resolved).string() + '\n' +
-                          std::to_string(options.accelerate) + std::to_string(options.repair) + ' ' +
-                          std::to_string(options.max_hole);
+// A leaf of the surface the cache holds for `key`, loaded by `load(notes, cells)` the first time (cells:
+// the voxel cells it may take, half of what the domain's meshes have left); `notes` its load's notes.
+template <class Load>
+ShapePtr<3> shared_surface_leaf(MeshCache& cache, const std::string& key, std::string label,
+                                std::vector<std::string>& notes, Load load) {
   auto found = cache.loaded_.find(key);
   if (found == cache.loaded_.end()) {
     const std::size_t left = MeshCache::kAllCells - std::min(cache.cells_, MeshCache::kAllCells);
     const std::size_t cap = std::clamp(left / 2, MeshCache::kFewestCells, VoxelCache::kMaxCells);
     auto loaded = std::make_unique<MeshCache::Loaded>();
-    loaded->surface = std::make_shared<const MeshSurface>(file, options, loaded->notes, cap);
+    loaded->surface = load(loaded->notes, cap);
     cache.cells_ += loaded->surface->cache_cells();
     found = cache.loaded_.emplace(key, std::move(loaded)).first;
   }
@@ -574,24 +572,32 @@ ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOpti
   return std::make_shared<MeshShape>(found->second->surface, std::move(label));
 }
 
-ShapePtr<3> make_cad(const std::string& file, std::string label, const CadOptions& options,
-                     std::vector<std::string>& notes, MeshCache& cache) {
+namespace {
+// The file as the cache knows it: its canonical path (the same file under another name is one file).
+std::string canonical_name(const std::string& file) {
   std::error_code ec;
   const std::filesystem::path resolved = std::filesystem::weakly_canonical(file, ec);
+  return (ec ? std::filesystem::path(file) : resolved).string();
+}
+}  // namespace
+
+ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOptions& options,
+                      std::vector<std::string>& notes, MeshCache& cache) {
+  const std::string key = canonical_name(file) + '\n' + std::to_string(options.accelerate) + std::to_string(options.repair) +
+                          ' ' + std::to_string(options.max_hole);
+  return shared_surface_leaf(cache, key, std::move(label), notes, [&](std::vector<std::string>& load_notes, std::size_t cap) {
+    return std::make_shared<const MeshSurface>(file, options, load_notes, cap);
+  });
+}
+
+ShapePtr<3> make_cad(const std::string& file, std::string label, const CadOptions& options,
+                     std::vector<std::string>& notes, MeshCache& cache) {
   std::ostringstream key;
   key.precision(17);
-  key << "cad\n" << (ec ? std::filesystem::path(file) : resolved).string() << '\n' << options.unit << ' ' << options.tolerance;
-  auto found = cache.loaded_.find(key.str());
-  if (found == cache.loaded_.end()) {
-    auto loaded = std::make_unique<MeshCache::Loaded>();
-    const MeshSoup soup = read_cad(file, options, loaded->notes);
-    const std::size_t left = MeshCache::kAllCells - std::min(cache.cells_, MeshCache::kAllCells);
-    loaded->surface = std::make_shared<const MeshSurface>(soup, MeshOptions{}, std::clamp(left / 2, MeshCache::kFewestCells, VoxelCache::kMaxCells));
-    cache.cells_ += loaded->surface->cache_cells();
-    found = cache.loaded_.emplace(key.str(), std::move(loaded)).first;
-  }
-  notes = found->second->notes;
-  return std::make_shared<MeshShape>(found->second->surface, std::move(label));
+  key << "cad\n" << canonical_name(file) << '\n' << options.unit << ' ' << options.tolerance;
+  return shared_surface_leaf(cache, key.str(), std::move(label), notes, [&](std::vector<std::string>& load_notes, std::size_t cap) {
+    return std::make_shared<const MeshSurface>(read_cad(file, options, load_notes), MeshOptions{}, cap);
+  });
 }
 
 }  // namespace nodegen::geometry_detail

@@ -162,10 +162,9 @@ class MeshCache {
   struct Loaded;
   std::map<std::string, std::unique_ptr<Loaded>> loaded_;
   std::size_t cells_ = 0;  // voxel cells of the meshes loaded so far
-  friend ShapePtr<3> make_mesh(const std::string&, std::string, const MeshOptions&, std::vector<std::string>&,
-                               MeshCache&);
-  friend ShapePtr<3> make_cad(const std::string&, std::string, const CadOptions&, std::vector<std::string>&,
-                              MeshCache&);
+  // make_mesh's and make_cad's loading (mesh_shape.cpp).
+  template <class Load>
+  friend ShapePtr<3> shared_surface_leaf(MeshCache&, const std::string&, std::string, std::vector<std::string>&, Load);
 };
 // Throws std::runtime_error saying what is wrong. `notes`: what the repair changed, one line each.
 ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOptions& options,

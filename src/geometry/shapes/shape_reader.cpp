@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <type_traits>
 
 #include "geometry/files/cad_file.hpp"
 #include "geometry/files/mesh_file_check.hpp"
@@ -150,23 +151,30 @@ class ShapeTreeReader {
 
   ShapePtr<3> mesh(const json& j, const std::string& at, const std::string& label) {
     f_.only(j, at, {"type", "file", "accelerate", "repair", "max_hole"});
-    const std::string file = f_.resolve(f_.string(f_.require(j, at, "file"), at + ".file"));
+    const std::string file = mesh_file(j, at);
     const MeshOptions options = mesh_options(j, at);
+    return loaded(at, label, file, "mesh", [&](std::vector<std::string>& notes) { return make_mesh(file, label, options, notes, meshes_); });
+  }
+
+  // The mesh file `j` names, resolved and checked before a reader parses it (mesh_file_check.hpp).
+  std::string mesh_file(const json& j, const std::string& at) const {
+    const std::string file = f_.resolve(f_.string(f_.require(j, at, "file"), at + ".file"));
     try {
       check_mesh_file(file);
     } catch (const InputFileError& e) {
       f_.fail(at + ".file", describe_input_file_error("mesh", file, e));
     }
-    return loaded(at, label, file, "mesh", [&](std::vector<std::string>& notes) { return make_mesh(file, label, options, notes, meshes_); });
+    return file;
   }
 
-  // The leaf `make(notes)` loads from `file` ("mesh" or "CAD" says what it is), its notes kept under its
+  // What `make(notes)` loads from `file` ("mesh" or "CAD" says what it is), its notes kept under its
   // label; whatever it throws is the error at `at`.file.
   template <class Make>
-  ShapePtr<3> loaded(const std::string& at, const std::string& label, const std::string& file, const std::string& what, Make make) {
+  std::invoke_result_t<Make&, std::vector<std::string>&> loaded(const std::string& at, const std::string& label,
+                                                                 const std::string& file, const std::string& what, Make make) {
     try {
       std::vector<std::string> notes;
-      ShapePtr<3> leaf = make(notes);
+      auto leaf = make(notes);
       for (const std::string& note : notes) repairs_.push_back(label + ": " + note);
       return leaf;
     } catch (const std::bad_alloc&) {
@@ -182,24 +190,15 @@ class ShapeTreeReader {
   // whose rings are its border loops.
   ShapePtr<2> planar_mesh(const json& j, const std::string& at, const std::string& label) {
     f_.only(j, at, {"type", "file"});
-    const std::string file = f_.resolve(f_.string(f_.require(j, at, "file"), at + ".file"));
-    try {
-      check_mesh_file(file);
-    } catch (const InputFileError& e) {
-      f_.fail(at + ".file", describe_input_file_error("mesh", file, e));
-    }
-    PlanarMesh flat;
-    try {
-      flat = read_planar_mesh(file);
-    } catch (const std::bad_alloc&) {
-      f_.fail(at + ".file", "out of memory loading mesh file " + file);
-    } catch (const std::exception& e) {
-      f_.fail(at + ".file", e.what());
-    }
+    const std::string file = mesh_file(j, at);
+    PlanarMesh flat = loaded(at, label, file, "mesh", [&](std::vector<std::string>& notes) {
+      PlanarMesh read = read_planar_mesh(file);
+      notes.push_back("a 2D mesh in " + read.plane);
+      return read;
+    });
     if (const auto x = find_ring_crossing(flat.rings))
       f_.fail(at + ".file", "mesh " + file + " has border loops that cross or touch at (" + number_text(x->x()) + ", " +
                                 number_text(x->y()) + ")");
-    repairs_.push_back(label + ": a 2D mesh in " + flat.plane);
     return make_polygon(std::move(flat.rings), label);
   }
 
@@ -209,8 +208,7 @@ class ShapeTreeReader {
     CadOptions options;
     if (j.contains("unit")) {
       options.unit = f_.string(j["unit"], at + ".unit");
-      if (options.unit != "m" && options.unit != "cm" && options.unit != "mm" && options.unit != "in")
-        f_.fail(at + ".unit", "expected one of m, cm, mm, in");
+      if (!is_cad_unit(options.unit)) f_.fail(at + ".unit", "expected one of m, cm, mm, in");
     }
     if (j.contains("tolerance")) options.tolerance = f_.positive(j["tolerance"], at + ".tolerance");
     if (!is_cad_file(file)) f_.fail(at + ".file", "is not a CAD file nodegen reads (.step, .stp, .iges, .igs, .brep)");

@@ -48,8 +48,8 @@ class StartGrid {
 
   // The start for a walk to p: the handle of p's cell (p outside the box: the nearest cell).
   Handle at(const Eigen::Vector3d& p) const { return cells_.empty() ? Handle() : cells_[cell_of(p)]; }
-  // Whether a walk from a point found at `from` to p is no longer than one from p's grid start: they are
-  // within a cell's side of each other.
+  // Whether a walk from a point found at `from` to p is likely no longer than one from p's grid start:
+  // they are within three cells' sides of each other.
   bool near(const Eigen::Vector3d& from, const Eigen::Vector3d& p) const { return (p - from).squaredNorm() <= 9.0 * side2_; }
 
  private:
