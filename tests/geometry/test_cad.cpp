@@ -29,6 +29,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -66,8 +67,9 @@ DomainFile load(const std::filesystem::path& dir, const std::string& shape, cons
   return load_domain_file(dir / "part.json");
 }
 
-// The distance from p to the tube's surface, and that surface's outward normal at p.
-double tube_surface(const Vec<3>& p, Vec<3>& normal) {
+// The distance from p to the tube's surface, and its outward normal at p: on an edge (two of its
+// surfaces within 1e-6 of p, counted in `surfaces`) the bisector of theirs, as an edge node carries.
+double tube_surface(const Vec<3>& p, Vec<3>& normal, int* surfaces = nullptr) {
   const double r = std::hypot(p[0], p[1]);
   const Vec<3> radial(p[0] / r, p[1] / r, 0.0);
   const double d[4] = {std::abs(r - 1.0), std::abs(r - 0.4), std::abs(p[2]), std::abs(p[2] - 1.0)};
@@ -75,7 +77,12 @@ double tube_surface(const Vec<3>& p, Vec<3>& normal) {
   int best = 0;
   for (int k = 1; k < 4; ++k)
     if (d[k] < d[best]) best = k;
-  normal = n[best];
+  Vec<3> sum = Vec<3>::Zero();
+  int near = 0;
+  for (int k = 0; k < 4; ++k)
+    if (d[k] < 1e-6) sum += n[k], ++near;
+  normal = near > 1 ? Vec<3>(sum.normalized()) : n[best];
+  if (surfaces) *surfaces = near;
   return d[best];
 }
 
@@ -102,13 +109,23 @@ TEST(Cad, TubeNodesLieOnTheirFacesWithExactNormalsAndFillTheSameAtAnyThreadCount
   ASSERT_EQ(d.boundary_names().size(), 4u);  // outside, hole, top, bottom
   for (std::size_t k = 0; k < 4; ++k) EXPECT_EQ(d.boundary_names()[k], "tube:face" + std::to_string(k + 1));
   std::vector<int> per_part(5, 0);
-  for (const auto& n : d.boundary_nodes(f.spacing, 2)) {
+  std::map<std::pair<bool, bool>, int> on_rim;  // (outer, top): nodes on the four circular edges
+  const auto nodes = d.boundary_nodes(f.spacing, 2);
+  for (const auto& n : nodes) {
     Vec<3> exact;
-    ASSERT_LT(tube_surface(n.pos, exact), 1e-6) << n.pos.transpose();
+    int surfaces = 0;
+    ASSERT_LT(tube_surface(n.pos, exact, &surfaces), 1e-6) << n.pos.transpose();
     ASSERT_GT(n.normal.dot(exact), std::cos(1e-5)) << n.pos.transpose();
     ++per_part[static_cast<std::size_t>(n.boundary_id)];
+    if (surfaces == 2) ++on_rim[{std::hypot(n.pos[0], n.pos[1]) > 0.7, n.pos[2] > 0.5}];
   }
   for (std::size_t k = 1; k <= 4; ++k) EXPECT_GT(per_part[k], 20) << d.boundary_names()[k - 1];
+  // The edges carry nodes at the spacing along them (2 pi r / 0.08), placed before the faces.
+  for (const auto& [rim, count] : on_rim)
+    EXPECT_NEAR(count, 2 * 3.14159265358979 * (rim.first ? 1.0 : 0.4) / 0.08, 1.0) << rim.first << rim.second;
+  EXPECT_EQ(on_rim.size(), 4u);
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) ASSERT_GT((nodes[i].pos - nodes[j].pos).norm(), 0.9 * 0.08);
   FillOptions options;
   auto fill = [&](int threads) {
     options.threads = threads;
@@ -172,7 +189,7 @@ TEST(Cad, PartsUnderCsgKeepTheirNodesOnTheExactSurfaces) {
       {"type":"box","min":[-2,-2,-2],"max":[0.3,2,2]}]})");
   std::size_t on_tube = 0;
   for (const auto& n : domain_of<3>(half)->boundary_nodes(half.spacing, 2)) {
-    if (n.pos[0] > 0.3 - 1e-9) continue;  // on the box's face
+    if (n.pos[0] > 0.3 - 1e-6) continue;  // on the box's face, or a junction where it cuts the tube (found to 1e-7)
     Vec<3> exact;
     ASSERT_LT(tube_surface(n.pos, exact), 1e-6) << n.pos.transpose();
     ASSERT_GT(n.normal.dot(exact), std::cos(1e-5)) << n.pos.transpose();

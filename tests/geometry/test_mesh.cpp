@@ -207,6 +207,64 @@ TEST(Mesh, SurfaceNodesLieOnTheMeshWithOutwardNormalsAtSpacingH) {
   EXPECT_LT(test::largest_gap_over_h(nodes, probes, f.spacing), 1.6);  // no holes in the cover
 }
 
+// The smooth normal (mesh_features.hpp) on a sphere's tessellation against the sphere's own: a facet's
+// normal is up to about 2 degrees off it at this level, the blend of the corners' far less.
+TEST(Mesh, NodesOnASmoothMeshCarryTheSmoothSurfacesNormal) {
+  const TriMesh m = icosphere(3);
+  const test::TempDir tmp("mesh");
+  write_mesh(m, tmp.path() / "ball.off", "off");
+  const DomainFile f = load_mesh_domain(tmp.path(), "ball.off", 0.08);
+  double worst = 0.0;
+  for (const auto& n : domain_of<3>(f)->boundary_nodes(f.spacing, 2))
+    worst = std::max(worst, std::acos(std::min(1.0, n.normal.dot(n.pos.normalized()))) * 180 / std::numbers::pi);
+  EXPECT_LT(worst, 0.8);
+}
+
+// A cube's mesh (two triangles a face): its 8 corners and 12 edges get nodes first, at the spacing
+// along them, the faces' nodes keep 0.9 h away, an edge node carries the bisector of its faces and a
+// corner the mean of its three; the same at 1, 2 and 7 threads. At a feature angle of 180 no edge is
+// sharp: no node needs to lie on the cube's corners.
+TEST(Mesh, SharpEdgesAndCornersOfAMeshKeepTheirNodes) {
+  const test::TempDir tmp("mesh");
+  write_mesh(test::cube(Vec<3>::Zero(), Vec<3>::Ones()), tmp.path() / "cube.obj", "obj");
+  const double h = 0.1;
+  const DomainFile f = load_mesh_domain(tmp.path(), "cube.obj", h);
+  const auto nodes = domain_of<3>(f)->boundary_nodes(f.spacing, 2, 2);  // seed 2, 2 threads
+  int corners = 0, on_edges = 0;
+  for (const auto& n : nodes) {
+    Vec<3> out = Vec<3>::Zero();  // the sum of the normals of the faces the node lies on
+    for (int a = 0; a < 3; ++a) out[a] = n.pos[a] < 1e-12 ? -1 : n.pos[a] > 1 - 1e-12 ? 1 : 0;
+    const int faces = static_cast<int>(out.cwiseAbs().sum());
+    ASSERT_GE(faces, 1) << n.pos.transpose();
+    ASSERT_GT(n.normal.dot(out.normalized()), 1 - 1e-12) << n.pos.transpose();
+    corners += faces == 3;
+    on_edges += faces == 2;
+  }
+  EXPECT_EQ(corners, 8);
+  EXPECT_EQ(on_edges, 12 * 9);  // 1 / h - 1 between the corners of each edge
+  const auto ratio = test::nearest_over_h(nodes, f.spacing);
+  EXPECT_GE(*std::min_element(ratio.begin(), ratio.end()), 0.9);
+  for (int threads : {1, 7}) {
+    const auto again = domain_of<3>(f)->boundary_nodes(f.spacing, 2, threads);
+    ASSERT_EQ(again.size(), nodes.size()) << threads;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      ASSERT_EQ(again[i].pos, nodes[i].pos) << threads;
+      ASSERT_EQ(again[i].normal, nodes[i].normal) << threads;
+    }
+  }
+  const DomainFile smooth = load_mesh_domain(tmp.path(), "cube.obj", h, R"(,"feature_angle":180)");
+  int at_corners = 0;
+  for (const auto& n : domain_of<3>(smooth)->boundary_nodes(smooth.spacing, 2))
+    at_corners += (n.pos.array() < 1e-12 || n.pos.array() > 1 - 1e-12).count() == 3;
+  EXPECT_EQ(at_corners, 0);
+  try {
+    load_mesh_domain(tmp.path(), "cube.obj", h, R"(,"feature_angle":-5)");
+    ADD_FAILURE() << "a negative feature angle was taken";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("shape.feature_angle: must be from 0 to 180 degrees"), std::string::npos) << e.what();
+  }
+}
+
 // h 1e10 times larger on part of the surface: x > 1.2 on the torus (|x| <= 1.35), which the bounding-box
 // grid choosing the boundary's cell sees (cell 2e4), and x > 1.3, which it misses (cell 0.04). The
 // thinning sized its blocks by the largest radius and asked for 1e17 and 1e32 cells per block

@@ -36,18 +36,7 @@ void add(Soup& s, const Soup& o, const Vec<3>& offset = Vec<3>::Zero()) {
   for (auto [a, b, c] : o.f) s.f.push_back({base + a, base + b, base + c});
 }
 
-// The cube [lo, hi], outward, two triangles a face; faces listed x-, x+, y-, y+, z-, z+.
-Soup cube(const Vec<3>& lo, const Vec<3>& hi) {
-  Soup s;
-  for (int k = 0; k < 8; ++k) s.v.push_back(Vec<3>(k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1], k & 4 ? hi[2] : lo[2]));
-  const int quads[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
-  for (const auto& q : quads) {
-    s.f.push_back({q[0], q[1], q[2]});
-    s.f.push_back({q[0], q[2], q[3]});
-  }
-  return s;
-}
-
+using test::cube;
 using test::icosphere;
 
 class MeshRepair : public ::testing::Test {
@@ -217,8 +206,13 @@ TEST_F(MeshRepair, InsideOutPartsAndASphereWithHolesAreSolid) {
     ASSERT_EQ(d.contains(p), sd(p) < 0) << p.transpose();
   }
   for (const auto& n : d.boundary_nodes(f.spacing, 1)) {
-    const Vec<3> out = n.pos[0] < 1.5 ? n.pos.normalized() : Vec<3>(n.pos[0] > 2.5 ? 1 : -1, 0, 0);
-    if (n.pos[0] > 1.5 && std::abs(std::abs(n.pos[0] - 2.5) - 0.5) > 1e-9) continue;  // the cube's other faces
+    // The cube's faces' normals; on an edge or corner the bisector of the faces there.
+    Vec<3> out = n.pos.normalized();
+    if (n.pos[0] > 1.5) {
+      const Vec<3> lo(2, -0.5, -0.5), hi(3, 0.5, 0.5);
+      for (int a = 0; a < 3; ++a) out[a] = std::abs(n.pos[a] - hi[a]) < 1e-9 ? 1 : std::abs(n.pos[a] - lo[a]) < 1e-9 ? -1 : 0;
+      out.normalize();
+    }
     ASSERT_GT(n.normal.dot(out), 0.9) << n.pos.transpose();
   }
 }

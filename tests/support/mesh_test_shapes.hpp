@@ -1,5 +1,5 @@
 #pragma once
-// Triangle meshes the mesh suites build in memory: an indexed triangle list and the icosphere.
+// Triangle meshes the mesh suites build in memory: an indexed triangle list, the icosphere and the cube.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -47,6 +47,18 @@ inline TriMesh icosphere(int levels) {
     m.f = std::move(next);
   }
   return m;
+}
+
+// The cube [lo, hi], outward, two triangles a face; faces listed x-, x+, y-, y+, z-, z+.
+inline TriMesh cube(const Vec<3>& lo, const Vec<3>& hi) {
+  TriMesh s;
+  for (int k = 0; k < 8; ++k) s.v.push_back(Vec<3>(k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1], k & 4 ? hi[2] : lo[2]));
+  const int quads[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+  for (const auto& q : quads) {
+    s.f.push_back({q[0], q[1], q[2]});
+    s.f.push_back({q[0], q[2], q[3]});
+  }
+  return s;
 }
 
 }  // namespace nodegen::test

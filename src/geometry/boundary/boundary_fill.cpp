@@ -170,7 +170,8 @@ void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<
 }
 
 void sample_triangles(const std::vector<WorldTriangle>& whole, BoundarySink<3>& sink,
-                      const std::function<int(const Vec<3>&, const Vec<3>&)>& side, const TriangleLift& lift) {
+                      const std::function<int(const Vec<3>&, const Vec<3>&)>& side, const TriangleLift& lift,
+                      const PointGrid<3>* placed) {
   // Only the parts of the triangles within the region where nodes can be kept are sampled: a mesh child
   // far larger than the ball it was intersected with took over a minute and gigabytes.
   std::vector<WorldTriangle> clipped;
@@ -189,7 +190,7 @@ void sample_triangles(const std::vector<WorldTriangle>& whole, BoundarySink<3>& 
   const std::uint64_t sample_seed = sink.rng()(), thinning_seed = sink.rng()();
   TriangleSamples source(triangles, sink.spacing(), samples_per_h2, sample_seed, sink.threads());
   const std::vector<SurfaceSample> kept =
-      thin_samples(source, sink.spacing(), radius_factor, sink.cell(), thinning_seed, sink.threads());
+      thin_samples(source, sink.spacing(), radius_factor, sink.cell(), thinning_seed, sink.threads(), placed);
   // Which kept samples bound the part (side) and lie on the whole domain's boundary (CSG): two inside
   // tests each, on the team. on_boundary: 1 as placed, -1 turned, 0 dropped.
   // The filters test the node on its triangle, where the inside tests' surface is (a lifted node lies

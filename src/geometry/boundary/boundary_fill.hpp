@@ -34,6 +34,10 @@ struct Curve {
   // For a sharp edge (a box's edge in 3D): the faces meeting at the node at t, so that on a CSG
   // boundary it gets the combined solid's normal and id (BoundarySink::feature_normal). Empty: none.
   std::function<std::vector<Facet<D>>(double)> facets;
+  // Where given, moves each node emitted at t (its position and normal) onto the exact geometry the
+  // curve approximates (a CAD edge given by its tessellation); placement and filters use point(t), and
+  // a normal feature_normal changed (a CSG boundary) stays.
+  std::function<void(double, Vec<D>&, Vec<D>&)> finish;
 };
 
 // Returns the parameters of every node placed (kept or not), so surface fills can start from them.
@@ -63,7 +67,10 @@ void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<
 // `lift`, when given, moves each kept node (its position and normal, the triangle's) onto the exact
 // surface the triangles approximate, before the filters; called from the sink's threads at once.
 using TriangleLift = std::function<void(const WorldTriangle&, Vec<3>& pos, Vec<3>& normal)>;
+// `placed`, when given: nodes placed before (feature curves and corners); no node comes nearer to them
+// than to each other.
 void sample_triangles(const std::vector<WorldTriangle>& triangles, BoundarySink<3>& sink,
-                      const std::function<int(const Vec<3>&, const Vec<3>&)>& side = {}, const TriangleLift& lift = {});
+                      const std::function<int(const Vec<3>&, const Vec<3>&)>& side = {}, const TriangleLift& lift = {},
+                      const PointGrid<3>* placed = nullptr);
 
 }  // namespace nodegen::geometry_detail

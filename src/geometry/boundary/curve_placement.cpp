@@ -94,10 +94,17 @@ class CurvePlacer {
   bool keep_at(double t) { return sink_.keep(c_.point(t), c_.normal(t)); }
   // A kept node; a sharp edge's gets the combined solid's normal and id.
   void emit_at(double t) {
-    const Vec<D> p = c_.point(t);
+    Vec<D> p = c_.point(t);
+    const Vec<D> n = c_.normal(t);
     const int id = c_.id_of(t);
-    const auto [normal, part] =
-        c_.facets ? sink_.feature_normal(p, c_.normal(t), id, c_.facets(t)) : std::pair(c_.normal(t), id);
+    auto [normal, part] = c_.facets ? sink_.feature_normal(p, n, id, c_.facets(t)) : std::pair(n, id);
+    // Finished after the filters' probes, which test the curve where its faces are (a lifted node lies
+    // off them); the combined solid's normal, where it differs from the curve's own, stays.
+    if (c_.finish) {
+      Vec<D> exact = n;
+      c_.finish(t, p, exact);
+      if (normal == n) normal = exact;
+    }
     sink_.emit(p, normal, part, c_.priority);
   }
   // Parameters of closed curves are unwrapped here (they may exceed t1 by up to one period).

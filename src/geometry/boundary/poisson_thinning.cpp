@@ -56,8 +56,9 @@ struct Candidate {
 class BlockedThinning {
  public:
   BlockedThinning(SampleSource& source, const Spacing& spacing, double radius_factor, double cell,
-                  std::int64_t block_cells, int threads)
+                  std::int64_t block_cells, int threads, const PointGrid<3>* fixed)
       : source_(source),
+        fixed_(fixed),
         radius_factor_(radius_factor),
         inv_cell_(1.0 / cell),
         block_cells_(block_cells),
@@ -168,7 +169,7 @@ class BlockedThinning {
     if (candidates.size() >= cells / 16) block.head.assign(cells, -1);
     block.thinned = true;
     for (const Candidate& c : candidates) {
-      if (near_kept(block, c.pos, c.radius)) continue;
+      if (near_fixed(c.pos, c.radius) || near_kept(block, c.pos, c.radius)) continue;
       if (!block.head.empty()) {
         const std::size_t cell = local_cell(block, cell_coords(c.pos));
         block.next.push_back(block.head[cell]);
@@ -192,11 +193,14 @@ class BlockedThinning {
     std::shuffle(wide.begin(), wide.end(), rng);
     PointGrid<3> kept(block_edge_);  // scans its points for balls far wider than its cells
     for (const Candidate& c : wide) {
-      if (kept.any_within(c.pos, c.radius) || near_kept_anywhere(c.pos, c.radius)) continue;
+      if (near_fixed(c.pos, c.radius) || kept.any_within(c.pos, c.radius) || near_kept_anywhere(c.pos, c.radius)) continue;
       kept.insert(c.pos);
       wide_kept_.push_back({c.pos, c.item});
     }
   }
+
+  // Whether a node placed before the thinning (fixed_, read by every thread, written by none) lies within r of p.
+  bool near_fixed(const Vec<3>& p, double r) const { return fixed_ && fixed_->any_within(p, r); }
 
   // Whether a kept sample lies within r of p, p in `own`. r <= the block edge, so only `own` and its
   // direct neighbours can hold one; those of its colour are never neighbours, so while `own` is thinned
@@ -309,6 +313,7 @@ class BlockedThinning {
   static int colour(const Coords& c) { return static_cast<int>((c[0] & 1) | ((c[1] & 1) << 1) | ((c[2] & 1) << 2)); }
 
   SampleSource& source_;
+  const PointGrid<3>* fixed_;
   double radius_factor_, inv_cell_;
   std::int64_t block_cells_;
   double block_edge_;
@@ -325,7 +330,7 @@ class BlockedThinning {
 }  // namespace
 
 std::vector<SurfaceSample> thin_samples(SampleSource& source, const Spacing& spacing, double radius_factor,
-                                        double cell, std::uint64_t seed, int threads) {
+                                        double cell, std::uint64_t seed, int threads, const PointGrid<3>* fixed) {
   threads = std::max(1, threads);
   const auto [h_lo, h_hi] = source.spacing_range();
   if (h_lo > h_hi) return {};  // an empty range: no samples
@@ -339,7 +344,7 @@ std::vector<SurfaceSample> thin_samples(SampleSource& source, const Spacing& spa
       std::clamp(wanted, static_cast<double>(kMinBlockCells), static_cast<double>(kMaxBlockCells)));
   source.set_piece_size(kPieceFraction * cell * static_cast<double>(block_cells));
   if (source.items() == 0) return {};
-  BlockedThinning thinning(source, spacing, radius_factor, cell, block_cells, threads);
+  BlockedThinning thinning(source, spacing, radius_factor, cell, block_cells, threads, fixed);
   thinning.index();
   thinning.thin(seed);
   return thinning.kept();

@@ -32,6 +32,8 @@
 #include <nodegen/geometry/spacing.hpp>
 #include <nodegen/spatial/point.hpp>
 
+#include "geometry/boundary/point_grid.hpp"
+
 namespace nodegen::geometry_detail {
 
 struct SurfaceSample {
@@ -58,12 +60,14 @@ class SampleSource {
   virtual void samples(std::size_t item, const Box<3>& region, int thread, std::vector<SurfaceSample>& out) const = 0;
 };
 
-// Keeps a sample p when no sample kept before it lies within radius_factor * h(p) of it. Returns the
+// Keeps a sample p when no sample kept before it, and no point of `fixed` (nodes placed before, on the
+// surface's feature curves; may be null), lies within radius_factor * h(p) of it. Returns the
 // kept samples, block by block in the order the blocks first occur in the items' pieces, then the wide
 // ones. `cell`: cell edge of the spacing checks (about the smallest h; lowered to 4 times the smallest
 // h the source reports); `threads` >= 1, at most the thread count the source was made for.
 // Throws std::runtime_error when h is not positive and finite on a sample.
 std::vector<SurfaceSample> thin_samples(SampleSource& source, const Spacing& spacing, double radius_factor,
-                                        double cell, std::uint64_t seed, int threads);
+                                        double cell, std::uint64_t seed, int threads,
+                                        const PointGrid<3>* fixed = nullptr);
 
 }  // namespace nodegen::geometry_detail

@@ -208,9 +208,42 @@ class CadLift final : public SurfaceLift {
 
   void lift(std::uint32_t triangle, const Vec<3>& w, Vec<3>& pos, Vec<3>& normal) const override {
     const Corners& c = corners[triangle];
+    evaluate(faces[c.face], w[0] * c.uv[0] + w[1] * c.uv[2] + w[2] * c.uv[4], w[0] * c.uv[1] + w[1] * c.uv[3] + w[2] * c.uv[5],
+             pos, normal);
+  }
+
+  // Gauss-Newton steps on the surface's (u, v) from the weights' point towards `pos`: the surface's point
+  // nearest to a point near it.
+  void project(std::uint32_t triangle, const Vec<3>& w, Vec<3>& pos, Vec<3>& normal) const override {
+    const Corners& c = corners[triangle];
     const Face& f = faces[c.face];
-    const double u = w[0] * c.uv[0] + w[1] * c.uv[2] + w[2] * c.uv[4];
-    const double v = w[0] * c.uv[1] + w[1] * c.uv[3] + w[2] * c.uv[5];
+    double u = w[0] * c.uv[0] + w[1] * c.uv[2] + w[2] * c.uv[4], v = w[0] * c.uv[1] + w[1] * c.uv[3] + w[2] * c.uv[5];
+    gp_Pnt target(pos[0], pos[1], pos[2]);
+    target.Transform(f.place.Inverted());
+    for (int step = 0; step < 12; ++step) {
+      gp_Pnt p;
+      gp_Vec du, dv;
+      try {
+        f.surface->D1(u, v, p, du, dv);
+      } catch (const Standard_Failure&) {
+        break;
+      }
+      const gp_Vec r(p, target);
+      const double a = du.Dot(du), b = du.Dot(dv), d = dv.Dot(dv), det = a * d - b * b;
+      if (!(std::abs(det) > 1e-300)) break;
+      const double x = du.Dot(r), y = dv.Dot(r);
+      const double su = (d * x - b * y) / det, sv = (a * y - b * x) / det;
+      u += su;
+      v += sv;
+      if ((su * du + sv * dv).Magnitude() <= 1e-15 * (1.0 + p.XYZ().Modulus())) break;
+    }
+    evaluate(f, u, v, pos, normal);
+  }
+
+ private:
+  // The surface's point at (u, v) in place, and its outward normal there (`normal` comes in as the
+  // triangle's: it picks the side, and stays at a pole or where the surface has no derivatives).
+  static void evaluate(const Face& f, double u, double v, Vec<3>& pos, Vec<3>& normal) {
     gp_Pnt p;
     gp_Vec du, dv;
     try {

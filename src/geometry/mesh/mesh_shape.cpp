@@ -34,6 +34,8 @@
 #include "geometry/mesh/mesh_repair.hpp"
 #include "nodegen/storage/splitmix.hpp"
 #include "geometry/files/quiet_library_output.hpp"
+#include "geometry/mesh/feature_placement.hpp"
+#include "geometry/mesh/mesh_features.hpp"
 #include "geometry/mesh/self_intersection_check.hpp"
 #include "geometry/shapes/shape.hpp"
 #include "geometry/mesh/voxel_cache.hpp"
@@ -196,6 +198,7 @@ class MeshSurface {
     }
     check_crowding(file);
     label_triangles(read_mesh_face_groups(file));
+    features_ = std::make_unique<const MeshFeatures>(mesh_, triangle_group_, options.feature_angle);
   }
   // A surface given as triangles (a CAD part's tessellation): it must pass the strict checks, its
   // groups are its parts, and its lift (if any) moves nodes onto the exact surface.
@@ -218,6 +221,7 @@ class MeshSurface {
     triangle_group_ = soup.group;
     any_ungrouped_ = false;
     if (lift_) soup_order_ = soup_corner_order(soup);
+    features_ = std::make_unique<const MeshFeatures>(mesh_, triangle_group_, options.feature_angle);
   }
 
   std::size_t cache_cells() const { return cache_ ? cache_->cell_count() : 0; }
@@ -269,15 +273,26 @@ class MeshSurface {
       world.push_back({where.point(t.a), where.point(t.b), where.point(t.c), where.normal(n.normalized()),
                        ids.of(group_of(i)), static_cast<std::uint32_t>(i)});
     }
+    // Every kept node is finished on its triangle: lifted onto a CAD part's exact surface, or given the
+    // mesh's smooth normal there.
+    const TriangleLift finish = [&](const WorldTriangle& t, Vec<3>& pos, Vec<3>& normal) {
+      finish_node(where, t.source, pos, normal);
+    };
     if (!winding_) {
-      if (lift_) sample_triangles(world, sink, {}, [&](const WorldTriangle& t, Vec<3>& pos, Vec<3>& normal) { lift(where, t, pos, normal); });
-      else sample_triangles(world, sink);
+      // Feature corners and curves first; the faces' nodes keep away from them.
+      PointGrid<3> placed(sink.cell());
+      FeatureLeaf leaf{*features_, where, [&](std::size_t t) { return ids.of(group_of(t)); }, {}};
+      if (lift_)
+        leaf.lift = [&](const std::vector<std::size_t>& t, Vec<3>& pos, Vec<3>& normal) { lift_to_faces(where, t, pos, normal); };
+      place_features(leaf, sink, placed);
+      sample_triangles(world, sink, {}, finish, &placed);
       return;
     }
     // Under the winding number the solid is the union of the parts: a triangle may lie inside another
     // part (overlapping shells) or between two parts (touching ones), where it bounds nothing. A node is
     // kept where just behind it is inside and just in front outside (its normal then points out of the
-    // solid), turned where it is the other way round, dropped where both sides agree.
+    // solid), turned where it is the other way round, dropped where both sides agree. Its feature curves
+    // are not placed apart: they may run inside the solid too.
     const Affine<3>::Mat to_local = inverse_of(where.to_world.A);
     const double step = 1e-6 * box_.size().norm();
     sample_triangles(world, sink, [&](const Vec<3>& pos, const Vec<3>& normal) {
@@ -285,7 +300,7 @@ class MeshSurface {
       const Vec<3> n = (to_local * normal).normalized() * (where.flip ? -step : step);
       const bool behind = contains(p - n), ahead = contains(p + n);
       return behind == ahead ? 0 : (behind ? 1 : -1);
-    });
+    }, finish);
   }
 
  private:
@@ -305,27 +320,61 @@ class MeshSurface {
     return order;
   }
 
-  // A node at `pos` on (a piece of) world triangle piece.source moved onto the exact surface: its
-  // barycentric weights (an affine map keeps them) in the soup's corner order, lifted in the surface's
-  // own coordinates, placed back where the leaf is.
-  void lift(const Placement<3>& where, const WorldTriangle& piece, Vec<3>& pos, Vec<3>& normal) const {
-    const MeshTriangle& local = triangles_[piece.source];  // the whole triangle (a piece may be clipped)
-    const Vec<3> a = where.point(local.a), b = where.point(local.b), c = where.point(local.c);
-    const Vec<3> n = (b - a).cross(c - a);
-    const double n2 = n.squaredNorm();
-    if (!(n2 > 0)) return;
-    Vec<3> w;
-    w[1] = std::max(0.0, n.dot((pos - a).cross(c - a)) / n2);
-    w[2] = std::max(0.0, n.dot((b - a).cross(pos - a)) / n2);
-    w[0] = std::max(0.0, 1.0 - w[1] - w[2]);
-    w /= w.sum();
+  // A node at `pos` on world triangle `source` (or a piece of it) finished: lifted onto the exact surface
+  // (a CAD part), or given the smooth normal (a mesh file).
+  void finish_node(const Placement<3>& where, std::size_t source, Vec<3>& pos, Vec<3>& normal) const {
+    if (lift_) return lift(where, source, pos, normal);
+    const MeshTriangle& local = triangles_[source];
+    if (const auto w = barycentric(pos, where.point(local.a), where.point(local.b), where.point(local.c)))
+      normal = where.normal(features_->smooth_normal(source, *w));
+  }
+
+  // A node at `pos` moved onto the exact surface: its barycentric weights on the world triangle `source`
+  // (an affine map keeps them) in the soup's corner order, lifted in the surface's own coordinates, placed
+  // back where the leaf is.
+  void lift(const Placement<3>& where, std::size_t source, Vec<3>& pos, Vec<3>& normal) const {
+    const MeshTriangle& local = triangles_[source];  // the whole triangle (a piece may be clipped)
+    const auto w = barycentric(pos, where.point(local.a), where.point(local.b), where.point(local.c));
+    if (!w) return;
     Vec<3> soup_w;
-    for (std::size_t k = 0; k < 3; ++k) soup_w[soup_order_[piece.source][k]] = w[static_cast<int>(k)];
-    Vec<3> p = w[0] * local.a + w[1] * local.b + w[2] * local.c;
+    for (std::size_t k = 0; k < 3; ++k) soup_w[soup_order_[source][k]] = (*w)[static_cast<int>(k)];
+    Vec<3> p = (*w)[0] * local.a + (*w)[1] * local.b + (*w)[2] * local.c;
     Vec<3> local_normal = (local.b - local.a).cross(local.c - local.a).normalized();
-    lift_->lift(piece.source, soup_w, p, local_normal);
+    lift_->lift(static_cast<std::uint32_t>(source), soup_w, p, local_normal);
     pos = where.point(p);
     normal = where.normal(local_normal);
+  }
+
+  // A node at `pos` where the exact faces of `triangles` meet (a CAD part's edge or corner) moved onto
+  // them: projected onto each face's surface in turn until it stays put (alternating projections settle
+  // where the surfaces meet), with the normalised sum of the faces' normals there (one per face).
+  void lift_to_faces(const Placement<3>& where, const std::vector<std::size_t>& triangles, Vec<3>& pos,
+                     Vec<3>& normal) const {
+    std::vector<std::size_t> faces;  // one triangle per face
+    for (std::size_t t : triangles)
+      if (std::none_of(faces.begin(), faces.end(), [&](std::size_t f) { return group_of(f) == group_of(t); }))
+        faces.push_back(t);
+    const Affine<3>::Mat to_local = inverse_of(where.to_world.A);
+    Vec<3> q = to_local * (pos - where.to_world.b);
+    std::vector<Vec<3>> normals(faces.size());
+    const double still = 1e-14 * box_.size().norm();
+    for (int round = 0; round < 32; ++round) {
+      const Vec<3> before = q;
+      for (std::size_t k = 0; k < faces.size(); ++k) {
+        const MeshTriangle& t = triangles_[faces[k]];
+        const auto w = barycentric(q, t.a, t.b, t.c);
+        if (!w) continue;
+        Vec<3> soup_w;
+        for (std::size_t c = 0; c < 3; ++c) soup_w[soup_order_[faces[k]][c]] = (*w)[static_cast<int>(c)];
+        normals[k] = (t.b - t.a).cross(t.c - t.a).normalized();
+        lift_->project(static_cast<std::uint32_t>(faces[k]), soup_w, q, normals[k]);
+      }
+      if ((q - before).norm() <= still) break;
+    }
+    Vec<3> sum = Vec<3>::Zero();
+    for (const Vec<3>& n : normals) sum += n;
+    pos = where.point(q);
+    if (sum.norm() > 1e-12) normal = where.normal(sum.normalized());
   }
 
   // Each triangle's group: that of the file's face nearest to it (face_group_labels.hpp).
@@ -511,6 +560,7 @@ class MeshSurface {
   std::vector<int> triangle_group_;  // per triangle: index into group_names_, -1 for none; empty: none
   std::shared_ptr<const SurfaceLift> lift_;  // a CAD part's exact surface; null for a mesh file
   std::vector<std::array<std::uint8_t, 3>> soup_order_;  // with a lift: see soup_corner_order
+  std::unique_ptr<const MeshFeatures> features_;  // its feature curves and smooth normals
 };
 
 // A mesh leaf: a loaded surface under this leaf's name and boundary parts ("surface", and one per face
@@ -583,9 +633,11 @@ std::string canonical_name(const std::string& file) {
 
 ShapePtr<3> make_mesh(const std::string& file, std::string label, const MeshOptions& options,
                       std::vector<std::string>& notes, MeshCache& cache) {
-  const std::string key = canonical_name(file) + '\n' + std::to_string(options.accelerate) + std::to_string(options.repair) +
-                          ' ' + std::to_string(options.max_hole);
-  return shared_surface_leaf(cache, key, std::move(label), notes, [&](std::vector<std::string>& load_notes, std::size_t cap) {
+  std::ostringstream key;
+  key.precision(17);
+  key << canonical_name(file) << '\n' << options.accelerate << options.repair << ' ' << options.max_hole << ' '
+      << options.feature_angle;
+  return shared_surface_leaf(cache, key.str(), std::move(label), notes, [&](std::vector<std::string>& load_notes, std::size_t cap) {
     return std::make_shared<const MeshSurface>(file, options, load_notes, cap);
   });
 }
@@ -596,7 +648,11 @@ ShapePtr<3> make_cad(const std::string& file, std::string label, const CadOption
   key.precision(17);
   key << "cad\n" << canonical_name(file) << '\n' << options.unit << ' ' << options.tolerance;
   return shared_surface_leaf(cache, key.str(), std::move(label), notes, [&](std::vector<std::string>& load_notes, std::size_t cap) {
-    return std::make_shared<const MeshSurface>(read_cad(file, options, load_notes), MeshOptions{}, cap);
+    // A CAD part's feature curves are its faces' borders (each face is a part); no tessellation edge
+    // within a face is sharp, and the lift gives the exact normals.
+    MeshOptions mesh_options;
+    mesh_options.feature_angle = 180.0;
+    return std::make_shared<const MeshSurface>(read_cad(file, options, load_notes), mesh_options, cap);
   });
 }
 

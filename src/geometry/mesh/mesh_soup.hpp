@@ -20,6 +20,9 @@ class SurfaceLift {
   // `weights`: the point's barycentric coordinates in triangle `triangle` (its corners in soup order);
   // `pos` and `normal` come in as the triangle's point and normal and leave as the surface's.
   virtual void lift(std::uint32_t triangle, const Vec<3>& weights, Vec<3>& pos, Vec<3>& normal) const = 0;
+  // The exact surface's point nearest to `pos` (a point near the triangle's face, whose parameters the
+  // weights start from), and its normal; `normal` comes in as the triangle's.
+  virtual void project(std::uint32_t triangle, const Vec<3>& weights, Vec<3>& pos, Vec<3>& normal) const = 0;
 };
 
 struct MeshSoup {

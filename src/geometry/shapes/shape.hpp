@@ -143,6 +143,8 @@ struct MeshOptions {
   bool accelerate = true;  // false skips the voxel cache (every inside test goes to CGAL): for checks
   bool repair = true;      // false: refuse a mesh that is not closed or does not bound a volume
   double max_hole = std::numeric_limits<double>::infinity();  // longest hole border the repair closes
+  // Degrees: an edge whose faces' normals differ by more is sharp (mesh_features.hpp); 180: none is.
+  double feature_angle = 30.0;
 };
 // The meshes one domain file has loaded, by file and options: leaves that name the same mesh (copies
 // of a part under transforms) share one loaded surface, read, repaired and indexed once (its inside

@@ -146,11 +146,16 @@ class ShapeTreeReader {
       if (!(options.max_hole >= 0)) f_.fail(at + ".max_hole", "must be 0 or more (a border length in the mesh's units)");
       if (!options.repair) f_.fail(at + ".max_hole", "applies to \"repair\": \"auto\" only");
     }
+    if (j.contains("feature_angle")) {
+      options.feature_angle = f_.number(j["feature_angle"], at + ".feature_angle");
+      if (!(options.feature_angle >= 0 && options.feature_angle <= 180))
+        f_.fail(at + ".feature_angle", "must be from 0 to 180 degrees (180: no edge is sharp)");
+    }
     return options;
   }
 
   ShapePtr<3> mesh(const json& j, const std::string& at, const std::string& label) {
-    f_.only(j, at, {"type", "file", "accelerate", "repair", "max_hole"});
+    f_.only(j, at, {"type", "file", "accelerate", "repair", "max_hole", "feature_angle"});
     const std::string file = mesh_file(j, at);
     const MeshOptions options = mesh_options(j, at);
     return loaded(at, label, file, "mesh", [&](std::vector<std::string>& notes) { return make_mesh(file, label, options, notes, meshes_); });
