@@ -146,8 +146,10 @@ std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, s
   root_->emit_boundary(Placement<D>{}, sink);
 
   // Where parts meet, nodes of different parts may be closer than the spacing allows: keep corners and
-  // junctions first, then edges, then surfaces, dropping any node within 0.7 h of one already kept.
-  constexpr double min_fraction = 0.7;
+  // junctions first, then edges, then surfaces, dropping any node within 0.9 h of one already kept (no
+  // two boundary nodes closer, as on one part's face; a node dropped has the one that displaced it
+  // within 0.9 h, so the cover keeps no wider hole).
+  constexpr double min_fraction = 0.9;
   auto& raw = sink.nodes();
   std::vector<std::size_t> order(raw.size());
   std::iota(order.begin(), order.end(), 0);
