@@ -19,14 +19,22 @@
 #include <Message.hxx>
 #include <Message_Messenger.hxx>
 #include <Message_PrinterOStream.hxx>
+#include <XCAFApp_Application.hxx>
+#include <XCAFDoc_DocumentTool.hxx>
+#include <XCAFDoc_ShapeTool.hxx>
+#include <STEPCAFControl_Controller.hxx>
+#include <STEPCAFControl_Writer.hxx>
 #include <STEPControl_Controller.hxx>
 #include <STEPControl_Writer.hxx>
+#include <TDataStd_Name.hxx>
+#include <TDocStd_Document.hxx>
 #include <TopExp_Explorer.hxx>
 #include <TopoDS.hxx>
 #include <TopoDS_Compound.hxx>
 #include <gp_Ax2.hxx>
 #include <gp_Pln.hxx>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -54,6 +62,25 @@ void write_step(const TopoDS_Shape& shape, const std::filesystem::path& file, co
   writer.Transfer(shape, STEPControl_AsIs);
   ASSERT_EQ(writer.Write(file.c_str()), IFSelect_RetDone);
   Interface_Static::SetCVal("write.step.unit", "MM");
+}
+
+// The shape written through OCCT's document writer with names on some of its faces (`names[k]` for its
+// k-th face in TopExp_Explorer order; "" leaves it unnamed), as CAD programs export named faces.
+void write_named_step(const TopoDS_Shape& shape, const std::vector<std::string>& names, const std::filesystem::path& file) {
+  STEPCAFControl_Controller::Init();
+  quiet_occt();
+  Handle(TDocStd_Document) doc;
+  XCAFApp_Application::GetApplication()->NewDocument("MDTV-XCAF", doc);
+  const Handle(XCAFDoc_ShapeTool) tool = XCAFDoc_DocumentTool::ShapeTool(doc->Main());
+  const TDF_Label root = tool->AddShape(shape, false);
+  std::size_t k = 0;
+  for (TopExp_Explorer e(shape, TopAbs_FACE); e.More(); e.Next(), ++k)
+    if (k < names.size() && !names[k].empty()) TDataStd_Name::Set(tool->AddSubShape(root, e.Current()), names[k].c_str());
+  Interface_Static::SetIVal("write.stepcaf.subshapes.name", 1);
+  STEPCAFControl_Writer writer;
+  ASSERT_TRUE(writer.Transfer(doc, STEPControl_AsIs));
+  ASSERT_EQ(writer.Write(file.c_str()), IFSelect_RetDone);
+  Interface_Static::SetIVal("write.stepcaf.subshapes.name", 0);
 }
 
 TopoDS_Shape tube() {  // radius 1 around z from 0 to 1, a hole of radius 0.4 through it
@@ -196,6 +223,34 @@ TEST(Cad, PartsUnderCsgKeepTheirNodesOnTheExactSurfaces) {
     ++on_tube;
   }
   EXPECT_GT(on_tube, 800u);  // of the whole tube's 1593 at this spacing, 1022 lie at x < 0.3
+}
+
+// Faces the STEP file names are parts of those names (two faces of one name one part), the others
+// face<k>; the edges of the named faces carry nodes at the spacing.
+TEST(Cad, NamedFacesAreThePartsOfTheirNames) {
+  const test::TempDir dir("cad");
+  // A box's faces in explorer order: x = 0, x = 1, y = 0, y = 1, z = 0, z = 1.
+  write_named_step(BRepPrimAPI_MakeBox(1.0, 1.0, 1.0).Shape(), {"inlet", "outlet", "wall", "wall"}, dir / "duct.step");
+  const DomainFile f = load(dir.path(), R"({"type":"cad","name":"duct","file":"duct.step"})", "0.1");
+  const auto& d = *domain_of<3>(f);
+  auto names = d.boundary_names();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"duct:face5", "duct:face6", "duct:inlet", "duct:outlet", "duct:wall"}));
+  int on_wall_edge = 0;
+  for (const auto& n : d.boundary_nodes(f.spacing, 2)) {
+    const std::string& part = d.boundary_names()[static_cast<std::size_t>(n.boundary_id) - 1];
+    const bool x0 = n.pos[0] < 1e-9, x1 = n.pos[0] > 1 - 1e-9, y0 = n.pos[1] < 1e-9, y1 = n.pos[1] > 1 - 1e-9;
+    if (part == "duct:inlet") {
+      ASSERT_TRUE(x0) << n.pos.transpose();
+    } else if (part == "duct:outlet") {
+      ASSERT_TRUE(x1) << n.pos.transpose();
+    } else if (part == "duct:wall") {
+      ASSERT_TRUE((y0 || y1) && !x0 && !x1) << n.pos.transpose();
+    }
+    // The four edges where the wall meets the bottom and top: 9 nodes each between the corners.
+    on_wall_edge += (y0 || y1) && (n.pos[2] < 1e-9 || n.pos[2] > 1 - 1e-9) && !x0 && !x1;
+  }
+  EXPECT_EQ(on_wall_edge, 4 * 9);
 }
 
 TEST(Cad, LengthsComeInTheFilesUnitOrTheOneAskedFor) {

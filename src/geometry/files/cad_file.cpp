@@ -22,6 +22,11 @@
 #include <Poly_Triangulation.hxx>
 #include <STEPControl_Controller.hxx>
 #include <STEPControl_Reader.hxx>
+#include <StepRepr_RepresentationItem.hxx>
+#include <TCollection_HAsciiString.hxx>
+#include <XSControl_TransferReader.hxx>
+#include <XSControl_WorkSession.hxx>
+#include <ShapeBuild_ReShape.hxx>
 #include <ShapeExtend_Status.hxx>
 #include <ShapeFix_Shape.hxx>
 #include <Standard_Failure.hxx>
@@ -29,6 +34,7 @@
 #include <TopExp.hxx>
 #include <TopExp_Explorer.hxx>
 #include <TopTools_IndexedMapOfShape.hxx>
+#include <TopTools_ListOfShape.hxx>
 #include <TopoDS.hxx>
 #include <TopoDS_Compound.hxx>
 #include <TopoDS_Face.hxx>
@@ -116,7 +122,11 @@ const Unit* chosen_unit(const Unit* in_file, const CadOptions& options, std::vec
   return in_file;
 }
 
-TopoDS_Shape read_step(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
+// The names a file gives its faces (a STEP ADVANCED_FACE's name), by face as read.
+using FaceNames = std::vector<std::pair<TopoDS_Shape, std::string>>;
+
+TopoDS_Shape read_step(const std::string& file, const CadOptions& options, std::vector<std::string>& notes,
+                       FaceNames& names) {
   STEPControl_Reader reader;  // its controller initialised by read_cad
   if (reader.ReadFile(file.c_str()) != IFSelect_RetDone) refuse(file, "is not a STEP file OCCT can read");
   TColStd_SequenceOfAsciiString lengths, angles, solid_angles;
@@ -124,7 +134,18 @@ TopoDS_Shape read_step(const std::string& file, const CadOptions& options, std::
   const Unit* in_file = lengths.IsEmpty() ? nullptr : step_unit(lengths.First().ToCString());
   Interface_Static::SetCVal("xstep.cascade.unit", chosen_unit(in_file, options, notes)->occt);
   if (reader.TransferRoots() == 0) refuse(file, "holds no shape OCCT can transfer");
-  return reader.OneShape();
+  const TopoDS_Shape shape = reader.OneShape();
+  const Handle(XSControl_TransferReader) transfer = reader.WS()->TransferReader();
+  TopTools_IndexedMapOfShape faces;
+  TopExp::MapShapes(shape, TopAbs_FACE, faces);
+  for (int k = 1; k <= faces.Extent(); ++k) {
+    const auto item = Handle(StepRepr_RepresentationItem)::DownCast(transfer->EntityFromShapeResult(faces(k), 1));
+    if (item.IsNull() || item->Name().IsNull()) continue;
+    const std::string name = item->Name()->ToCString();
+    // Exporters that name no face write '' or 'NONE'.
+    if (!name.empty() && lower(name) != "none") names.emplace_back(faces(k), name);
+  }
+  return shape;
 }
 
 TopoDS_Shape read_iges(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
@@ -162,12 +183,14 @@ class UnitRestored {
 };
 
 // The solids of the shape, mended by ShapeFix, closed shells made solids; several fused into one.
-TopoDS_Shape solid_of(const std::string& file, TopoDS_Shape shape, std::vector<std::string>& notes) {
+// `names`: the file's face names, moved onto the faces that ShapeFix and the union make of them.
+TopoDS_Shape solid_of(const std::string& file, TopoDS_Shape shape, std::vector<std::string>& notes, FaceNames& names) {
   if (!BRepCheck_Analyzer(shape).IsValid()) {  // a valid shape is taken as it is
     ShapeFix_Shape fix(shape);
     fix.Perform();
     if (fix.Status(ShapeExtend_DONE)) notes.push_back("ShapeFix mended the shape (tolerances, wires or orientation)");
     shape = fix.Shape();
+    for (auto& [face, name] : names) face = fix.Context()->Apply(face);
   }
   std::vector<TopoDS_Shape> solids;
   for (TopExp_Explorer e(shape, TopAbs_SOLID); e.More(); e.Next()) solids.push_back(e.Current());
@@ -185,6 +208,14 @@ TopoDS_Shape solid_of(const std::string& file, TopoDS_Shape shape, std::vector<s
     BRepAlgoAPI_Fuse fuse(solid, solids[i]);
     if (!fuse.IsDone() || fuse.HasErrors()) refuse(file, "holds solids whose union OCCT cannot compute");
     solid = fuse.Shape();
+    FaceNames moved;
+    for (const auto& [face, name] : names) {
+      if (fuse.IsDeleted(face)) continue;
+      const TopTools_ListOfShape& pieces = fuse.Modified(face);
+      if (pieces.IsEmpty()) moved.emplace_back(face, name);
+      for (const TopoDS_Shape& piece : pieces) moved.emplace_back(piece, name);
+    }
+    names = std::move(moved);
   }
   if (solids.size() > 1) notes.push_back(std::to_string(solids.size()) + " solids fused into their union");
   if (!BRepCheck_Analyzer(solid).IsValid()) refuse(file, "holds a solid that is not valid even after ShapeFix");
@@ -266,7 +297,25 @@ class CadLift final : public SurfaceLift {
   }
 };
 
-MeshSoup tessellate(const std::string& file, const TopoDS_Shape& solid, const CadOptions& options) {
+// Each face's part: the name the file gives it, else "face<k>" (k its number in the solid); faces of one
+// name are one part.
+void name_parts(const TopTools_IndexedMapOfShape& faces, const FaceNames& names, MeshSoup& soup,
+                std::vector<int>& part_of_face) {
+  std::map<std::string, int> part;
+  for (int k = 1; k <= faces.Extent(); ++k) {
+    std::string name = "face" + std::to_string(k);
+    for (const auto& [face, given] : names)
+      if (face.IsSame(faces(k))) {
+        name = given;
+        break;
+      }
+    const auto [it, fresh] = part.emplace(name, static_cast<int>(soup.group_names.size()));
+    if (fresh) soup.group_names.push_back(name);
+    part_of_face.push_back(it->second);
+  }
+}
+
+MeshSoup tessellate(const std::string& file, const TopoDS_Shape& solid, const CadOptions& options, const FaceNames& names) {
   Bnd_Box box;
   BRepBndLib::Add(solid, box);
   if (box.IsVoid()) refuse(file, "holds a solid with no extent");
@@ -283,6 +332,8 @@ MeshSoup tessellate(const std::string& file, const TopoDS_Shape& solid, const Ca
   std::map<std::array<double, 3>, std::uint32_t> index;  // faces share their edges' points exactly
   TopTools_IndexedMapOfShape faces;
   TopExp::MapShapes(solid, TopAbs_FACE, faces);
+  std::vector<int> part_of_face;
+  name_parts(faces, names, soup, part_of_face);
   for (int k = 1; k <= faces.Extent(); ++k) {
     const TopoDS_Face& face = TopoDS::Face(faces(k));
     TopLoc_Location at;
@@ -290,7 +341,6 @@ MeshSoup tessellate(const std::string& file, const TopoDS_Shape& solid, const Ca
     if (mesh.IsNull() || !mesh->HasUVNodes()) refuse(file, "has face " + std::to_string(k) + " that OCCT could not tessellate");
     TopLoc_Location surface_at;
     lift->faces.push_back({BRep_Tool::Surface(face, surface_at), surface_at.Transformation(), face.Orientation() == TopAbs_REVERSED});
-    soup.group_names.push_back("face" + std::to_string(k));
     std::vector<std::uint32_t> node(static_cast<std::size_t>(mesh->NbNodes()) + 1);
     for (int i = 1; i <= mesh->NbNodes(); ++i) {
       const gp_Pnt p = mesh->Node(i).Transformed(at.Transformation());
@@ -307,7 +357,8 @@ MeshSoup tessellate(const std::string& file, const TopoDS_Shape& solid, const Ca
       // At a pole (a degenerate edge) a triangle has two corners at one point: no area, no triangle.
       if (corner[0] == corner[1] || corner[1] == corner[2] || corner[0] == corner[2]) continue;
       soup.triangles.push_back(corner);
-      soup.group.push_back(k - 1);
+      soup.group.push_back(part_of_face[static_cast<std::size_t>(k - 1)]);
+      soup.face.push_back(k - 1);
       CadLift::Corners corners{static_cast<std::uint32_t>(k - 1), {}};
       int j = 0;
       for (int n : {a, b, c}) {
@@ -344,11 +395,13 @@ MeshSoup read_cad(const std::string& file, const CadOptions& options, std::vecto
   try {
     const QuietLibraryOutput quiet;
     const std::string ext = lower(std::filesystem::path(file).extension().string());
+    FaceNames names;
     const TopoDS_Shape shape = ext == ".brep"                   ? read_brep(file, options, notes)
                                : ext == ".iges" || ext == ".igs" ? read_iges(file, options, notes)
-                                                                 : read_step(file, options, notes);
+                                                                 : read_step(file, options, notes, names);
     if (shape.IsNull()) refuse(file, "holds no shape");
-    return tessellate(file, solid_of(file, shape, notes), options);
+    const TopoDS_Shape solid = solid_of(file, shape, notes, names);
+    return tessellate(file, solid, options, names);
   } catch (const Standard_Failure& e) {
     refuse(file, std::string("could not be read by OCCT: ") + (e.GetMessageString() ? e.GetMessageString() : "an OCCT exception"));
   }

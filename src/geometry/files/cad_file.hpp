@@ -13,7 +13,9 @@
 // within the tolerance of a curved face may be taken as on either side of it. Boundary nodes do not
 // stay on the triangles: each is lifted to the face's surface at the parameters (u, v) interpolated from
 // its triangle's corners, and takes the surface's normal there (oriented as the face is in the solid).
-// Faces are numbered in OCCT's map order of the fused solid (TopExp::MapShapes): part "face<k>", k from 1.
+// Parts: a face the STEP file names (its ADVANCED_FACE's name, kept through ShapeFix and the union) is
+// part of that name, faces of one name one part; any other face is "face<k>", numbered in OCCT's map
+// order of the fused solid (TopExp::MapShapes), k from 1. The names '' and 'NONE' name nothing.
 #include <string>
 #include <vector>
 

@@ -221,7 +221,8 @@ class MeshSurface {
     triangle_group_ = soup.group;
     any_ungrouped_ = false;
     if (lift_) soup_order_ = soup_corner_order(soup);
-    features_ = std::make_unique<const MeshFeatures>(mesh_, triangle_group_, options.feature_angle);
+    triangle_face_ = soup.face.empty() ? triangle_group_ : soup.face;
+    features_ = std::make_unique<const MeshFeatures>(mesh_, triangle_face_, options.feature_angle);
   }
 
   std::size_t cache_cells() const { return cache_ ? cache_->cell_count() : 0; }
@@ -352,7 +353,7 @@ class MeshSurface {
                      Vec<3>& normal) const {
     std::vector<std::size_t> faces;  // one triangle per face
     for (std::size_t t : triangles)
-      if (std::none_of(faces.begin(), faces.end(), [&](std::size_t f) { return group_of(f) == group_of(t); }))
+      if (std::none_of(faces.begin(), faces.end(), [&](std::size_t f) { return triangle_face_[f] == triangle_face_[t]; }))
         faces.push_back(t);
     const Affine<3>::Mat to_local = inverse_of(where.to_world.A);
     Vec<3> q = to_local * (pos - where.to_world.b);
@@ -561,6 +562,7 @@ class MeshSurface {
   std::shared_ptr<const SurfaceLift> lift_;  // a CAD part's exact surface; null for a mesh file
   std::vector<std::array<std::uint8_t, 3>> soup_order_;  // with a lift: see soup_corner_order
   std::unique_ptr<const MeshFeatures> features_;  // its feature curves and smooth normals
+  std::vector<int> triangle_face_;  // a surface given as triangles: each one's face (MeshSoup::face)
 };
 
 // A mesh leaf: a loaded surface under this leaf's name and boundary parts ("surface", and one per face

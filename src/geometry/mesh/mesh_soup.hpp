@@ -31,6 +31,7 @@ struct MeshSoup {
   std::vector<std::array<std::uint32_t, 3>> triangles;  // corners counterclockwise seen from outside
   std::vector<int> group;                            // per triangle: its index in group_names
   std::vector<std::string> group_names;              // the parts, in order
+  std::vector<int> face;                             // per triangle: its face (a CAD part's B-rep face); empty: its group
   std::shared_ptr<const SurfaceLift> lift;           // null: nodes stay on the triangles
 };
 
