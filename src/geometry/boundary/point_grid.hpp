@@ -89,6 +89,7 @@ class PointGrid {
   }
 
   double cell() const { return cell_; }
+  bool empty() const { return points_.empty(); }
 
  private:
   struct Block {

@@ -58,7 +58,7 @@ class BlockedThinning {
   BlockedThinning(SampleSource& source, const Spacing& spacing, double radius_factor, double cell,
                   std::int64_t block_cells, int threads, const PointGrid<3>* fixed)
       : source_(source),
-        fixed_(fixed),
+        fixed_(fixed && !fixed->empty() ? fixed : nullptr),
         radius_factor_(radius_factor),
         inv_cell_(1.0 / cell),
         block_cells_(block_cells),
@@ -169,7 +169,7 @@ class BlockedThinning {
     if (candidates.size() >= cells / 16) block.head.assign(cells, -1);
     block.thinned = true;
     for (const Candidate& c : candidates) {
-      if (near_fixed(c.pos, c.radius) || near_kept(block, c.pos, c.radius)) continue;
+      if (near_kept(block, c.pos, c.radius) || near_fixed(c.pos, c.radius)) continue;
       if (!block.head.empty()) {
         const std::size_t cell = local_cell(block, cell_coords(c.pos));
         block.next.push_back(block.head[cell]);
