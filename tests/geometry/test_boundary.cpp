@@ -10,6 +10,7 @@
 #include <sstream>
 #include <random>
 
+#include "geometry/boundary/junction_chains.hpp"
 #include "support/geometry_test_support.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "support/temp_dir.hpp"
@@ -404,6 +405,39 @@ TEST(Boundary, PlacementStopsAtTheNodeCap) {
   EXPECT_EQ(d.boundary_nodes(Spacing::constant(0.01), 1, 1, 400).size(), 400u);  // at the cap: placed
   auto f3 = parse(R"({"dim":3,"spacing":0.1,"shape":{"type":"ball","center":[0,0,0],"radius":1}})");
   EXPECT_THROW(domain_of<3>(f3)->boundary_nodes(Spacing::constant(1e-3), 1, 2, 1000), StoreFull);
+}
+
+// Points found many times over along two circles (as a CSG junction curve's crossings come, in no order
+// along it): the kept ones follow each circle just beyond 0.9 h, so no point of the circle is more than
+// about half a spacing from one, and no two are closer than 0.9 h; the same for the same points.
+TEST(JunctionChains, KeptPointsFollowTheCurveJustBeyondTheirSpacing) {
+  const double h = 0.05;
+  std::vector<Vec<3>> points;
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> angle(0.0, 2 * std::numbers::pi);
+  for (int k = 0; k < 6000; ++k) {
+    const double a = angle(rng);
+    points.push_back(k % 2 ? Vec<3>(std::cos(a), std::sin(a), 0.0) : Vec<3>(3 + 0.5 * std::cos(a), 0.0, 0.5 * std::sin(a)));
+  }
+  const auto kept = geometry_detail::space_along_chains<3>(points, h, [&](const Vec<3>&) { return h; });
+  EXPECT_EQ(kept, (geometry_detail::space_along_chains<3>(points, h, [&](const Vec<3>&) { return h; })));
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) ASSERT_GE((points[kept[i]] - points[kept[j]]).norm(), 0.9 * h);
+  std::vector<double> gap;  // from points along the circles to the nearest kept one
+  for (int k = 0; k < 4000; ++k) {
+    const double a = 2 * std::numbers::pi * k / 4000;
+    for (const Vec<3>& p : {Vec<3>(std::cos(a), std::sin(a), 0.0), Vec<3>(3 + 0.5 * std::cos(a), 0.0, 0.5 * std::sin(a))}) {
+      double nearest = 1e300;
+      for (const std::size_t i : kept) nearest = std::min(nearest, (points[i] - p).norm());
+      gap.push_back(nearest);
+    }
+  }
+  std::sort(gap.begin(), gap.end());
+  EXPECT_LT(gap[gap.size() * 99 / 100], 0.5 * h);
+  EXPECT_LT(gap.back(), 0.95 * h);                  // where a circle's chain closes
+  // Circumferences 2 pi and pi: about one point per 0.9 h and a little more.
+  EXPECT_GT(kept.size(), static_cast<std::size_t>(3 * std::numbers::pi / h));
+  EXPECT_LT(kept.size(), static_cast<std::size_t>(3 * std::numbers::pi / (0.9 * h)) + 3);
 }
 
 }  // namespace

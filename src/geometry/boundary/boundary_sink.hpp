@@ -18,6 +18,7 @@
 #include <nodegen/spatial/point.hpp>
 #include <nodegen/storage/store_concept.hpp>
 
+#include "geometry/boundary/junction_chains.hpp"
 #include "geometry/boundary/point_grid.hpp"
 
 namespace nodegen::geometry_detail {
@@ -111,20 +112,41 @@ class BoundarySink {
   const std::optional<Box<D>>& region() const { return region_; }
 
   // Appends the nodes of a forked sink, dropping its junction nodes within 0.9 h of a junction node
-  // this sink already has (as emit_junction would have, had the part been placed here).
+  // this sink already has (as emit_junction would have, had the part been placed here), and its
+  // junction points (3D).
   void absorb(BoundarySink&& part) {
-    check_count(static_cast<double>(nodes_.size()) + static_cast<double>(part.nodes_.size()));
+    check_count(static_cast<double>(nodes_.size()) + static_cast<double>(part.nodes_.size()) +
+                static_cast<double>(part.junction_points_.size()));
     for (const RawNode<D>& node : part.nodes_)
       if (!node.junction || claim_junction(node.pos, h(node.pos))) nodes_.push_back(node);
+    junction_points_.insert(junction_points_.end(), part.junction_points_.begin(), part.junction_points_.end());
   }
 
   // A point where a part stops being on the combined boundary (a CSG junction). Several parts find the
-  // same junction; only one node per spacing is kept.
+  // same junction; only one node per spacing is kept. In 2D junctions are points, claimed as found; in
+  // 3D they lie on curves, and settle_junctions() spaces them along the curve once every part is placed.
   // Its normal is neither part's: it points away from the solid as seen on a small sphere around p.
   void emit_junction(const Vec<D>& p, const Vec<D>& n, int id) {
-    const double hp = h(p);
-    if (claim_junction(p, hp))
-      nodes_.push_back({p, junction_normal(p, n, probe_radius(hp)), id, corner_priority, true});
+    if constexpr (D == 3) {
+      if (nodes_.size() + junction_points_.size() >= limit_) refuse(static_cast<double>(nodes_.size() + junction_points_.size()) + 1);
+      junction_points_.push_back({p, n, id, corner_priority, true});
+    } else {
+      const double hp = h(p);
+      if (claim_junction(p, hp)) nodes_.push_back({p, junction_normal(p, n, probe_radius(hp)), id, corner_priority, true});
+    }
+  }
+
+  // The junction nodes of the 3D junction points found (emit_junction), spaced along their curves
+  // (junction_chains.hpp), once all parts are placed.
+  void settle_junctions() {
+    std::vector<Vec<D>> points;
+    points.reserve(junction_points_.size());
+    for (const RawNode<D>& j : junction_points_) points.push_back(j.pos);
+    for (const std::size_t k : space_along_chains<D>(points, cell_, [this](const Vec<D>& p) { return h(p); })) {
+      const RawNode<D>& j = junction_points_[k];
+      nodes_.push_back({j.pos, junction_normal(j.pos, j.normal, probe_radius(h(j.pos))), j.id, corner_priority, true});
+    }
+    junction_points_.clear();
   }
 
   // The normal and id of a corner or edge node p of a part (its own: n, id; its faces there: facets)
@@ -218,6 +240,7 @@ class BoundarySink {
   double resolution_;
   double least_h_;
   std::vector<RawNode<D>> nodes_;
+  std::vector<RawNode<D>> junction_points_;  // 3D: found, not yet settled (their normals the parts')
 };
 
 }  // namespace nodegen::geometry_detail

@@ -144,6 +144,7 @@ std::vector<BoundaryNode<D>> Domain<D>::boundary_nodes(const Spacing& spacing, s
     sink.set_region(Box<D>{box_.lo.array() - pad, box_.hi.array() + pad});
   }
   root_->emit_boundary(Placement<D>{}, sink);
+  sink.settle_junctions();
 
   // Where parts meet, nodes of different parts may be closer than the spacing allows: keep corners and
   // junctions first, then edges, then surfaces, dropping any node within 0.9 h of one already kept (no
