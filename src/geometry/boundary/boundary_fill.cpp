@@ -180,17 +180,13 @@ void sample_triangles(const std::vector<WorldTriangle>& whole, BoundarySink<3>& 
   // Candidates per h^2 of area: dense enough that the thinning leaves no holes wider than about 2h
   // (a maximal Poisson-disk set), cheap enough for 1e5-triangle meshes.
   constexpr double samples_per_h2 = 24.0;
-  // The thinning radius, as a fraction of h: a maximal Poisson-disk set of radius r has mean nearest
-  // neighbour distance a little above r; 0.92 makes the mean spacing close to h on the shipped torus
-  // and gear meshes, and the least spacing is r itself (poisson_thinning.hpp).
-  constexpr double radius_factor = 0.92;
   // The samples are drawn block by block while being thinned and never exist all at once: held at once
   // (~44 B each, 24 per h^2) they were the peak of a mesh domain's run, above the fill's own
   // (measured: bench/RESULTS.md, Geometry and meshes).
   const std::uint64_t sample_seed = sink.rng()(), thinning_seed = sink.rng()();
   TriangleSamples source(triangles, sink.spacing(), samples_per_h2, sample_seed, sink.threads());
   const std::vector<SurfaceSample> kept =
-      thin_samples(source, sink.spacing(), radius_factor, sink.cell(), thinning_seed, sink.threads(), placed);
+      thin_samples(source, sink.spacing(), kMeshNodeSpacing, sink.cell(), thinning_seed, sink.threads(), placed);
   // Which kept samples bound the part (side) and lie on the whole domain's boundary (CSG): two inside
   // tests each, on the team. on_boundary: 1 as placed, -1 turned, 0 dropped.
   // The filters test the node on its triangle, where the inside tests' surface is (a lifted node lies

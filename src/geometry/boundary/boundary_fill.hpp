@@ -67,6 +67,12 @@ void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<
 // `lift`, when given, moves each kept node (its position and normal, the triangle's) onto the exact
 // surface the triangles approximate, before the filters; called from the sink's threads at once.
 using TriangleLift = std::function<void(const WorldTriangle&, Vec<3>& pos, Vec<3>& normal)>;
+// The least distance between two nodes of a mesh's faces, in h: the radius of their Poisson-disk
+// thinning. A maximal Poisson-disk set of radius r has mean nearest-neighbour distance a little above r;
+// 0.92 makes the mean spacing close to h on the shipped torus and gear meshes. Feature nodes
+// (feature_placement.hpp) keep it among themselves too.
+constexpr double kMeshNodeSpacing = 0.92;
+
 // `placed`, when given: nodes placed before (feature curves and corners); no node comes nearer to them
 // than to each other.
 void sample_triangles(const std::vector<WorldTriangle>& triangles, BoundarySink<3>& sink,

@@ -9,8 +9,8 @@
 namespace nodegen::geometry_detail {
 namespace {
 
-// The least distance between two feature nodes, in h.
-constexpr double kFeatureSpacing = 0.9;
+// The least distance between two feature nodes, in h: the faces' own.
+constexpr double kFeatureSpacing = kMeshNodeSpacing;
 
 void place_feature_corner(const FeatureLeaf& leaf, const FeatureCorner& corner, BoundarySink<3>& sink,
                           PointGrid<3>& placed) {
@@ -90,7 +90,7 @@ void place_features(const FeatureLeaf& leaf, BoundarySink<3>& sink, PointGrid<3>
   for (const FeatureCurve& curve : leaf.features.curves()) place_feature_curve(leaf, curve, sink, scratch);
   // Curves that meet at a corner at a narrow angle, a curve shorter than two spacings (its one inner
   // node may lie 0.75 h from its ends) and corners close together place nodes nearer than the faces'
-  // nodes ever are: in the order placed (corners, then curve by curve), a node within 0.9 h of one kept
+  // nodes ever are: in the order placed (corners, then curve by curve), a node within 0.92 h of one kept
   // before is dropped. Junction nodes (a CSG boundary) are the sink's to space.
   auto& nodes = sink.nodes();
   std::size_t kept = first;

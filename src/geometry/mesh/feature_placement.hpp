@@ -1,8 +1,8 @@
 #pragma once
 // A mesh leaf's feature corners and curves (mesh_features.hpp) placed as nodes before its faces are
 // sampled, so sharp edges and corners keep their nodes: corners first, then each curve at spacing h
-// between its end corners (place_curve: equal steps of the integral of ds/h). A node within 0.9 h of one
-// placed before is left out (a cluster of short feature edges on a scanned surface gives one node, not
+// between its end corners (place_curve: equal steps of the integral of ds/h). A node within 0.92 h (the
+// faces' least spacing, kMeshNodeSpacing) of one placed before is left out (a cluster of short feature edges on a scanned surface gives one node, not
 // one per vertex; curves meeting at a narrow angle do not crowd their corner). Every node kept is
 // recorded in `placed`, which the faces' sampling keeps its nodes away from (sample_triangles).
 #include <cstddef>
