@@ -33,6 +33,7 @@
 #include <TColStd_SequenceOfAsciiString.hxx>
 #include <TopExp.hxx>
 #include <TopExp_Explorer.hxx>
+#include <TopTools_DataMapOfShapeInteger.hxx>
 #include <TopTools_IndexedMapOfShape.hxx>
 #include <TopTools_ListOfShape.hxx>
 #include <TopoDS.hxx>
@@ -301,14 +302,13 @@ class CadLift final : public SurfaceLift {
 // name are one part.
 void name_parts(const TopTools_IndexedMapOfShape& faces, const FaceNames& names, MeshSoup& soup,
                 std::vector<int>& part_of_face) {
+  TopTools_DataMapOfShapeInteger named;  // face (as IsSame sees it) -> its first name in `names`
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (!named.IsBound(names[i].first)) named.Bind(names[i].first, static_cast<int>(i));
   std::map<std::string, int> part;
   for (int k = 1; k <= faces.Extent(); ++k) {
-    std::string name = "face" + std::to_string(k);
-    for (const auto& [face, given] : names)
-      if (face.IsSame(faces(k))) {
-        name = given;
-        break;
-      }
+    const std::string name = named.IsBound(faces(k)) ? names[static_cast<std::size_t>(named.Find(faces(k)))].second
+                                                     : "face" + std::to_string(k);
     const auto [it, fresh] = part.emplace(name, static_cast<int>(soup.group_names.size()));
     if (fresh) soup.group_names.push_back(name);
     part_of_face.push_back(it->second);
