@@ -24,10 +24,19 @@ void refuse_overwriting_inputs(const fs::path& domain_path, const DomainFile& do
                                const std::optional<fs::path>& report_path) {
   // Each path resolved once (symbolic links, "..", the current folder); one that cannot be resolved
   // matches nothing. Made absolute first: weakly_canonical leaves a relative path none of whose parts
-  // exists as it is, so "o.h5" and "./o.h5" (a report over the output) compared unequal.
+  // exists as it is, so "o.h5" and "./o.h5" (a report over the output) compared unequal. A link whose
+  // target does not exist yet is followed too: weakly_canonical stops at it, and a report through a
+  // link to the output not yet written (`ln -s o.h5 r.json; --report r.json`) overwrote the output.
   auto canonical = [](const fs::path& p) {
     std::error_code ec;
-    fs::path c = fs::weakly_canonical(fs::absolute(p, ec), ec);
+    fs::path c = fs::absolute(p, ec);
+    for (int hop = 0; !ec && hop < 40; ++hop) {
+      std::error_code missing;  // a path that does not exist is no link: not an error here
+      if (fs::symlink_status(c, missing).type() != fs::file_type::symlink) break;
+      const fs::path target = fs::read_symlink(c, ec);
+      c = target.is_absolute() ? target : c.parent_path() / target;
+    }
+    if (!ec) c = fs::weakly_canonical(c, ec);
     return ec ? fs::path() : c;
   };
   auto same = [](const fs::path& a, const fs::path& b) { return !a.empty() && a == b; };

@@ -348,6 +348,14 @@ TEST_F(CliTest, OutputsNeverOverwriteTheDomainFile) {
   expect_input_error({"run", "d.json", "-o", "x.h5", "--report", "./x.h5"}, {"report", "would overwrite the run's output"});
   expect_input_error({"run", "d.json", "-o", "x.h5", "--report", (dir_ / "x.h5").string()},
                      {"report", "would overwrite the run's output"});
+  // Through a link to the output or its sidecar, neither written yet (the link dangles): the report had
+  // replaced the new .h5 and the run exited 0.
+  for (const char* target : {"x.h5", "x.xdmf"}) {
+    fs::remove(dir_ / "r.json");
+    fs::create_symlink(target, dir_ / "r.json");
+    expect_input_error({"run", "d.json", "-o", "x.h5", "--report", "r.json"}, {"report", "would overwrite the run's output"});
+  }
+  fs::remove(dir_ / "r.json");
   EXPECT_EQ(slurp(dir_ / "d.json"), text);
   // Nor a file the domain reads: here a polygon's point file.
   write("ring.txt", "0 0\n1 0\n1 1\n0 1\n");
