@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <iostream>
 #include <string>
 
 #include "nodegen/geometry/input_error.hpp"
@@ -101,7 +102,16 @@ int run_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --help-all, --version
-    return app.exit(e);
+    const int status = app.exit(e);
+    // Help that could not be written (stdout on a full disk) is a failure, as coreutils make it: exit 1.
+    try {
+      std::cout.flush();
+      if (!std::cout) throw nodegen::InputError("stdout", "output", "cannot write the help or version text");
+      nodegen::cli::require_stdout_written();
+    } catch (const nodegen::InputError& error) {
+      return fail(1, error.what());
+    }
+    return status;
   } catch (const CLI::ParseError& e) {
     // The one-line form of every error, FILE: FIELD: REASON, with the command line as the file.
     return fail(2, std::string("(command line): arguments: ") + e.what() + " (see nodegen --help)");

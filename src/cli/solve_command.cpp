@@ -81,7 +81,7 @@ std::vector<int> neumann_ids(const std::vector<std::string>& wanted, const std::
     if (it == names.end()) {
       std::string known;
       for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
-      throw InputError("--neumann", "value", "no boundary part named \"" + name + "\" (the parts: " + known + ")");
+      throw InputError("--neumann", "value", "no boundary part named \"" + shown(name) + "\" (the parts: " + known + ")");
     }
     ids.push_back(static_cast<int>(it - names.begin()) + 1);
   }
@@ -145,7 +145,7 @@ std::pair<std::uint64_t, std::uint64_t> parse_seed_range(const std::string& text
   const auto refuse = [&](const std::string& why) {
     throw InputError("--seeds", "value", "expected A-B, whole numbers from 0 to " + std::to_string(FillParams::kMaxSeed) +
                                              " with A <= B and at most " + std::to_string(kMaxSeedCount) +
-                                             " seeds (run several ranges for more)" + why + ", got \"" + text + "\"");
+                                             " seeds (run several ranges for more)" + why + ", got \"" + shown(text) + "\"");
   };
   auto whole = [&](const std::string& part) {
     std::uint64_t value = 0;

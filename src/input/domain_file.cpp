@@ -21,6 +21,7 @@
 #include "nodegen/geometry/json_fields.hpp"
 #include "nodegen/geometry/shape_reader.hpp"
 #include "nodegen/geometry/spacing_reader.hpp"
+#include "nodegen/geometry/input_error.hpp"
 
 namespace nodegen {
 namespace {
@@ -47,7 +48,7 @@ Spacing with_part_distances(const JsonFields& fields, const Spacing& spacing, co
     try {
       distances.push_back(domain.distance_field(name));
     } catch (const std::invalid_argument& e) {
-      fields.fail(field, "dist(\"" + name + "\"): " + e.what());
+      fields.fail(field, "dist(\"" + shown(name) + "\"): " + e.what());
     }
   }
   return spacing.with_distances(std::move(distances));

@@ -482,6 +482,14 @@ TEST_F(CliTest, UnwritableStdoutIsAnError) {
   const Result lost = run({"stats", "sq.h5"}, "", "/dev/full");
   EXPECT_EQ(lost.status, 2);
   EXPECT_EQ(lost.err_lines().size(), 1u) << lost.err;
+  // Help or the version lost so: exit 1 and one line, as coreutils do.
+  for (const auto& args : {std::vector<std::string>{"--help"}, std::vector<std::string>{"--version"},
+                           std::vector<std::string>{"run", "--help"}}) {
+    const Result help = run(args, "", "/dev/full");
+    EXPECT_EQ(help.status, 1) << args.front();
+    ASSERT_EQ(help.err_lines().size(), 1u) << help.err;
+    EXPECT_NE(help.err.find("nodegen: error: stdout: output: cannot write"), std::string::npos) << help.err;
+  }
 }
 
 // An HDF5 file with a user block (h5py's userblock_size, h5jam) starts with its signature at offset

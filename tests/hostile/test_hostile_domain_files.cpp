@@ -222,6 +222,14 @@ TEST_F(HostileInput, LongExpressionsAreQuotedShort) {
   expect_error({"run", "long.json"}, {"long.json", "spacing", "cannot parse expression \"0.01+0*x", "(8000004 characters)"});
   const Result r = run({"run", "long.json"});
   EXPECT_LT(r.err.size(), 1000u);
+  // Any value the input gives where a word belongs, echoed back: a shape type and a field's name of
+  // 3 MB each had made a 3 MB "one line".
+  const std::string huge(3'000'000, 'q');
+  write("type.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": ")" + huge + R"("}})");
+  expect_error({"run", "type.json"}, {"type.json", "shape.type", "unknown shape \"qqq", "(3000000 characters)"});
+  write("key.json", R"({"dim": 2, "spacing": 0.1, ")" + huge + R"(": 1, "shape": )" + kBox2 + "}");
+  expect_error({"run", "key.json"}, {"key.json", "(3000000 characters)", "unknown field"});
+  for (const char* file : {"type.json", "key.json"}) EXPECT_LT(run({"run", file}).err.size(), 1000u) << file;
 }
 
 // A name is repeated in every part it makes ("NAME:hole7") and in the output: bounded.

@@ -29,6 +29,14 @@ inline std::string printable(const std::string& s) {
   return out;
 }
 
+// A value from the input as a message echoes it: whole up to 200 characters, else its start and its
+// length (a file may hold a megabyte where a name belongs), printable.
+inline std::string shown(const std::string& text) {
+  constexpr std::size_t kShown = 200;
+  if (text.size() <= kShown) return printable(text);
+  return printable(text.substr(0, kShown)) + "... (" + std::to_string(text.size()) + " characters)";
+}
+
 class InputError : public std::runtime_error {
  public:
   // field is a JSON path such as "shape.children[1].radius", or "line 3, column 7" for syntax errors.

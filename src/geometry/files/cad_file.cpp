@@ -52,6 +52,7 @@
 #include "geometry/files/mesh_text.hpp"
 #include "geometry/files/quiet_library_output.hpp"
 #include "nodegen/geometry/input_file.hpp"
+#include "nodegen/geometry/input_error.hpp"
 
 namespace nodegen::geometry_detail {
 namespace {
@@ -384,7 +385,7 @@ bool is_cad_file(const std::string& file) {
 
 MeshSoup read_cad(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
   if (!is_cad_file(file)) refuse(file, "is of no CAD format nodegen reads (.step, .stp, .iges, .igs, .brep)");
-  if (!options.unit.empty() && !is_cad_unit(options.unit)) refuse(file, ": unit \"" + options.unit + "\" is none of m, cm, mm, in");
+  if (!options.unit.empty() && !is_cad_unit(options.unit)) refuse(file, ": unit \"" + shown(options.unit) + "\" is none of m, cm, mm, in");
   check_input_file(file, InputFileLimits::kMeshFileBytes, "CAD files");  // a regular file within the limit, or why not
   // OCCT's reader settings (the unit) are process-wide, and its messages go to stdout unless removed.
   static std::mutex one_at_a_time;

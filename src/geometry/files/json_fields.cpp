@@ -1,4 +1,5 @@
 #include "nodegen/geometry/json_fields.hpp"
+#include "nodegen/geometry/input_error.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -38,7 +39,7 @@ void JsonFields::only(const json& obj, const std::string& at, std::set<std::stri
     if (!allowed.count(it.key())) {
       std::string known;
       for (const auto& k : allowed) known += (known.empty() ? "" : ", ") + k;
-      fail(join(at, it.key()), "unknown field (expected one of: " + known + ")");
+      fail(join(at, shown(it.key())), "unknown field (expected one of: " + known + ")");
     }
 }
 

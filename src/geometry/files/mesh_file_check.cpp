@@ -9,6 +9,7 @@
 
 #include "geometry/files/mesh_text.hpp"
 #include "nodegen/geometry/input_file.hpp"
+#include "nodegen/geometry/input_error.hpp"
 
 namespace nodegen::geometry_detail {
 
@@ -17,7 +18,7 @@ using namespace mesh_check;
 void check_mesh_file(const std::string& file) {
   const std::string ext = lower(std::filesystem::path(file).extension().string());
   if (ext != ".stl" && ext != ".obj" && ext != ".off" && ext != ".ply")
-    refuse("is of an unsupported mesh format \"" + ext + "\" (supported: .stl ascii/binary, .obj, .off, .ply)");
+    refuse("is of an unsupported mesh format \"" + shown(ext) + "\" (supported: .stl ascii/binary, .obj, .off, .ply)");
   const std::string text = read_input_file(file, InputFileLimits::kMeshFileBytes, "mesh files");
   // The text formats' bytes and numbers (a PLY's are checked in check_ply, a binary STL's in check_stl).
   const bool text_format = ext == ".obj" || ext == ".off" || (ext == ".stl" && ascii_stl_keyword(text, text.size()) != std::string_view::npos);

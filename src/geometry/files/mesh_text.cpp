@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "nodegen/geometry/input_file.hpp"
+#include "nodegen/geometry/input_error.hpp"
 
 namespace nodegen::geometry_detail::mesh_check {
 
@@ -65,7 +66,7 @@ void check_finite_text(const std::string& text) {
     char* stop = nullptr;
     const double v = std::strtod(token.c_str(), &stop);
     if (end - i <= 64 && stop == token.c_str() + token.size() && !std::isfinite(v))
-      refuse("has a non-finite coordinate \"" + token + "\" on line " + std::to_string(line));
+      refuse("has a non-finite coordinate \"" + shown(token) + "\" on line " + std::to_string(line));
     i = end;
   }
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "geometry/files/mesh_text.hpp"
+#include "nodegen/geometry/input_error.hpp"
 
 namespace nodegen::geometry_detail::mesh_check {
 
@@ -56,7 +57,7 @@ PlyProperty read_ply_property(std::istringstream& words, const std::vector<PlyEl
   p.item_signed = p.type == "char" || p.type == "short" || p.type.rfind("int", 0) == 0;
   // A type CGAL does not know is dropped unread, and the data after it misread.
   if (p.item_bytes == 0)
-    refuse("has PLY property " + p.name + " of element " + elements.back().name + " of unknown type \"" + p.type + "\"");
+    refuse("has PLY property " + p.name + " of element " + elements.back().name + " of unknown type \"" + shown(p.type) + "\"");
   return p;
 }
 
@@ -85,7 +86,7 @@ bool read_ply_header(const std::string& text, PlyHeader& header) {
       PlyElement e;
       std::string count;
       words >> e.name >> count;
-      if (!count_of(count, e.count)) refuse("has PLY element " + e.name + " with count \"" + count + "\", not a count");
+      if (!count_of(count, e.count)) refuse("has PLY element " + e.name + " with count \"" + shown(count) + "\", not a count");
       header.elements.push_back(e);
     } else if (word == "property") {
       PlyProperty property = read_ply_property(words, header.elements);  // refuses a property before any element

@@ -13,6 +13,7 @@
 #include "geometry/shapes/box_hierarchy.hpp"
 #include "geometry/shapes/shape.hpp"
 #include "nodegen/parallel/thread_team.hpp"
+#include "nodegen/geometry/input_error.hpp"
 
 namespace nodegen {
 
@@ -194,7 +195,7 @@ Domain<D> Domain<D>::with_part_rules(std::vector<PartRule> rules) const {
   for (PartRule& rule : rules) {
     if (rule.name.empty()) throw std::invalid_argument("a part made by a rule needs a name");
     if (std::find(out.names_.begin(), out.names_.end(), rule.name) != out.names_.end())
-      throw std::invalid_argument("the part name \"" + rule.name + "\" is taken (each part is named once)");
+      throw std::invalid_argument("the part name \"" + shown(rule.name) + "\" is taken (each part is named once)");
     ResolvedRule resolved{static_cast<int>(out.names_.size()) + 1, {}, std::move(rule.where)};
     if (!rule.of.empty()) resolved.of = parts_named(rule.of);  // the shapes' parts, not other rules'
     out.names_.push_back(rule.name);
@@ -218,7 +219,7 @@ std::vector<bool> Domain<D>::parts_named(const std::string& name) const {
     std::string known;
     for (std::size_t i = 0; i < shape_parts && known.size() < 400; ++i) known += (i ? ", " : "") + names_[i];
     if (known.size() >= 400) known += ", ...";
-    throw std::invalid_argument("no boundary part or shape is named \"" + name + "\" (parts: " + known + ")");
+    throw std::invalid_argument("no boundary part or shape is named \"" + shown(name) + "\" (parts: " + known + ")");
   }
   return wanted;
 }

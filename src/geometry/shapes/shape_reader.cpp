@@ -15,6 +15,7 @@
 #include "geometry/shapes/ring_crossings.hpp"
 #include "geometry/shapes/shape.hpp"
 #include "nodegen/geometry/input_file.hpp"
+#include "nodegen/geometry/input_error.hpp"
 
 namespace nodegen {
 namespace {
@@ -67,7 +68,7 @@ class ShapeTreeReader {
     }
     if (type == "union" || type == "intersection" || type == "difference") return csg<D>(j, at, type, depth);
     if (type == "translate" || type == "scale" || type == "rotate") return transform<D>(j, at, type, depth);
-    f_.fail(at + ".type", "unknown shape \"" + type +
+    f_.fail(at + ".type", "unknown shape \"" + shown(type) +
                               "\" (known: box, ball, disk, sphere, polygon, mesh, cad, union, intersection, difference, "
                               "translate, scale, rotate)");
   }
@@ -138,7 +139,7 @@ class ShapeTreeReader {
     if (j.contains("repair")) {
       const std::string repair = f_.string(j["repair"], at + ".repair");
       if (repair != "auto" && repair != "none")
-        f_.fail(at + ".repair", "expected \"auto\" or \"none\", got \"" + repair + "\"");
+        f_.fail(at + ".repair", "expected \"auto\" or \"none\", got \"" + shown(repair) + "\"");
       options.repair = repair == "auto";
     }
     if (j.contains("max_hole")) {

@@ -10,12 +10,6 @@
 
 namespace nodegen::spacing_detail {
 
-std::string shown(const std::string& text) {
-  constexpr std::size_t kShown = 120;
-  if (text.size() <= kShown) return printable(text);
-  return printable(text.substr(0, kShown)) + "... (" + std::to_string(text.size()) + " characters)";
-}
-
 std::string distance_variable(std::size_t i) { return "nodegen_dist_" + std::to_string(i); }
 
 namespace {

@@ -9,13 +9,12 @@
 #include <vector>
 
 #include "geometry/spacing/spacing_model.hpp"
+#include "nodegen/geometry/input_error.hpp"
 #include "nodegen/geometry/distance_field.hpp"
 
 namespace nodegen::spacing_detail {
 
-// Text as a message shows it: whole up to 120 characters, else its start and length (a domain file may
-// hold megabytes of expression). Control bytes are written as \xHH (input_error.hpp, printable).
-std::string shown(const std::string& text);
+using nodegen::shown;  // input_error.hpp
 
 class ExpressionModel : public Model {
  public:
