@@ -10,7 +10,11 @@
 #include <BRepPrimAPI_MakeBox.hxx>
 #include <BRepPrimAPI_MakeCylinder.hxx>
 #include <BRepPrimAPI_MakeSphere.hxx>
+#include <BRepBuilderAPI_MakeEdge.hxx>
 #include <BRepBuilderAPI_MakeFace.hxx>
+#include <BRepBuilderAPI_MakePolygon.hxx>
+#include <BRepBuilderAPI_MakeWire.hxx>
+#include <BRepBuilderAPI_Transform.hxx>
 #include <BRepTools.hxx>
 #include <BRep_Builder.hxx>
 #include <IGESControl_Controller.hxx>
@@ -32,6 +36,7 @@
 #include <TopoDS.hxx>
 #include <TopoDS_Compound.hxx>
 #include <gp_Ax2.hxx>
+#include <gp_Circ.hxx>
 #include <gp_Pln.hxx>
 
 #include <algorithm>
@@ -251,6 +256,73 @@ TEST(Cad, NamedFacesAreThePartsOfTheirNames) {
     on_wall_edge += (y0 || y1) && (n.pos[2] < 1e-9 || n.pos[2] > 1 - 1e-9) && !x0 && !x1;
   }
   EXPECT_EQ(on_wall_edge, 4 * 9);
+}
+
+// A unit square plate with a hole of radius 0.25 at its middle, as one planar face; tilted: the same
+// turned 30 degrees about the x axis.
+TopoDS_Shape plate(bool tilted) {
+  BRepBuilderAPI_MakePolygon square(gp_Pnt(0, 0, 0), gp_Pnt(1, 0, 0), gp_Pnt(1, 1, 0), gp_Pnt(0, 1, 0), true);
+  const TopoDS_Wire hole = BRepBuilderAPI_MakeWire(BRepBuilderAPI_MakeEdge(gp_Circ(gp_Ax2(gp_Pnt(0.5, 0.5, 0), gp_Dir(0, 0, 1)), 0.25)));
+  BRepBuilderAPI_MakeFace face(square.Wire(), true);
+  face.Add(TopoDS::Wire(hole.Reversed()));
+  if (!tilted) return face.Shape();
+  gp_Trsf turn;
+  turn.SetRotation(gp_Ax1(gp_Pnt(0, 0, 0), gp_Dir(1, 0, 0)), 3.14159265358979 / 6);
+  return BRepBuilderAPI_Transform(face.Shape(), turn).Shape();
+}
+
+// In a 2D domain file a CAD part is its one planar face: a polygon within the tolerance of the exact
+// edges, one part per edge, the same nodes at 1, 2 and 7 threads; tilted, the same in the plane's own
+// coordinates. Several faces, or a face that is not flat, are refused.
+TEST(Cad, APlanarFaceIsA2DDomainWithAPartPerEdge) {
+  const test::TempDir dir("cad");
+  write_step(plate(false), dir / "plate.step");
+  write_step(plate(true), dir / "tilted.step");
+  auto load_2d = [&](const std::string& file) {
+    std::ofstream(dir / "plate.json") << R"({"dim":2,"spacing":0.02,"shape":{"type":"cad","name":"plate","file":")" << file << R"("}})";
+    return load_domain_file(dir / "plate.json");
+  };
+  const DomainFile f = load_2d("plate.step");
+  const auto& d = *domain_of<2>(f);
+  auto names = d.boundary_names();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"plate:edge1", "plate:edge2", "plate:edge3", "plate:edge4", "plate:edge5"}));
+  const double tolerance = 1e-4 * std::sqrt(2.0);  // the default: 1e-4 of the face's diagonal
+  std::size_t on_hole = 0;
+  for (const auto& n : d.boundary_nodes(f.spacing, 2)) {
+    const Vec<2> c = n.pos - Vec<2>(0.5, 0.5);
+    const double side = std::min({n.pos[0], 1 - n.pos[0], n.pos[1], 1 - n.pos[1]});
+    if (std::abs(c.norm() - 0.25) <= tolerance) {
+      ++on_hole;
+      ASSERT_GT(n.normal.dot(-c.normalized()), std::cos(0.05)) << "a hole's normal points into it";
+    } else {
+      ASSERT_LT(std::abs(side), 1e-12) << n.pos.transpose();
+    }
+  }
+  EXPECT_NEAR(static_cast<double>(on_hole), 2 * 3.14159265358979 * 0.25 / 0.02, 2.0);
+  FillOptions options;
+  auto fill = [&](const DomainFile& file, int threads) {
+    options.threads = threads;
+    return std::get<Discretization<2>>(fill_domain(file, options));
+  };
+  const Discretization<2> one = fill(f, 1);
+  for (int threads : {2, 7}) EXPECT_EQ(fill(f, threads).positions, one.positions) << threads << " threads";
+  const DomainFile turned = load_2d("tilted.step");
+  EXPECT_NE(turned.repairs.back().find("a 2D CAD face in the plane through"), std::string::npos) << turned.repairs.back();
+  const Discretization<2> other = fill(turned, 2);
+  EXPECT_NEAR(static_cast<double>(other.positions.size()), static_cast<double>(one.positions.size()), 0.02 * one.positions.size());
+  write_step(tube(), dir / "tube.step");
+  write_step(BRepPrimAPI_MakeSphere(0.5).Shape(), dir / "ball.step");  // one face, not flat
+  for (const auto& [bad, why] : {std::pair{"tube.step", "holds 4 faces: a 2D domain is one planar face"},
+                                 std::pair{"ball.step", "has a face that is not planar"}}) {
+    try {
+      load_2d(bad);
+      ADD_FAILURE() << bad << " was taken as a 2D face";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("shape.file"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Cad, LengthsComeInTheFilesUnitOrTheOneAskedFor) {

@@ -173,8 +173,6 @@ TEST_F(BadInput, ShapeOfTheWrongDimension) {
             file() + ": shape.children[1].type: polygon is a 2D shape but the file has dim 3");
   EXPECT_EQ(error_of(R"({"dim":3,"spacing":0.1,"shape":{"type":"disk","center":[0,0],"radius":1}})"),
             file() + ": shape.type: disk is a 2D shape but the file has dim 3");
-  EXPECT_EQ(error_of(R"({"dim":2,"spacing":0.1,"shape":{"type":"cad","file":"m.step"}})"),
-            file() + ": shape.type: cad is a 3D shape but the file has dim 2");
   EXPECT_EQ(error_of(R"({"dim":3,"spacing":0.1,"shape":{"type":"box","min":[0,0],"max":[1,1]}})"),
             file() + ": shape.min: expected an array of 3 numbers, got an array of 2");
 }

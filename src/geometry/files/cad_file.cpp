@@ -1,5 +1,6 @@
 // CAD parts through Open CASCADE (cad_file.hpp): read, mend, fuse, tessellate, lift.
 #include "geometry/files/cad_file.hpp"
+#include "geometry/files/cad_reading.hpp"
 
 #include <BRepAlgoAPI_Fuse.hxx>
 #include <BRepBndLib.hxx>
@@ -45,6 +46,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -59,7 +61,6 @@ namespace {
 
 using mesh_check::lower;
 
-[[noreturn]] void refuse(const std::string& file, const std::string& why) { throw std::runtime_error("CAD file " + file + " " + why); }
 
 // A length unit as OCCT's "xstep.cascade.unit" names it, and as a domain file and the notes name it.
 struct Unit {
@@ -124,9 +125,6 @@ const Unit* chosen_unit(const Unit* in_file, const CadOptions& options, std::vec
   return in_file;
 }
 
-// The names a file gives its faces (a STEP ADVANCED_FACE's name), by face as read.
-using FaceNames = std::vector<std::pair<TopoDS_Shape, std::string>>;
-
 TopoDS_Shape read_step(const std::string& file, const CadOptions& options, std::vector<std::string>& notes,
                        FaceNames& names) {
   STEPControl_Reader reader;  // its controller initialised by read_cad
@@ -138,14 +136,17 @@ TopoDS_Shape read_step(const std::string& file, const CadOptions& options, std::
   if (reader.TransferRoots() == 0) refuse(file, "holds no shape OCCT can transfer");
   const TopoDS_Shape shape = reader.OneShape();
   const Handle(XSControl_TransferReader) transfer = reader.WS()->TransferReader();
-  TopTools_IndexedMapOfShape faces;
-  TopExp::MapShapes(shape, TopAbs_FACE, faces);
-  for (int k = 1; k <= faces.Extent(); ++k) {
-    const auto item = Handle(StepRepr_RepresentationItem)::DownCast(transfer->EntityFromShapeResult(faces(k), 1));
-    if (item.IsNull() || item->Name().IsNull()) continue;
-    const std::string name = item->Name()->ToCString();
-    // Exporters that name no face write '' or 'NONE'.
-    if (!name.empty() && lower(name) != "none") names.emplace_back(faces(k), name);
+  // The names of its faces and edges (a 2D domain's parts are its face's edges).
+  for (const TopAbs_ShapeEnum kind : {TopAbs_FACE, TopAbs_EDGE}) {
+    TopTools_IndexedMapOfShape items;
+    TopExp::MapShapes(shape, kind, items);
+    for (int k = 1; k <= items.Extent(); ++k) {
+      const auto item = Handle(StepRepr_RepresentationItem)::DownCast(transfer->EntityFromShapeResult(items(k), 1));
+      if (item.IsNull() || item->Name().IsNull()) continue;
+      const std::string name = item->Name()->ToCString();
+      // Exporters that name nothing write '' or 'NONE'.
+      if (!name.empty() && lower(name) != "none") names.emplace_back(items(k), name);
+    }
   }
   return shape;
 }
@@ -383,7 +384,7 @@ bool is_cad_file(const std::string& file) {
   return ext == ".step" || ext == ".stp" || ext == ".iges" || ext == ".igs" || ext == ".brep";
 }
 
-MeshSoup read_cad(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
+void in_cad_library(const std::string& file, const CadOptions& options, const std::function<void()>& body) {
   if (!is_cad_file(file)) refuse(file, "is of no CAD format nodegen reads (.step, .stp, .iges, .igs, .brep)");
   if (!options.unit.empty() && !is_cad_unit(options.unit)) refuse(file, ": unit \"" + shown(options.unit) + "\" is none of m, cm, mm, in");
   check_input_file(file, InputFileLimits::kMeshFileBytes, "CAD files");  // a regular file within the limit, or why not
@@ -395,17 +396,30 @@ MeshSoup read_cad(const std::string& file, const CadOptions& options, std::vecto
   const UnitRestored restored;
   try {
     const QuietLibraryOutput quiet;
-    const std::string ext = lower(std::filesystem::path(file).extension().string());
-    FaceNames names;
-    const TopoDS_Shape shape = ext == ".brep"                   ? read_brep(file, options, notes)
-                               : ext == ".iges" || ext == ".igs" ? read_iges(file, options, notes)
-                                                                 : read_step(file, options, notes, names);
-    if (shape.IsNull()) refuse(file, "holds no shape");
-    const TopoDS_Shape solid = solid_of(file, shape, notes, names);
-    return tessellate(file, solid, options, names);
+    body();
   } catch (const Standard_Failure& e) {
     refuse(file, std::string("could not be read by OCCT: ") + (e.GetMessageString() ? e.GetMessageString() : "an OCCT exception"));
   }
+}
+
+TopoDS_Shape read_cad_shape(const std::string& file, const CadOptions& options, std::vector<std::string>& notes,
+                            FaceNames& names) {
+  const std::string ext = lower(std::filesystem::path(file).extension().string());
+  const TopoDS_Shape shape = ext == ".brep"                   ? read_brep(file, options, notes)
+                             : ext == ".iges" || ext == ".igs" ? read_iges(file, options, notes)
+                                                               : read_step(file, options, notes, names);
+  if (shape.IsNull()) refuse(file, "holds no shape");
+  return shape;
+}
+
+MeshSoup read_cad(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
+  MeshSoup soup;
+  in_cad_library(file, options, [&] {
+    FaceNames names;
+    const TopoDS_Shape solid = solid_of(file, read_cad_shape(file, options, notes, names), notes, names);
+    soup = tessellate(file, solid, options, names);
+  });
+  return soup;
 }
 
 }  // namespace nodegen::geometry_detail

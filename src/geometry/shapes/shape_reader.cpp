@@ -6,6 +6,7 @@
 #include <numbers>
 #include <type_traits>
 
+#include "geometry/files/cad_face.hpp"
 #include "geometry/files/cad_file.hpp"
 #include "geometry/files/mesh_file_check.hpp"
 #include "geometry/mesh/planar_mesh.hpp"
@@ -63,7 +64,7 @@ class ShapeTreeReader {
       else return mesh(j, at, label);
     }
     if (type == "cad") {
-      if constexpr (D != 3) wrong_dim(at, type, 3);
+      if constexpr (D == 2) return planar_cad(j, at, label);
       else return cad(j, at, label);
     }
     if (type == "union" || type == "intersection" || type == "difference") return csg<D>(j, at, type, depth);
@@ -208,7 +209,8 @@ class ShapeTreeReader {
     return make_polygon(std::move(flat.rings), label);
   }
 
-  ShapePtr<3> cad(const json& j, const std::string& at, const std::string& label) {
+  // A "cad" shape's file (checked to be of a CAD format) and options.
+  std::pair<std::string, CadOptions> cad_file(const json& j, const std::string& at) const {
     f_.only(j, at, {"type", "file", "unit", "tolerance"});
     const std::string file = f_.resolve(f_.string(f_.require(j, at, "file"), at + ".file"));
     CadOptions options;
@@ -218,7 +220,26 @@ class ShapeTreeReader {
     }
     if (j.contains("tolerance")) options.tolerance = f_.positive(j["tolerance"], at + ".tolerance");
     if (!is_cad_file(file)) f_.fail(at + ".file", "is not a CAD file nodegen reads (.step, .stp, .iges, .igs, .brep)");
+    return {file, options};
+  }
+
+  ShapePtr<3> cad(const json& j, const std::string& at, const std::string& label) {
+    const auto [file, options] = cad_file(j, at);
     return loaded(at, label, file, "CAD", [&](std::vector<std::string>& notes) { return make_cad(file, label, options, notes, meshes_); });
+  }
+
+  // A CAD file in a 2D domain file: its one planar face (cad_face.hpp), a polygon whose edges are parts.
+  ShapePtr<2> planar_cad(const json& j, const std::string& at, const std::string& label) {
+    const auto [file, options] = cad_file(j, at);
+    CadFace face = loaded(at, label, file, "CAD", [&](std::vector<std::string>& notes) {
+      CadFace read = read_cad_face(file, options, notes);
+      notes.push_back("a 2D CAD face in " + read.plane);
+      return read;
+    });
+    if (const auto x = find_ring_crossing(face.rings))
+      f_.fail(at + ".file", "CAD file " + file + " has wires that cross or touch at (" + number_text(x->x()) + ", " +
+                                number_text(x->y()) + ")");
+    return make_polygon(std::move(face.rings), label, std::move(face.edge_names));
   }
 
   template <int D>
