@@ -3,11 +3,9 @@
 
 #include <BRepAdaptor_Curve.hxx>
 #include <BRepAdaptor_Surface.hxx>
-#include <BRepBndLib.hxx>
 #include <BRepTools.hxx>
 #include <BRepTools_WireExplorer.hxx>
 #include <BRep_Tool.hxx>
-#include <Bnd_Box.hxx>
 #include <GCPnts_QuasiUniformDeflection.hxx>
 #include <TopExp.hxx>
 #include <TopExp_Explorer.hxx>
@@ -111,21 +109,15 @@ CadFace read_cad_face(const std::string& file, const CadOptions& options, std::v
       refuse(file, "holds " + std::to_string(faces.Extent()) + " faces: a 2D domain is one planar face (a sketch's region)");
     const TopoDS_Face face = TopoDS::Face(faces(1));
     const PlaneFrame frame = plane_of(file, face);
-    Bnd_Box box;
-    BRepBndLib::Add(face, box);
-    if (box.IsVoid()) refuse(file, "holds a face with no extent");
-    const double diagonal = std::sqrt(box.SquareExtent());
-    const double deflection = options.tolerance > 0 ? options.tolerance : 1e-4 * diagonal;
-    if (!(deflection >= 1e-7 * diagonal && deflection <= 0.01 * diagonal))
-      refuse(file, ": tolerance " + std::to_string(deflection) + " is outside 1e-7 to 0.01 of the face's size (its box diagonal, " +
-                       std::to_string(diagonal) + ")");
+    const double deflection = deflection_for(file, face, options);
+    const double merge = 1e-3 * deflection;  // points of a wire closer than this are one
     TopTools_IndexedMapOfShape edges;
     TopExp::MapShapes(face, TopAbs_EDGE, edges);
     const TopoDS_Wire outer = BRepTools::OuterWire(face);
     if (outer.IsNull()) refuse(file, "has a face without an outer wire");
-    add_ring(file, outer, face, edges, names, frame, deflection, 1e-12 * diagonal, out);
+    add_ring(file, outer, face, edges, names, frame, deflection, merge, out);
     for (TopExp_Explorer w(face, TopAbs_WIRE); w.More(); w.Next())
-      if (!w.Current().IsSame(outer)) add_ring(file, TopoDS::Wire(w.Current()), face, edges, names, frame, deflection, 1e-12 * diagonal, out);
+      if (!w.Current().IsSame(outer)) add_ring(file, TopoDS::Wire(w.Current()), face, edges, names, frame, deflection, merge, out);
     out.plane = frame.described();
   });
   return out;

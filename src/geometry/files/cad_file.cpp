@@ -318,14 +318,7 @@ void name_parts(const TopTools_IndexedMapOfShape& faces, const FaceNames& names,
 }
 
 MeshSoup tessellate(const std::string& file, const TopoDS_Shape& solid, const CadOptions& options, const FaceNames& names) {
-  Bnd_Box box;
-  BRepBndLib::Add(solid, box);
-  if (box.IsVoid()) refuse(file, "holds a solid with no extent");
-  const double diagonal = std::sqrt(box.SquareExtent());
-  const double deflection = options.tolerance > 0 ? options.tolerance : 1e-4 * diagonal;
-  if (!(deflection >= 1e-7 * diagonal && deflection <= 0.01 * diagonal))
-    refuse(file, ": tolerance " + std::to_string(deflection) + " is outside 1e-7 to 0.01 of the part's size (its box diagonal, " +
-                     std::to_string(diagonal) + "): finer meshes without end, coarser misses its shape");
+  const double deflection = deflection_for(file, solid, options);
   BRepMesh_IncrementalMesh mesher(solid, deflection, false, 0.2, false);
   if (!mesher.IsDone()) refuse(file, "could not be tessellated");
   MeshSoup soup;
@@ -400,6 +393,18 @@ void in_cad_library(const std::string& file, const CadOptions& options, const st
   } catch (const Standard_Failure& e) {
     refuse(file, std::string("could not be read by OCCT: ") + (e.GetMessageString() ? e.GetMessageString() : "an OCCT exception"));
   }
+}
+
+double deflection_for(const std::string& file, const TopoDS_Shape& shape, const CadOptions& options) {
+  Bnd_Box box;
+  BRepBndLib::Add(shape, box);
+  if (box.IsVoid()) refuse(file, "holds a shape with no extent");
+  const double diagonal = std::sqrt(box.SquareExtent());
+  const double deflection = options.tolerance > 0 ? options.tolerance : 1e-4 * diagonal;
+  if (!(deflection >= 1e-7 * diagonal && deflection <= 0.01 * diagonal))
+    refuse(file, ": tolerance " + std::to_string(deflection) + " is outside 1e-7 to 0.01 of the part's size (its box diagonal, " +
+                     std::to_string(diagonal) + "): finer without end, coarser misses its shape");
+  return deflection;
 }
 
 TopoDS_Shape read_cad_shape(const std::string& file, const CadOptions& options, std::vector<std::string>& notes,

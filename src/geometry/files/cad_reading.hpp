@@ -24,6 +24,10 @@ using FaceNames = std::vector<std::pair<TopoDS_Shape, std::string>>;
 // the lock every use of OCCT's readers takes; an OCCT exception in it is a refusal naming the file.
 void in_cad_library(const std::string& file, const CadOptions& options, const std::function<void()>& body);
 
+// How far the shape's drawn edges or triangles may stray from it: `options.tolerance`, or 1e-4 of the
+// shape's bounding-box diagonal; refused outside 1e-7 to 0.01 of the diagonal.
+double deflection_for(const std::string& file, const TopoDS_Shape& shape, const CadOptions& options);
+
 // The file's shape in the unit asked for (notes: the unit) and its faces' names; inside in_cad_library.
 TopoDS_Shape read_cad_shape(const std::string& file, const CadOptions& options, std::vector<std::string>& notes,
                             FaceNames& names);
