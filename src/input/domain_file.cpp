@@ -145,8 +145,8 @@ std::string head_of(const std::filesystem::path& path) {
 
 DomainFile parse_domain_text(const std::string& text, const std::filesystem::path& path, const LoadOptions& options) {
   refuse_other_kinds(text, path);
-  if (text.find('\0') != std::string::npos)
-    throw InputError(path.string(), "(file)", "holds a NUL byte: a domain file is JSON text");
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
+    throw InputError(path.string(), "(file)", "holds a NUL byte at offset " + std::to_string(nul) + ": a domain file is JSON text");
   json root = input_detail::parse_json_text(text, path.string());
   if (!root.is_object())
     throw InputError(path.string(), "(top level)", "expected a JSON object, got " + json_type_name(root));

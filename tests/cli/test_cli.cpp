@@ -372,6 +372,10 @@ TEST_F(CliTest, OutputsNeverOverwriteTheDomainFile) {
 
 TEST_F(CliTest, NodeCapReached) {
   expect_input_error({"run", kSquare, "--max-nodes", "30000"}, {"square.json", "max_nodes", "node cap of 30000"});
+  // In the user's words: the store's own (which store, which claim) had trailed the line.
+  const Result r = run({"run", kSquare, "--max-nodes", "30000"});
+  EXPECT_EQ(r.err.find("exhausted"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("Store"), std::string::npos) << r.err;
 }
 
 // --max-nodes is the cap the loader checks the spacing's node estimate against, as fill.max_nodes is:

@@ -171,13 +171,14 @@ class PnpFill {
       else seed_boundary(boundary);
       if (owned) rows = take_boundary_rows<D>(std::move(*owned));  // `boundary` is empty from here on
       run_phases();
-    } catch (const StoreFull& e) {
+    } catch (const StoreFull&) {
       // Every process has the same reservation, so under several all see this alike (a failure on one
       // reaches the others as a StoreFull, mpi/agreement.hpp).
       if (reserved_ < params_.max_nodes) throw ReservationFull(reserved_);
+      // The store's own words (which store, which claim) are not the user's: the cap is.
       throw StoreFull("node cap of " + std::to_string(params_.max_nodes) +
                       " nodes reached before the domain was full (raise max_nodes / --max-nodes, or check "
-                      "that the spacing is not far smaller than intended) [" + e.what() + "]");
+                      "that the spacing is not far smaller than intended)");
     }
     scratch_.clear();
     Discretization<D> out = rows ? collect(std::move(*rows), rows->size()) : collect(boundary, boundary.size());

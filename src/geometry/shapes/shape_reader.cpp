@@ -224,13 +224,17 @@ class ShapeTreeReader {
   }
 
   ShapePtr<3> cad(const json& j, const std::string& at, const std::string& label) {
-    const auto [file, options] = cad_file(j, at);
+    const auto read = cad_file(j, at);  // not a structured binding: the lambda below captures it
+    const std::string& file = read.first;
+    const CadOptions& options = read.second;
     return loaded(at, label, file, "CAD", [&](std::vector<std::string>& notes) { return make_cad(file, label, options, notes, meshes_); });
   }
 
   // A CAD file in a 2D domain file: its one planar face (cad_face.hpp), a polygon whose edges are parts.
   ShapePtr<2> planar_cad(const json& j, const std::string& at, const std::string& label) {
-    const auto [file, options] = cad_file(j, at);
+    const auto given = cad_file(j, at);  // not a structured binding: the lambda below captures it
+    const std::string& file = given.first;
+    const CadOptions& options = given.second;
     CadFace face = loaded(at, label, file, "CAD", [&](std::vector<std::string>& notes) {
       CadFace read = read_cad_face(file, options, notes);
       notes.push_back("a 2D CAD face in " + read.plane);
