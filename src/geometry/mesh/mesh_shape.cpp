@@ -330,6 +330,13 @@ class MeshSurface {
       normal = where.normal(features_->smooth_normal(source, *w));
   }
 
+  // Barycentric weights of triangle `source`'s corners as the leaf lists them, in the soup's corner order.
+  Vec<3> in_soup_order(std::size_t source, const Vec<3>& w) const {
+    Vec<3> soup_w;
+    for (std::size_t k = 0; k < 3; ++k) soup_w[soup_order_[source][k]] = w[static_cast<int>(k)];
+    return soup_w;
+  }
+
   // A node at `pos` moved onto the exact surface: its barycentric weights on the world triangle `source`
   // (an affine map keeps them) in the soup's corner order, lifted in the surface's own coordinates, placed
   // back where the leaf is.
@@ -337,11 +344,9 @@ class MeshSurface {
     const MeshTriangle& local = triangles_[source];  // the whole triangle (a piece may be clipped)
     const auto w = barycentric(pos, where.point(local.a), where.point(local.b), where.point(local.c));
     if (!w) return;
-    Vec<3> soup_w;
-    for (std::size_t k = 0; k < 3; ++k) soup_w[soup_order_[source][k]] = (*w)[static_cast<int>(k)];
     Vec<3> p = (*w)[0] * local.a + (*w)[1] * local.b + (*w)[2] * local.c;
     Vec<3> local_normal = (local.b - local.a).cross(local.c - local.a).normalized();
-    lift_->lift(static_cast<std::uint32_t>(source), soup_w, p, local_normal);
+    lift_->lift(static_cast<std::uint32_t>(source), in_soup_order(source, *w), p, local_normal);
     pos = where.point(p);
     normal = where.normal(local_normal);
   }
@@ -365,10 +370,8 @@ class MeshSurface {
         const MeshTriangle& t = triangles_[faces[k]];
         const auto w = barycentric(q, t.a, t.b, t.c);
         if (!w) continue;
-        Vec<3> soup_w;
-        for (std::size_t c = 0; c < 3; ++c) soup_w[soup_order_[faces[k]][c]] = (*w)[static_cast<int>(c)];
         normals[k] = (t.b - t.a).cross(t.c - t.a).normalized();
-        lift_->project(static_cast<std::uint32_t>(faces[k]), soup_w, q, normals[k]);
+        lift_->project(static_cast<std::uint32_t>(faces[k]), in_soup_order(faces[k], *w), q, normals[k]);
       }
       if ((q - before).norm() <= still) break;
     }
