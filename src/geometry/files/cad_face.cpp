@@ -18,9 +18,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
-
 #include "geometry/files/cad_reading.hpp"
+#include "geometry/mesh/planar_mesh.hpp"
 
 namespace nodegen::geometry_detail {
 namespace {
@@ -36,15 +35,9 @@ struct PlaneFrame {
     return {d.Dot(gp_Vec(x)), d.Dot(gp_Vec(y))};
   }
   std::string described() const {
-    std::ostringstream out;
-    out.precision(17);
-    if (level) {
-      out << "the plane z = " << origin.Z() << ", coordinates x and y";
-    } else {
-      out << "the plane through (" << origin.X() << ", " << origin.Y() << ", " << origin.Z() << "), coordinates along ("
-          << x.X() << ", " << x.Y() << ", " << x.Z() << ") and (" << y.X() << ", " << y.Y() << ", " << y.Z() << ")";
-    }
-    return out.str();
+    auto vec = [](const gp_XYZ& p) { return Vec<3>(p.X(), p.Y(), p.Z()); };
+    if (level) return level_plane_text(origin.Z());
+    return plane_text(vec(origin.XYZ()), vec(x.XYZ().Crossed(y.XYZ())), vec(x.XYZ()), vec(y.XYZ()));
   }
 };
 
@@ -59,7 +52,7 @@ PlaneFrame plane_of(const std::string& file, const TopoDS_Face& face) {
 
 // One wire as a ring: its edges in order, each drawn within `deflection`, named by its B-rep edge.
 void add_ring(const std::string& file, const TopoDS_Wire& wire, const TopoDS_Face& face, const TopTools_IndexedMapOfShape& edges,
-              const FaceNames& given, const PlaneFrame& frame, double deflection, double merge, CadFace& out) {
+              const ShapeNames& given, const PlaneFrame& frame, double deflection, double merge, CadFace& out) {
   std::vector<Vec<2>> ring;
   RingEdgeNames names;
   for (BRepTools_WireExplorer walk(wire, face); walk.More(); walk.Next()) {
@@ -71,12 +64,7 @@ void add_ring(const std::string& file, const TopoDS_Wire& wire, const TopoDS_Fac
     std::vector<Vec<2>> drawn;
     for (int i = 1; i <= points.NbPoints(); ++i) drawn.push_back(frame(points.Value(i)));
     if (walk.Orientation() == TopAbs_REVERSED) std::reverse(drawn.begin(), drawn.end());
-    std::string name = "edge" + std::to_string(edges.FindIndex(edge));
-    for (const auto& [shape, n] : given)
-      if (shape.IsSame(edge)) {
-        name = n;
-        break;
-      }
+    const std::string name = given.of(edge, "edge" + std::to_string(edges.FindIndex(edge)));
     auto found = std::find(names.names.begin(), names.names.end(), name);
     const int index = static_cast<int>(found - names.names.begin());
     if (found == names.names.end()) names.names.push_back(name);
@@ -115,9 +103,10 @@ CadFace read_cad_face(const std::string& file, const CadOptions& options, std::v
     TopExp::MapShapes(face, TopAbs_EDGE, edges);
     const TopoDS_Wire outer = BRepTools::OuterWire(face);
     if (outer.IsNull()) refuse(file, "has a face without an outer wire");
-    add_ring(file, outer, face, edges, names, frame, deflection, merge, out);
+    const ShapeNames named(names);
+    add_ring(file, outer, face, edges, named, frame, deflection, merge, out);
     for (TopExp_Explorer w(face, TopAbs_WIRE); w.More(); w.Next())
-      if (!w.Current().IsSame(outer)) add_ring(file, TopoDS::Wire(w.Current()), face, edges, names, frame, deflection, merge, out);
+      if (!w.Current().IsSame(outer)) add_ring(file, TopoDS::Wire(w.Current()), face, edges, named, frame, deflection, merge, out);
     out.plane = frame.described();
   });
   return out;

@@ -34,7 +34,6 @@
 #include <TColStd_SequenceOfAsciiString.hxx>
 #include <TopExp.hxx>
 #include <TopExp_Explorer.hxx>
-#include <TopTools_DataMapOfShapeInteger.hxx>
 #include <TopTools_IndexedMapOfShape.hxx>
 #include <TopTools_ListOfShape.hxx>
 #include <TopoDS.hxx>
@@ -304,13 +303,10 @@ class CadLift final : public SurfaceLift {
 // name are one part.
 void name_parts(const TopTools_IndexedMapOfShape& faces, const FaceNames& names, MeshSoup& soup,
                 std::vector<int>& part_of_face) {
-  TopTools_DataMapOfShapeInteger named;  // face (as IsSame sees it) -> its first name in `names`
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (!named.IsBound(names[i].first)) named.Bind(names[i].first, static_cast<int>(i));
+  const ShapeNames named(names);
   std::map<std::string, int> part;
   for (int k = 1; k <= faces.Extent(); ++k) {
-    const std::string name = named.IsBound(faces(k)) ? names[static_cast<std::size_t>(named.Find(faces(k)))].second
-                                                     : "face" + std::to_string(k);
+    const std::string name = named.of(faces(k), "face" + std::to_string(k));
     const auto [it, fresh] = part.emplace(name, static_cast<int>(soup.group_names.size()));
     if (fresh) soup.group_names.push_back(name);
     part_of_face.push_back(it->second);
@@ -393,6 +389,15 @@ void in_cad_library(const std::string& file, const CadOptions& options, const st
   } catch (const Standard_Failure& e) {
     refuse(file, std::string("could not be read by OCCT: ") + (e.GetMessageString() ? e.GetMessageString() : "an OCCT exception"));
   }
+}
+
+ShapeNames::ShapeNames(const FaceNames& names) : names_(names) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (!index_.IsBound(names[i].first)) index_.Bind(names[i].first, static_cast<int>(i));
+}
+
+std::string ShapeNames::of(const TopoDS_Shape& shape, const std::string& otherwise) const {
+  return index_.IsBound(shape) ? names_[static_cast<std::size_t>(index_.Find(shape))].second : otherwise;
 }
 
 double deflection_for(const std::string& file, const TopoDS_Shape& shape, const CadOptions& options) {

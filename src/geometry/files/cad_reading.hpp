@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include <TopTools_DataMapOfShapeInteger.hxx>
 #include <TopoDS_Shape.hxx>
 
 #include "geometry/files/cad_file.hpp"
@@ -19,6 +20,18 @@ namespace nodegen::geometry_detail {
 
 // The names a file gives its faces and edges (a STEP ADVANCED_FACE's or EDGE_CURVE's name), by shape as read.
 using FaceNames = std::vector<std::pair<TopoDS_Shape, std::string>>;
+
+// The name a file gives a shape (the first, where it gives several), found as IsSame finds shapes.
+class ShapeNames {
+ public:
+  explicit ShapeNames(const FaceNames& names);
+  // Its name, or `otherwise` when it has none.
+  std::string of(const TopoDS_Shape& shape, const std::string& otherwise) const;
+
+ private:
+  const FaceNames& names_;
+  TopTools_DataMapOfShapeInteger index_;  // shape -> its first entry in names_
+};
 
 // Checks the file (a CAD format, within the size limit) and `options.unit`, then runs `body` holding
 // the lock every use of OCCT's readers takes; an OCCT exception in it is a refusal naming the file.

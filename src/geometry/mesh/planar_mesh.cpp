@@ -86,10 +86,7 @@ std::vector<Vec<2>> flatten(const std::string& file, const Soup& soup, std::stri
   std::vector<Vec<2>> flat;
   flat.reserve(soup.points.size());
   if (lo[2] == hi[2]) {
-    std::ostringstream out;
-    out.precision(17);
-    out << "the plane z = " << lo[2] << ", coordinates x and y";
-    plane = out.str();
+    plane = level_plane_text(lo[2]);
     for (const Vec3& p : soup.points) flat.push_back({p[0], p[1]});
     return flat;
   }
@@ -104,7 +101,7 @@ std::vector<Vec<2>> flatten(const std::string& file, const Soup& soup, std::stri
                                std::to_string(std::abs(off)) + " from the plane of its faces (a 2D domain needs one plane)");
     flat.push_back({(soup.points[i] - o).dot(u), (soup.points[i] - o).dot(v)});
   }
-  plane = "the plane through " + text(o) + " with normal " + text(n) + ", coordinates along " + text(u) + " and " + text(v);
+  plane = plane_text(o, n, u, v);
   return flat;
 }
 
@@ -155,6 +152,18 @@ double area_of(const std::vector<Vec<2>>& ring) {
 }
 
 }  // namespace
+
+std::string level_plane_text(double z) {
+  std::ostringstream out;
+  out.precision(17);
+  out << "the plane z = " << z << ", coordinates x and y";
+  return out.str();
+}
+
+std::string plane_text(const Vec<3>& origin, const Vec<3>& normal, const Vec<3>& u, const Vec<3>& v) {
+  return "the plane through " + text(origin) + " with normal " + text(normal) + ", coordinates along " + text(u) +
+         " and " + text(v);
+}
 
 PlanarMesh read_planar_mesh(const std::string& file) {
   const Soup soup = read_soup(file);

@@ -22,6 +22,12 @@ struct PlanarMesh {
   std::string plane;                       // which plane and coordinates, for the summary's note
 };
 
+// What a 2D domain's coordinates are, as the run's note states them (a planar mesh's, a CAD face's):
+// "the plane z = Z, coordinates x and y", or a plane's origin and normal and the two unit directions
+// its coordinates run along.
+std::string level_plane_text(double z);
+std::string plane_text(const Vec<3>& origin, const Vec<3>& normal, const Vec<3>& u, const Vec<3>& v);
+
 // Throws std::runtime_error saying what is wrong with `file` (a mesh file check_mesh_file passed).
 PlanarMesh read_planar_mesh(const std::string& file);
 
