@@ -15,6 +15,7 @@
 #include "nodegen/io/hdf5_writer.hpp"
 #include "nodegen/storage/store_concept.hpp"
 #include "nodegen/parallel/cpu_affinity.hpp"
+#include "rank_parts.hpp"
 #include "remove_on_signal.hpp"
 #include "run_options.hpp"
 #include "solve_options.hpp"
@@ -24,6 +25,7 @@
 #ifdef NODEGEN_WITH_MPI
 #include <optional>
 
+#include "nodegen/mpi/agreement.hpp"
 #include "nodegen/mpi/launch.hpp"
 #include "nodegen/mpi/session.hpp"
 #endif
@@ -49,10 +51,63 @@ constexpr const char* kDescription =
 
 // Under MPI every rank ends with the same error (mpi/agreement.hpp); only rank 0 prints it.
 bool prints_errors = true;
+const nodegen::mpi::Session* g_mpi = nullptr;
+
+// An error this rank met on its own, between two agreements, is known to no other rank: they would
+// wait for it in their next collective for ever. The rank then prints its line itself and ends the
+// job (every rank's signal handler removes the temporaries) instead of finalizing.
+void abort_job_unless_agreed([[maybe_unused]] int status, [[maybe_unused]] const std::string& message) {
+#ifdef NODEGEN_WITH_MPI
+  if (!g_mpi || g_mpi->size() == 1 || nodegen::mpi::failure_agreed()) return;
+  std::fprintf(stderr, "nodegen: error: %s (rank %d of %d: ending every rank)\n", message.c_str(), g_mpi->rank(),
+               g_mpi->size());
+  std::fflush(stderr);
+  g_mpi->abort(status);
+#endif
+}
 
 int fail(int status, const std::string& message) {
+  abort_job_unless_agreed(status, message);
   if (prints_errors) std::fprintf(stderr, "nodegen: error: %s\n", message.c_str());
   return status;
+}
+
+// --help, --help-all or --version: printed once (by the rank that prints, under MPI).
+int print_help(const CLI::App& app, std::exception_ptr help) {
+  if (!prints_errors) return 0;
+  try {
+    std::rethrow_exception(help);
+  } catch (const CLI::Success& e) {
+    const int status = app.exit(e);
+    // Help that could not be written (stdout on a full disk) is a failure, as coreutils make it: exit 1.
+    try {
+      std::cout.flush();
+      if (!std::cout) throw nodegen::InputError("stdout", "output", "cannot write the help or version text");
+      nodegen::cli::require_stdout_written();
+    } catch (const nodegen::InputError& error) {
+      return fail(1, error.what());
+    }
+    return status;
+  }
+}
+
+// Parses the command line and, under several MPI ranks, agrees on it before anything else
+// (rank_parts.hpp). A parse error is thrown as the InputError its line is; help (--help, --help-all,
+// --version) is returned, for print_help.
+std::exception_ptr parse_command_line(CLI::App& app, int argc, char** argv, const nodegen::cli::RunOptions& run) {
+  std::exception_ptr help, failure;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success&) {
+    help = std::current_exception();
+  } catch (const CLI::ParseError& e) {
+    // The one-line form of every error, FILE: FIELD: REASON, with the command line as the file.
+    failure = std::make_exception_ptr(
+        nodegen::InputError("(command line)", "arguments", std::string(e.what()) + " (see nodegen --help)"));
+  }
+  nodegen::cli::agree_on_command_line(g_mpi, argc, argv, failure, help != nullptr, run.chosen());
+  if (failure) std::rethrow_exception(failure);
+  return help;
 }
 
 // Out of memory, named after the command's input. A fill reserves address space for the nodes it
@@ -86,7 +141,7 @@ int run_main(int argc, char** argv) {
   // The MPI runtime starts only under an MPI launcher: a plain run starts none.
   std::optional<nodegen::mpi::Session> session;
   if (nodegen::mpi::launched_by_mpi()) {
-    mpi = &session.emplace(argc, argv);
+    mpi = g_mpi = &session.emplace(argc, argv);
     prints_errors = session->rank() == 0;
     nodegen::cli::say_when_interrupted(prints_errors);
   }
@@ -100,32 +155,7 @@ int run_main(int argc, char** argv) {
   nodegen::cli::StatsOptions stats(app);
   nodegen::cli::SolveOptions solve(app, threads);
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {  // --help, --help-all, --version
-    const int status = app.exit(e);
-    // Help that could not be written (stdout on a full disk) is a failure, as coreutils make it: exit 1.
-    try {
-      std::cout.flush();
-      if (!std::cout) throw nodegen::InputError("stdout", "output", "cannot write the help or version text");
-      nodegen::cli::require_stdout_written();
-    } catch (const nodegen::InputError& error) {
-      return fail(1, error.what());
-    }
-    return status;
-  } catch (const CLI::ParseError& e) {
-    // The one-line form of every error, FILE: FIELD: REASON, with the command line as the file.
-    return fail(2, std::string("(command line): arguments: ") + e.what() + " (see nodegen --help)");
-  }
-
-  try {
-#ifdef NODEGEN_WITH_MPI
-    // `run` shares its fill among the ranks; the other commands run on one rank (several would each do
-    // the whole job).
-    if (session && session->size() > 1 && !run.chosen())
-      throw nodegen::InputError("mpirun", "ranks", std::to_string(session->size()) +
-                                                       " ranks were started, but only `nodegen run` runs on several: "
-                                                       "start one (mpirun -np 1) and give it the cores with --threads");
-#endif
+    if (const std::exception_ptr help = parse_command_line(app, argc, argv, run)) return print_help(app, help);
     if (run.chosen()) {
       nodegen::cli::RunArgs args = run.args();
       args.mpi = mpi;

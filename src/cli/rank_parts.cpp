@@ -15,6 +15,26 @@ int rank_of([[maybe_unused]] const mpi::Session* session) {
   return 0;
 }
 
+void agree_on_command_line([[maybe_unused]] const mpi::Session* session, [[maybe_unused]] int argc,
+                           [[maybe_unused]] char** argv, [[maybe_unused]] std::exception_ptr failure,
+                           [[maybe_unused]] bool help, [[maybe_unused]] bool runs) {
+#ifdef NODEGEN_WITH_MPI
+  if (!session || session->size() == 1) return;
+  std::string joined;  // NUL-separated: no argument holds one
+  for (int i = 1; i < argc; ++i) joined.append(argv[i]).push_back('\0');
+  if (!mpi::same_on_every_rank(session->comm(), joined))
+    failure = std::make_exception_ptr(InputError("mpirun", "arguments",
+                                                 "the ranks were started with different command lines: every rank "
+                                                 "must run the same `nodegen run` command"));
+  else if (!failure && !help && !runs)
+    failure = std::make_exception_ptr(InputError(
+        "mpirun", "ranks",
+        std::to_string(session->size()) + " ranks were started, but only `nodegen run` runs on several: start one "
+                                          "(mpirun -np 1) and give it the cores with --threads"));
+  mpi::agree(session->comm(), failure);
+#endif
+}
+
 int rank_count([[maybe_unused]] const mpi::Session* session) {
 #ifdef NODEGEN_WITH_MPI
   if (session) return session->size();

@@ -3,6 +3,7 @@
 // one rank is agreed by all of them, rank 0 prints and writes the report, the ranks check that they
 // read the same inputs, share rank 0's temporaries for removal on a signal, and gather their figures.
 // Without MPI (or with no session) each function is what a single process does.
+#include <exception>
 #include <filesystem>
 #include <utility>
 #include <vector>
@@ -29,6 +30,14 @@ void on_every_rank([[maybe_unused]] const mpi::Session* session, F&& f) {
 #endif
   f();
 }
+
+// The first collective step of any command under several ranks, before the command runs: the ranks
+// agree that they were started with one command line (mpirun's MPMD form can give each its own), that
+// it is `nodegen run` (the only command that shares its work) or help, and on the outcome of its
+// parse (`failure`: this rank's parse error as the InputError its line is). Throws the agreed error on
+// every rank. Nothing on one rank: the caller reports `failure` itself.
+void agree_on_command_line(const mpi::Session* session, int argc, char** argv, std::exception_ptr failure,
+                           bool help, bool runs);
 
 // This process's rank (0 without MPI): rank 0 prints, and writes the report.
 int rank_of(const mpi::Session* session);

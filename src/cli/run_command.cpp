@@ -60,7 +60,7 @@ DomainFile load_on_every_rank(const RunArgs& args, const fs::path& output) {
     refuse_overwriting_inputs(args.domain, *loaded, output, report);
   });
   if (args.seed) loaded->fill.seed = *args.seed;
-  refuse_ranks_reading_different_inputs(args.mpi, args.domain, *loaded);
+  on_every_rank(args.mpi, [&] { refuse_ranks_reading_different_inputs(args.mpi, args.domain, *loaded); });
   return std::move(*loaded);
 }
 
@@ -150,16 +150,19 @@ std::string write_nodes(const RunArgs& args, const DomainFile& domain, const Any
 
 int run_command(const RunArgs& args) {
   const auto start = Clock::now();
-  const FillOptions options = checked_fill_options(args);
-  const std::string_view backend = backend_name(options.backend);
   const bool root = rank_of(args.mpi) == 0;  // prints, and writes the report
   const fs::path output = args.output ? *args.output : default_output_for(args.domain);
-  refuse_unnameable_output(output);
-  if (args.supports > 0 && rank_count(args.mpi) > 1)
-    throw InputError("--supports", "value", "not with several MPI ranks yet (a node's nearest may lie on another "
-                                            "rank's part): run on one rank");
-  if (args.boundary_only && rank_count(args.mpi) > 1)
-    throw InputError("--boundary-only", "value", "not with several MPI ranks yet: run on one rank");
+  FillOptions options;
+  on_every_rank(args.mpi, [&] {
+    options = checked_fill_options(args);
+    refuse_unnameable_output(output);
+    if (args.supports > 0 && rank_count(args.mpi) > 1)
+      throw InputError("--supports", "value", "not with several MPI ranks yet (a node's nearest may lie on another "
+                                              "rank's part): run on one rank");
+    if (args.boundary_only && rank_count(args.mpi) > 1)
+      throw InputError("--boundary-only", "value", "not with several MPI ranks yet: run on one rank");
+  });
+  const std::string_view backend = backend_name(options.backend);
   DomainFile domain = load_on_every_rank(args, output);
   if (args.boundary_only && domain.target_nodes)
     throw InputError(args.nodes ? "--nodes" : "fill.nodes", "value",

@@ -69,7 +69,10 @@ AnyDiscretization fill_domain(const DomainFile& file, const FillOptions& options
         FillOptions run = options;
         for (int runs = 1;; ++runs) {
           const auto placing = std::chrono::steady_clock::now();
-          auto boundary = domain.boundary_nodes(file.spacing, file.fill.seed, options.threads, file.fill.max_nodes);
+          decltype(domain.boundary_nodes(file.spacing, 0, 1, 0)) boundary;
+          agreed_among(options.exchange, [&] {
+            boundary = domain.boundary_nodes(file.spacing, file.fill.seed, options.threads, file.fill.max_nodes);
+          });
           const auto placed = std::chrono::steady_clock::now();
           if (options.boundary_only) {
             auto out = boundary_alone<D>(std::move(boundary));

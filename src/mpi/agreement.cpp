@@ -1,5 +1,6 @@
 #include "nodegen/mpi/agreement.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <new>
 #include <stdexcept>
@@ -40,7 +41,12 @@ Failure describe(std::exception_ptr e) {
   }
 }
 
+// Set before agree() throws; read once the error reaches the CLI, perhaps on another thread.
+std::atomic<bool> g_failure_agreed{false};
+
 }  // namespace
+
+bool failure_agreed() { return g_failure_agreed.load(std::memory_order_acquire); }
 
 void broadcast(MPI_Comm comm, int root, std::string& s) {
   std::uint64_t size = s.size();
@@ -62,6 +68,7 @@ void agree(MPI_Comm comm, std::exception_ptr failure) {
   broadcast(comm, first, f.file);
   broadcast(comm, first, f.field);
   broadcast(comm, first, f.reason);
+  g_failure_agreed.store(true, std::memory_order_release);
   switch (f.kind) {
     case kInput: throw InputError(f.file, f.field, f.reason);
     case kSpacing: throw SpacingFault(f.reason);

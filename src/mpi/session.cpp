@@ -1,5 +1,6 @@
 #include "nodegen/mpi/session.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
 
 namespace nodegen::mpi {
@@ -17,6 +18,11 @@ Session::Session(int& argc, char**& argv) {
 }
 
 Session::~Session() { MPI_Finalize(); }
+
+void Session::abort(int status) const {
+  MPI_Abort(MPI_COMM_WORLD, status);
+  std::_Exit(status);  // MPI_Abort does not return; should a library's do, the job still ends
+}
 
 void Session::max(std::vector<double>& values) const {
   MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);

@@ -153,6 +153,52 @@ TEST_F(CliTest, AFaultOnOneRankEndsEveryRankWithOneErrorLineAndNoFile) {
   expect_input_error({"stats", "missing.h5"}, {"mpirun: ranks: 3 ranks were started"}, mpirun(3));
 }
 
+// A two-rank job in mpirun's MPMD form, cut off after 60 s (exit 124): rank 0 runs `nodegen run DOMAIN
+// -o out.h5 --threads 1`, rank 1 what the test gives run(), after `rank_one_prefix` (a ulimit).
+std::string two_rank_job(const std::string& domain, const std::string& rank_one_prefix = "") {
+  return std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 ") + NODEGEN_MPIEXEC +
+         " -q --oversubscribe --bind-to none -np 1 " + quote(kCli.string()) + " run " + quote(domain) +
+         " -o out.h5 --threads 1 : -np 1 " + rank_one_prefix;
+}
+
+// A rank started with other arguments (an option only it has, a bad value, another output, another
+// command, help) ends the job at once with one line: the ranks agree on the command line before any
+// other collective step, which they would otherwise wait in for ever.
+TEST_F(CliTest, ARankStartedWithOtherArgumentsEndsEveryRankWithOneLine) {
+#ifndef NODEGEN_WITH_MPI
+  GTEST_SKIP() << "built without MPI";
+#endif
+  const std::string square = (kSource / "domains" / "square.json").string();
+  const std::vector<std::string> common = {"run", square, "-o", "out.h5", "--threads", "1"};
+  for (const std::vector<std::string>& extra :
+       std::vector<std::vector<std::string>>{{"--frobnicate"}, {"--threads", "0"}, {"--backend", "foo"}, {"--help"}}) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), extra.begin(), extra.end());
+    expect_input_error(args, {"mpirun: arguments: the ranks were started with different command lines"},
+                       two_rank_job(square));
+  }
+  expect_input_error({"stats", "out.h5"}, {"mpirun: arguments: the ranks were started with different command lines"},
+                     two_rank_job(square));
+}
+
+// A rank that runs out of address space on its own (a virtual-memory limit on it alone) ends every
+// rank too, in seconds and with no file left, whatever step the limit stops it at.
+TEST_F(CliTest, ARankOutOfMemoryAloneEndsEveryRank) {
+#ifndef NODEGEN_WITH_MPI
+  GTEST_SKIP() << "built without MPI";
+#endif
+  std::ofstream(dir_ / "big.json")
+      << R"({"dim": 2, "spacing": 0.0005, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})";
+  for (const char* limit : {"200000", "600000"}) {
+    const Result r = run({"run", "big.json", "-o", "out.h5", "--threads", "1"},
+                         two_rank_job("big.json", std::string("sh -c 'ulimit -v ") + limit + "; exec \"$0\" \"$@\"' "));
+    EXPECT_NE(r.status, 0) << r.err;
+    EXPECT_NE(r.status, 124) << "the job hung: " << r.err;
+    EXPECT_LE(r.err_lines().size(), 1u) << r.err;
+    EXPECT_EQ(outputs(), std::vector<std::string>{}) << "left behind after a failed run";
+  }
+}
+
 // mpirun binds one rank to one core: the default thread count is then 1, and more threads asked for
 // get a warning naming the way out.
 TEST_F(CliTest, ARankBoundToOneCoreDefaultsToOneThreadAndWarnsAboutMore) {

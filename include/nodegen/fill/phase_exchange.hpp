@@ -30,4 +30,19 @@ class PhaseExchange {
   virtual void exchange(const std::vector<std::vector<double>>& out, std::vector<std::vector<double>>& in) = 0;
 };
 
+// Runs f() and, when processes share the fill (`exchange` not null), agrees on its outcome: for a step
+// before the fill's own agreements that may fail on one process alone (memory for the store, the
+// boundary's scratch), so that failure too ends every process with the same error.
+template <class F>
+void agreed_among(PhaseExchange* exchange, F&& f) {
+  if (!exchange) return f();
+  std::exception_ptr failure;
+  try {
+    f();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  exchange->agree(failure);
+}
+
 }  // namespace nodegen

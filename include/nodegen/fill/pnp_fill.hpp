@@ -537,8 +537,9 @@ class PnpFill {
 template <int D, template <class> class Store, class DomainT, class SpacingT, class BoundaryNodeT>
 Discretization<D> pnp_fill(const DomainT& domain, const SpacingT& spacing, const std::vector<BoundaryNodeT>& boundary,
                            const FillParams& params, const FillOptions& options) {
-  fill_detail::PnpFill<D, Store, DomainT, SpacingT> fill(domain, spacing, params, options);
-  return fill.run(boundary);
+  std::optional<fill_detail::PnpFill<D, Store, DomainT, SpacingT>> fill;
+  agreed_among(options.exchange, [&] { fill.emplace(domain, spacing, params, options); });
+  return fill->run(boundary);
 }
 
 // The same, consuming `boundary`: after seeding, only the normals and ids the output needs are kept
@@ -546,8 +547,9 @@ Discretization<D> pnp_fill(const DomainT& domain, const SpacingT& spacing, const
 template <int D, template <class> class Store, class DomainT, class SpacingT, class BoundaryNodeT>
 Discretization<D> pnp_fill(const DomainT& domain, const SpacingT& spacing, std::vector<BoundaryNodeT>&& boundary,
                            const FillParams& params, const FillOptions& options) {
-  fill_detail::PnpFill<D, Store, DomainT, SpacingT> fill(domain, spacing, params, options);
-  return fill.run(std::move(boundary));
+  std::optional<fill_detail::PnpFill<D, Store, DomainT, SpacingT>> fill;
+  agreed_among(options.exchange, [&] { fill.emplace(domain, spacing, params, options); });
+  return fill->run(std::move(boundary));
 }
 
 }  // namespace nodegen

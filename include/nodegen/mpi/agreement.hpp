@@ -15,6 +15,11 @@ namespace nodegen::mpi {
 // same kind of error, with the same text; any other exception as std::runtime_error with its message.
 void agree(MPI_Comm comm, std::exception_ptr failure);
 
+// Whether this process has thrown an error agree() made known to every rank. An error that was not
+// (a rank failing on its own between two agreements) leaves the other ranks waiting in their next
+// collective: the CLI then ends the job with MPI_Abort instead of finalizing.
+bool failure_agreed();
+
 // Collective over `comm`: `s` becomes rank `root`'s on every rank.
 void broadcast(MPI_Comm comm, int root, std::string& s);
 

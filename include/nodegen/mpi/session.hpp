@@ -23,6 +23,9 @@ class Session {
   std::vector<double> gather(const std::vector<double>& mine) const;
   // Collective: the element-wise maximum over the ranks, in place, on every rank.
   void max(std::vector<double>& values) const;
+  // Ends every rank of the job now (MPI_Abort with `status`): for a failure the other ranks do not
+  // know of, which would leave them waiting in a collective and this rank in MPI_Finalize.
+  [[noreturn]] void abort(int status) const;
 
  private:
   int rank_ = 0, size_ = 1;

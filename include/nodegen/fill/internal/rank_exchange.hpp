@@ -77,7 +77,8 @@ class RankExchange {
                                            int threads, const DomainT& domain, CheckedH&& checked_h, RawH&& raw_h,
                                            Finger& finger) {
     const std::size_t n = boundary.size();
-    if (n > max_nodes) throw StoreFull("the domain has " + std::to_string(n) + " boundary nodes");
+    // Every process finds this alike; agreed all the same, so the error is known as agreed everywhere.
+    if (n > max_nodes) ex_->agree(std::make_exception_ptr(StoreFull("the domain has " + std::to_string(n) + " boundary nodes")));
     std::vector<double> h(n);
     std::exception_ptr failure;
     try {
@@ -127,8 +128,8 @@ class RankExchange {
     // The phase's rows: after those of the lower ranks.
     const std::size_t local = placed_count();
     const auto [before, total] = ex_->scan(local);
-    if (row_base_ + total > max_nodes)
-      throw StoreFull("the fill holds " + std::to_string(row_base_ + total) + " nodes");
+    if (row_base_ + total > max_nodes)  // alike on every process, agreed as the boundary's count is
+      ex_->agree(std::make_exception_ptr(StoreFull("the fill holds " + std::to_string(row_base_ + total) + " nodes")));
     if (local) share_.runs.push_back({row_base_ + before, local});
     row_base_ += total;
 
