@@ -27,12 +27,12 @@ using testing::threads;
 
 using testing::expect_same_nodes;
 
-// Seeds 1-20: the nodes at each of `thread_counts` are those of one thread. Under AddressSanitizer seeds
-// 1-7 (the memory checks see the same code; the release and tsan runs take all 20).
+// Seeds 1-20: the nodes at each of `thread_counts` are those of one thread. Under a sanitizer seeds 1-7
+// (the memory and race checks see the same code in each fill; the release run takes all 20).
 template <int D, class DomainT>
 void expect_seeds_identical(const DomainT& domain, const Spacing& spacing, const std::vector<BoundaryNode<D>>& boundary,
                             std::initializer_list<int> thread_counts) {
-  const std::uint64_t last_seed = test::kSanitized ? 7 : 20;
+  const std::uint64_t last_seed = test::kSanitized || test::kThreadSanitized ? 7 : 20;
   for (std::uint64_t seed = 1; seed <= last_seed; ++seed) {
     const auto one = pnp_fill<D, VmStore>(domain, spacing, boundary, fill_params(D, seed), threads(1));
     EXPECT_GT(one.positions.size(), 1500u) << one.positions.size();

@@ -14,8 +14,22 @@
 #define NODEGEN_TEST_SANITIZED 0
 #endif
 
+// The same for ThreadSanitizer (the tsan preset), which runs the concurrency suites many times slower
+// than release: cases whose point is their size, not their threads, run smaller there too.
+#if defined(__SANITIZE_THREAD__)
+#define NODEGEN_TEST_THREAD_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NODEGEN_TEST_THREAD_SANITIZED 1
+#endif
+#endif
+#ifndef NODEGEN_TEST_THREAD_SANITIZED
+#define NODEGEN_TEST_THREAD_SANITIZED 0
+#endif
+
 namespace nodegen::test {
 
 inline constexpr bool kSanitized = NODEGEN_TEST_SANITIZED == 1;
+inline constexpr bool kThreadSanitized = NODEGEN_TEST_THREAD_SANITIZED == 1;
 
 }  // namespace nodegen::test
