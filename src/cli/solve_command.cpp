@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "nodegen/input/domain_file.hpp"
+#include "nodegen/input/stored_nodes.hpp"
 #include "nodegen/geometry/input_error.hpp"
 #include "nodegen/geometry/input_file.hpp"
 #include "nodegen/io/hdf5_reader.hpp"
@@ -48,20 +49,16 @@ bool is_hdf5(const fs::path& file) {
 
 namespace {
 
-// The file's boundary part names (element k-1 names id k); a file without them (written by another
-// program) names its parts by their ids, "1", "2", ...
-std::vector<std::string> stored_boundary_names(const io::StoredDiscretization& stored, const fs::path& file) {
-  if (const std::string* text = io::find_string(stored.metadata, "boundary_names")) {
-    try {
-      return nlohmann::json::parse(*text).get<std::vector<std::string>>();
-    } catch (const std::exception&) {
-      throw InputError(file.string(), "/domain boundary_names", "not a JSON array of strings");
-    }
-  }
-  std::int32_t most = 0;
-  for (std::int32_t t : stored.nodes.types) most = std::max(most, -t);
-  std::vector<std::string> names;
-  for (std::int32_t id = 1; id <= most; ++id) names.push_back(std::to_string(id));
+// The file's boundary part names (element k-1 names id k), once its nodes pass the checks stats makes
+// of them (input/stored_nodes.hpp); a file without names (written by another program) names its parts
+// by their ids, "1", "2", ...
+std::vector<std::string> checked_part_names(const io::StoredDiscretization& stored, const fs::path& file) {
+  std::vector<std::string> names = stored_part_names(file, stored.metadata);
+  check_stored_nodes(file, stored.nodes, names);
+  if (!names.empty()) return names;
+  std::int64_t most = 0;
+  for (std::int32_t t : stored.nodes.types) most = std::max(most, -static_cast<std::int64_t>(t));
+  for (std::int64_t id = 1; id <= most; ++id) names.push_back(std::to_string(id));
   return names;
 }
 
@@ -183,7 +180,7 @@ int solve_command(const SolveArgs& args) {
   if (is_hdf5(args.input)) {
     if (args.seeds) throw InputError("--seeds", "value", "needs a domain file (JSON), not an HDF5 file");
     const io::StoredDiscretization stored = io::read_hdf5(args.input);
-    const std::vector<std::string> names = stored_boundary_names(stored, args.input);
+    const std::vector<std::string> names = checked_part_names(stored, args.input);
     options.neumann_ids = neumann_ids(args.neumann, names);
     const solve::PoissonResult r = solve::solve_poisson(stored.nodes, options, file);
     write_errors(args, stored.nodes, r);
