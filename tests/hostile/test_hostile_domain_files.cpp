@@ -180,6 +180,21 @@ TEST_F(HostileInput, ThinDomainsAreRefusedForTheirBoundary) {
   expect_error({"run", "sheet.json"}, {"sheet.json", "spacing", "on the boundary: its area / h^2", "far above fill.max_nodes"});
 }
 
+// The output indexes nodes with int32: a spacing whose estimate is beyond 2^31 - 1 nodes is refused at
+// load, also under a cap at that limit. A unit square at h = 1.543e-5 (about 3.6e9 nodes) passed the
+// check against twice the cap and filled until memory ran out.
+TEST_F(HostileInput, NodeCountsBeyondInt32AreRefusedAtLoad) {
+  write("tiny.json", R"({"dim": 2, "spacing": 1.543e-5, "shape": )" + kBox2 + "}");
+  const std::vector<std::string> tiny = {"tiny.json: spacing: the fill would place about 3.6", "e+09 nodes",
+                                         "more than the 2147483647 an output holds"};
+  expect_error({"run", "tiny.json", "--max-nodes", "2147483647"}, tiny);
+  expect_error({"run", "tiny.json", "--max-nodes", "2147483647", "--dry-run"}, tiny);
+  write("cube.json", R"({"dim": 3, "spacing": 0.00064, "fill": {"max_nodes": 2147483647},)"
+                     R"( "shape": {"type": "box", "min": [0, 0, 0], "max": [1, 1, 1]}})");
+  expect_error({"run", "cube.json"}, {"cube.json", "spacing", "e+09 nodes", "int32"});
+  expect_error({"solve", "cube.json"}, {"cube.json", "spacing", "e+09 nodes", "int32"});
+}
+
 // Class 5: coordinates far from the origin for their spacing ended in the k-d tree's depth limit.
 TEST_F(HostileInput, SpacingBelowTheCoordinatesResolution) {
   write("far.json", R"({"dim": 2, "spacing": 0.05, "shape": {"type": "box", "min": [1e15, 1e15], "max": [1000000000000001, 1000000000000001]}})");
