@@ -162,6 +162,19 @@ std::pair<std::uint64_t, std::uint64_t> parse_seed_range(const std::string& text
 
 namespace {
 
+// An input without HDF5's signature, to be read as a domain file: one above a domain file's size limit
+// is named as neither kind solve reads (most likely an output that is not one), not as a domain file
+// alone. Returns `file`.
+const fs::path& domain_file_of(const fs::path& file) {
+  try {
+    check_input_file(file, InputFileLimits::kDomainFileBytes, "domain files (JSON)");
+  } catch (const InputFileError& e) {
+    throw InputError(file.string(), "(file)", std::string("not an HDF5 file (no HDF5 signature at its start or after a "
+                                                          "user block), and as a domain file it ") + e.what());
+  }
+  return file;
+}
+
 // --error-out: the nodes' positions with the error and h at each, in the layout spacing samples read.
 void write_errors(const SolveArgs& args, const io::NodeArrays& nodes, const solve::PoissonResult& r) {
   if (!args.error_out) return;
@@ -200,7 +213,7 @@ int solve_command(const SolveArgs& args) {
 
   if (args.error_out && args.seeds && args.seeds->first != args.seeds->second)
     throw InputError("--error-out", "value", "writes the errors of one solve: give one seed, not a range");
-  const DomainFile domain = load_domain_file(args.input);
+  const DomainFile domain = load_domain_file(domain_file_of(args.input));
   const std::vector<std::string> names =
       std::visit([](const auto& d) { return d->boundary_names(); }, domain.domain);
   options.neumann_ids = neumann_ids(args.neumann, names);
