@@ -77,7 +77,7 @@ std::vector<int> neumann_ids(const std::vector<std::string>& wanted, const std::
     }
     if (it == names.end()) {
       std::string known;
-      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + shown(n);
       throw InputError("--neumann", "value", "no boundary part named \"" + shown(name) + "\" (the parts: " + known + ")");
     }
     ids.push_back(static_cast<int>(it - names.begin()) + 1);
@@ -103,7 +103,7 @@ std::string where(const solve::PoissonResult& r, int dim, const std::vector<std:
     return out + buf;
   }
   const auto id = static_cast<std::size_t>(-r.max_type);
-  return out + " on " + (id >= 1 && id <= names.size() ? names[id - 1] : "boundary " + std::to_string(id));
+  return out + " on " + (id >= 1 && id <= names.size() ? printable(names[id - 1]) : "boundary " + std::to_string(id));
 }
 
 const char* solver_name(solve::LinearSolver s) { return s == solve::LinearSolver::sparse_lu ? "sparse LU" : "BiCGSTAB+ILUT"; }

@@ -88,6 +88,30 @@ TEST_F(HostileInput, ChildrenThatAllOverlapAreBoundedAtLoad) {
 TEST_F(HostileInput, ControlBytesInAReasonAreEscaped) {
   write("nul.json", R"({"dim": 2, "spacing": "0.1\u0000+x\u001b[2J", "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
   expect_error({"run", "nul.json"}, {"nul.json", "spacing", "0.1\\x00+x\\x1b[2J"});
+  // Part names listed in a reason or printed by --dry-run: a NUL in one had ended the line there.
+  write("names.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "box", "name": "a\u0000b", "min": [0, 0], "max": [1, 1]},)"
+                      R"( "parts": [{"name": "in", "of": "c\u0000d"}]})");
+  expect_error({"run", "names.json"}, {"names.json", "parts", "named \"c\\x00d\" (parts: a\\x00b:x-, a\\x00b:x+, a\\x00b:y-, a\\x00b:y+)"});
+  write("listed.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "box", "name": "a\u0000b", "min": [0, 0], "max": [1, 1]}})");
+  const Result r = run({"run", "listed.json", "--dry-run"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("  4  a\\x00b:y+\n"), std::string::npos) << r.out;
+}
+
+// A file name with a NUL byte inside is refused where the domain file names it: the system reads a name
+// up to its first NUL, so "p.txt\u0000x" had read p.txt.
+TEST_F(HostileInput, FileNamesHoldingANulAreRefused) {
+  write("p.txt", "0 0\n1 0\n1 1\n0 1\n");
+  write("points.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "polygon", "points": "p.txt\u0000x"}})");
+  expect_error({"run", "points.json"}, {"points.json: shape.points: the file name \"p.txt\\x00x\" holds a NUL byte at offset 5"},
+               {"p.txt"});
+  write("holes.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "polygon", "points": "p.txt",)"
+                      R"( "holes": ["p.txt\u0000"]}})");
+  expect_error({"run", "holes.json"}, {"holes.json", "shape.holes[0]", "NUL byte at offset 5"}, {"p.txt"});
+  write("mesh.json", mesh_domain("m.stl\\u0000x.stl"));
+  expect_error({"run", "mesh.json"}, {"mesh.json: shape.file: the file name \"m.stl\\x00x.stl\" holds a NUL byte"}, {"p.txt"});
+  write("samples.json", R"({"dim": 2, "spacing": {"samples": "s.h5\u0000", "values": "/h"}, "shape": )" + kBox2 + "}");
+  expect_error({"run", "samples.json"}, {"samples.json: spacing.samples: the file name", "NUL byte at offset 4"}, {"p.txt"});
 }
 
 // Class 3: input files must be regular files, refused by type before they are opened.

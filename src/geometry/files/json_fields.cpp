@@ -61,7 +61,11 @@ std::string JsonFields::string(const json& j, const std::string& at) const {
   return j.get<std::string>();
 }
 
-std::string JsonFields::resolve(const std::string& file) const {
+std::string JsonFields::resolve(const json& j, const std::string& at) const {
+  const std::string file = string(j, at);
+  if (const std::size_t nul = file.find('\0'); nul != std::string::npos)
+    fail(at, "the file name \"" + shown(file) + "\" holds a NUL byte at offset " + std::to_string(nul) +
+                 ", which no file name can");
   const std::filesystem::path p(file);
   inputs_.push_back(p.is_absolute() ? p : file_.parent_path() / p);
   return inputs_.back().string();
