@@ -99,8 +99,9 @@ TEST_F(HostileInput, ControlBytesInAReasonAreEscaped) {
 }
 
 // A file name with a NUL byte inside is refused where the domain file names it: the system reads a name
-// up to its first NUL, so "p.txt\u0000x" had read p.txt.
-TEST_F(HostileInput, FileNamesHoldingANulAreRefused) {
+// up to its first NUL, so "p.txt\u0000x" had read p.txt. So is one longer than a path may be, which the
+// error of its open echoed whole.
+TEST_F(HostileInput, FileNamesHoldingANulOrTooLongAreRefused) {
   write("p.txt", "0 0\n1 0\n1 1\n0 1\n");
   write("points.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "polygon", "points": "p.txt\u0000x"}})");
   expect_error({"run", "points.json"}, {"points.json: shape.points: the file name \"p.txt\\x00x\" holds a NUL byte at offset 5"},
@@ -112,6 +113,10 @@ TEST_F(HostileInput, FileNamesHoldingANulAreRefused) {
   expect_error({"run", "mesh.json"}, {"mesh.json: shape.file: the file name \"m.stl\\x00x.stl\" holds a NUL byte"}, {"p.txt"});
   write("samples.json", R"({"dim": 2, "spacing": {"samples": "s.h5\u0000", "values": "/h"}, "shape": )" + kBox2 + "}");
   expect_error({"run", "samples.json"}, {"samples.json: spacing.samples: the file name", "NUL byte at offset 4"}, {"p.txt"});
+  write("long.json", R"({"dim": 2, "spacing": 0.1, "shape": {"type": "polygon", "points": ")" + std::string(60'000, 'q') + "\"}}");
+  expect_error({"run", "long.json"}, {"long.json: shape.points: the file name \"qqq", "(60000 characters)\" is longer than the 4095"},
+               {"p.txt"});
+  EXPECT_LT(run({"run", "long.json"}).err.size(), 1000u);
 }
 
 // Class 3: input files must be regular files, refused by type before they are opened.
