@@ -24,6 +24,21 @@ seed() {  # seed TARGET FILE...
   cp "$@" "$corpus/$target/"
 }
 seed fuzz_domain_file domains/*.json bench/domains/*.json
+# What a hand-written file rarely holds: a NUL byte in the middle of valid JSON (raw, and escaped in a
+# part name and in file names), and string values of 60 000 characters (a comment, a name, an
+# expression, a file name: long, yet whole under -max_len below, which cuts a longer seed).
+box='"shape": {"type": "box", "min": [0, 0], "max": [1, 1]}'
+long=$(printf '%60000s' '' | tr ' ' q)
+printf '{"dim": 2, "spacing": 0.1,\0 %s}' "$box" >"$corpus/fuzz_domain_file/nul_raw.json"
+printf '{"dim": 2, "spacing": 0.1, "shape": {"type": "box", "name": "a\\u0000b", "min": [0, 0], "max": [1, 1]}, "parts": [{"name": "in", "of": "a\\u0000b:x-"}]}' \
+  >"$corpus/fuzz_domain_file/nul_name.json"
+printf '{"dim": 2, "spacing": 0.1, "shape": {"type": "polygon", "points": "p.txt\\u0000x"}}' >"$corpus/fuzz_domain_file/nul_points.json"
+printf '{"dim": 3, "spacing": 0.1, "shape": {"type": "mesh", "file": "m.stl\\u0000.stl"}}' >"$corpus/fuzz_domain_file/nul_mesh.json"
+printf '{"dim": 2, "comment": "%s", "spacing": 0.1, %s}' "$long" "$box" >"$corpus/fuzz_domain_file/long_comment.json"
+printf '{"dim": 2, "spacing": 0.1, "shape": {"type": "box", "name": "%s", "min": [0, 0], "max": [1, 1]}}' "$long" \
+  >"$corpus/fuzz_domain_file/long_name.json"
+printf '{"dim": 2, "spacing": "0.1+%s", %s}' "$long" "$box" >"$corpus/fuzz_domain_file/long_expression.json"
+printf '{"dim": 2, "spacing": 0.1, "shape": {"type": "polygon", "points": "%s"}}' "$long" >"$corpus/fuzz_domain_file/long_file_name.json"
 seed fuzz_mesh_stl domains/meshes/*.stl
 printf 'solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n' >"$corpus/fuzz_mesh_stl/ascii.stl"
 tetra_v='0 0 0\n1 0 0\n0 1 0\n0 0 1\n'

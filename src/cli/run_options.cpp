@@ -18,8 +18,9 @@ RunOptions::RunOptions(CLI::App& app, int default_threads) {
                                         "Output HDF5 file; its directory must exist (default: output/<domain stem>.h5 "
                                         "under the current directory, output/ made if missing). The sidecar is the "
                                         "same name with .xdmf");
-  command_->add_option("--threads", args_.threads, "Worker threads, 1-1024 (default: the CPUs this process may run on)")
-      ->capture_default_str();
+  threads_option_ = command_->add_option("--threads", threads_, "Worker threads, 1-1024 (default: the CPUs this process may run on)")
+                        ->type_name("INT")
+                        ->default_str(std::to_string(default_threads));
   command_->add_option("--backend", args_.backend,
                        "Node storage: vm (virtual-memory reservation, default), vector (std::vector + lock), "
                        "suballoc (bit-heap suballocator). Same algorithm and nodes, different memory behaviour")
@@ -64,6 +65,7 @@ RunArgs RunOptions::args() const {
   if (*report_option_ && report_.empty()) throw InputError("--report", "value", "is empty: give a file name");
   if (!output_.empty()) args.output = output_;
   if (!report_.empty()) args.report = report_;
+  if (*threads_option_) args.threads = static_cast<int>(whole_number(threads_, "--threads", 1, kMaxThreads));
   if (*seed_option_) args.seed = whole_number(seed_, "--seed", 0, FillParams::kMaxSeed);
   if (*cap_option_) args.max_nodes = whole_number(max_nodes_, "--max-nodes", 1, FillParams::kMaxNodeCap);
   if (*nodes_option_) args.nodes = whole_number(nodes_, "--nodes", 1, FillParams::kMaxNodeCap);

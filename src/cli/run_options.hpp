@@ -20,8 +20,9 @@ class RunOptions {
  private:
   CLI::App* command_;
   RunArgs args_;
-  std::string output_, report_, seed_, max_nodes_, nodes_, supports_;
-  CLI::Option *output_option_, *report_option_, *seed_option_, *cap_option_, *nodes_option_, *supports_option_;
+  std::string output_, report_, threads_, seed_, max_nodes_, nodes_, supports_;
+  CLI::Option *output_option_, *report_option_, *threads_option_, *seed_option_, *cap_option_, *nodes_option_,
+      *supports_option_;
 };
 
 }  // namespace nodegen::cli

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "nodegen/parallel/cpu_affinity.hpp"
+#include "nodegen/geometry/input_error.hpp"
 #include "nodegen/input/node_target.hpp"
 
 namespace nodegen::cli {
@@ -39,7 +40,7 @@ void print_summary(const RunArgs& args, const DomainFile& domain, std::string_vi
   if (totals.ranks.size() > 1)
     std::fprintf(out, "nodegen: %zu ranks: %.0f to %.0f nodes each (load imbalance %.3f), the largest peak memory above\n",
                 totals.ranks.size(), totals.least_rank_nodes(), totals.most_rank_nodes(), totals.load_imbalance());
-  for (const std::string& repair : domain.repairs) std::fprintf(out, "nodegen: %s\n", repair.c_str());
+  for (const std::string& repair : domain.repairs) std::fprintf(out, "nodegen: %s\n", printable(repair).c_str());
 }
 
 void print_dry_run(const RunArgs& args, const DomainFile& domain) {
@@ -52,8 +53,8 @@ void print_dry_run(const RunArgs& args, const DomainFile& domain) {
   const std::vector<std::string> names =
       std::visit([](const auto& d) { return d->boundary_names(); }, domain.domain);
   std::printf("nodegen: %zu boundary part%s:\n", names.size(), names.size() == 1 ? "" : "s");
-  for (std::size_t i = 0; i < names.size(); ++i) std::printf("  %zu  %s\n", i + 1, names[i].c_str());
-  for (const std::string& repair : domain.repairs) std::printf("nodegen: %s\n", repair.c_str());
+  for (std::size_t i = 0; i < names.size(); ++i) std::printf("  %zu  %s\n", i + 1, printable(names[i]).c_str());
+  for (const std::string& repair : domain.repairs) std::printf("nodegen: %s\n", printable(repair).c_str());
 }
 
 void warn_if_threads_share_cpus(int threads) {

@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "nodegen/input/domain_file.hpp"
+#include "nodegen/input/stored_nodes.hpp"
 #include "nodegen/geometry/input_error.hpp"
 #include "nodegen/geometry/input_file.hpp"
 #include "nodegen/io/hdf5_reader.hpp"
@@ -48,20 +49,16 @@ bool is_hdf5(const fs::path& file) {
 
 namespace {
 
-// The file's boundary part names (element k-1 names id k); a file without them (written by another
-// program) names its parts by their ids, "1", "2", ...
-std::vector<std::string> stored_boundary_names(const io::StoredDiscretization& stored, const fs::path& file) {
-  if (const std::string* text = io::find_string(stored.metadata, "boundary_names")) {
-    try {
-      return nlohmann::json::parse(*text).get<std::vector<std::string>>();
-    } catch (const std::exception&) {
-      throw InputError(file.string(), "/domain boundary_names", "not a JSON array of strings");
-    }
-  }
-  std::int32_t most = 0;
-  for (std::int32_t t : stored.nodes.types) most = std::max(most, -t);
-  std::vector<std::string> names;
-  for (std::int32_t id = 1; id <= most; ++id) names.push_back(std::to_string(id));
+// The file's boundary part names (element k-1 names id k), once its nodes pass the checks stats makes
+// of them (input/stored_nodes.hpp); a file without names (written by another program) names its parts
+// by their ids, "1", "2", ...
+std::vector<std::string> checked_part_names(const io::StoredDiscretization& stored, const fs::path& file) {
+  std::vector<std::string> names = stored_part_names(file, stored.metadata);
+  check_stored_nodes(file, stored.nodes, names);
+  if (!names.empty()) return names;
+  std::int64_t most = 0;
+  for (std::int32_t t : stored.nodes.types) most = std::max(most, -static_cast<std::int64_t>(t));
+  for (std::int64_t id = 1; id <= most; ++id) names.push_back(std::to_string(id));
   return names;
 }
 
@@ -80,7 +77,7 @@ std::vector<int> neumann_ids(const std::vector<std::string>& wanted, const std::
     }
     if (it == names.end()) {
       std::string known;
-      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + shown(n);
       throw InputError("--neumann", "value", "no boundary part named \"" + shown(name) + "\" (the parts: " + known + ")");
     }
     ids.push_back(static_cast<int>(it - names.begin()) + 1);
@@ -106,7 +103,7 @@ std::string where(const solve::PoissonResult& r, int dim, const std::vector<std:
     return out + buf;
   }
   const auto id = static_cast<std::size_t>(-r.max_type);
-  return out + " on " + (id >= 1 && id <= names.size() ? names[id - 1] : "boundary " + std::to_string(id));
+  return out + " on " + (id >= 1 && id <= names.size() ? printable(names[id - 1]) : "boundary " + std::to_string(id));
 }
 
 const char* solver_name(solve::LinearSolver s) { return s == solve::LinearSolver::sparse_lu ? "sparse LU" : "BiCGSTAB+ILUT"; }
@@ -165,6 +162,19 @@ std::pair<std::uint64_t, std::uint64_t> parse_seed_range(const std::string& text
 
 namespace {
 
+// An input without HDF5's signature, to be read as a domain file: one above a domain file's size limit
+// is named as neither kind solve reads (most likely an output that is not one), not as a domain file
+// alone. Returns `file`.
+const fs::path& domain_file_of(const fs::path& file) {
+  try {
+    check_input_file(file, InputFileLimits::kDomainFileBytes, "domain files (JSON)");
+  } catch (const InputFileError& e) {
+    throw InputError(file.string(), "(file)", std::string("not an HDF5 file (no HDF5 signature at its start or after a "
+                                                          "user block), and as a domain file it ") + e.what());
+  }
+  return file;
+}
+
 // --error-out: the nodes' positions with the error and h at each, in the layout spacing samples read.
 void write_errors(const SolveArgs& args, const io::NodeArrays& nodes, const solve::PoissonResult& r) {
   if (!args.error_out) return;
@@ -183,7 +193,7 @@ int solve_command(const SolveArgs& args) {
   if (is_hdf5(args.input)) {
     if (args.seeds) throw InputError("--seeds", "value", "needs a domain file (JSON), not an HDF5 file");
     const io::StoredDiscretization stored = io::read_hdf5(args.input);
-    const std::vector<std::string> names = stored_boundary_names(stored, args.input);
+    const std::vector<std::string> names = checked_part_names(stored, args.input);
     options.neumann_ids = neumann_ids(args.neumann, names);
     const solve::PoissonResult r = solve::solve_poisson(stored.nodes, options, file);
     write_errors(args, stored.nodes, r);
@@ -203,7 +213,7 @@ int solve_command(const SolveArgs& args) {
 
   if (args.error_out && args.seeds && args.seeds->first != args.seeds->second)
     throw InputError("--error-out", "value", "writes the errors of one solve: give one seed, not a range");
-  const DomainFile domain = load_domain_file(args.input);
+  const DomainFile domain = load_domain_file(domain_file_of(args.input));
   const std::vector<std::string> names =
       std::visit([](const auto& d) { return d->boundary_names(); }, domain.domain);
   options.neumann_ids = neumann_ids(args.neumann, names);

@@ -36,9 +36,10 @@ SolveOptions::SolveOptions(CLI::App& app, int default_threads) {
   command_->add_flag("--ghost-nodes", args_.options.ghost_nodes,
                      "A ghost node h outside every Neumann node, carrying the Laplacian at the boundary node "
                      "(docs/neumann.md)");
-  threads_option_ = command_->add_option("--threads", args_.options.threads,
+  threads_option_ = command_->add_option("--threads", threads_,
                                          "Threads for the stencil weights, 1-1024 (default: the CPUs this process may "
-                                         "run on)");
+                                         "run on)")
+                        ->type_name("INT");
   command_->add_flag("--json", args_.json, "Print the results as JSON");
   command_->add_option("--solution", solution_,
                        "smooth (the default), or front: u = atan(40 (|p - c| - 0.3)), c the unit square's (cube's) "
@@ -57,8 +58,7 @@ SolveArgs SolveOptions::checked_args() const {
   if (*seeds_option_) args.seeds = parse_seed_range(seeds_);
   if (*k_option_) args.options.stencil_size = static_cast<int>(whole_number(k_, "--k", 1, solve::kMaxStencilSize));
   if (*order_option_) args.options.order = static_cast<int>(whole_number(order_, "--order", 1, 3));
-  if (*threads_option_ && (args.options.threads < 1 || args.options.threads > kMaxThreads))
-    throw InputError("--threads", "value", "expected a whole number from 1 to 1024");
+  if (*threads_option_) args.options.threads = static_cast<int>(whole_number(threads_, "--threads", 1, kMaxThreads));
   if (solver_ == "auto") args.options.solver = solve::LinearSolver::automatic;
   else if (solver_ == "lu") args.options.solver = solve::LinearSolver::sparse_lu;
   else if (solver_ == "bicgstab") args.options.solver = solve::LinearSolver::bicgstab_ilut;

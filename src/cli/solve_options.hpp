@@ -24,7 +24,7 @@ class SolveOptions {
 
   CLI::App* command_;
   SolveArgs args_;
-  std::string seeds_, k_, order_, solver_ = "auto", solution_ = "smooth", error_out_;
+  std::string seeds_, k_, order_, threads_, solver_ = "auto", solution_ = "smooth", error_out_;
   CLI::Option *seeds_option_, *k_option_, *order_option_, *threads_option_, *error_out_option_;
   bool reads_hdf5_ = false;
 };

@@ -172,6 +172,7 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
   check_node_target(out);
   if (out.dim == 2) read_domain<2>(fields, root, out, options.max_nodes.has_value());
   else read_domain<3>(fields, root, out, options.max_nodes.has_value());
+  check_node_limit(out);
   out.inputs = fields.inputs();
   return out;
 }
@@ -216,6 +217,7 @@ DomainFile with_spacing(const DomainFile& file, Spacing spacing) {
         out.expected_boundary = estimate.boundary;
       },
       file.domain);
+  check_node_limit(out);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "nodegen/input/domain_file.hpp"
+#include "nodegen/input/stored_nodes.hpp"
 #include "nodegen/io/fingerprint.hpp"
 #include "nodegen/io/hdf5_reader.hpp"
 
@@ -73,25 +74,14 @@ io::QualityReport measure(const io::NodeArrays& nodes, const std::optional<Domai
   return io::quality_report<D>(nodes, nullptr, options);
 }
 
-// Boundary nodes per part, by id (index id - 1), with the file's part names where it has them.
-std::vector<NodeReport::Part> part_counts(const io::NodeArrays& nodes, const io::RunMetadata& metadata,
-                                   const std::filesystem::path& file) {
+// Boundary nodes per part, by id (index id - 1), with the file's part names where it has them (the ids
+// are checked against them, or without them against the node count: check_stored_nodes).
+std::vector<NodeReport::Part> part_counts(const io::NodeArrays& nodes, const std::vector<std::string>& names) {
   std::vector<NodeReport::Part> parts;
-  if (const std::string* text = io::find_string(metadata, "boundary_names")) {
-    const nlohmann::json names = nlohmann::json::parse(*text, nullptr, false);
-    if (names.is_array())
-      for (const auto& n : names) parts.push_back({n.is_string() ? n.get<std::string>() : std::string(), 0});
-  }
-  const std::size_t named = parts.size();
+  for (const std::string& name : names) parts.push_back({name, 0});
   for (std::int32_t t : nodes.types) {
     if (t >= 0) continue;
     const auto id = static_cast<std::size_t>(-static_cast<std::int64_t>(t));
-    // Bounded by the names, or without them by the nodes: a crafted id must not size the table.
-    if (named > 0 && id > named)
-      throw InputError(file.string(), "/domain/types", "boundary id " + std::to_string(id) + " has no name: the file's "
-                                                       "boundary_names lists " + std::to_string(named) + " parts");
-    if (id > nodes.types.size())
-      throw InputError(file.string(), "/domain/types", "boundary id " + std::to_string(id) + " is above the node count");
     if (id > parts.size()) parts.resize(id);
     ++parts[id - 1].nodes;
   }
@@ -100,14 +90,11 @@ std::vector<NodeReport::Part> part_counts(const io::NodeArrays& nodes, const io:
   return parts;
 }
 
-// h at every node, positive and finite: packing and nn / h divide by it.
+// h at every node: packing and nn / h divide by it (its values are checked with the rest of the
+// nodes: check_stored_nodes).
 void require_spacing(const std::filesystem::path& file, const io::NodeArrays& nodes) {
   if (nodes.h.size() != nodes.node_count())
     throw InputError(file.string(), "/domain/h", "missing: stats needs h at every node (not a nodegen file?)");
-  for (std::size_t i = 0; i < nodes.h.size(); ++i)
-    if (!std::isfinite(nodes.h[i]) || !(nodes.h[i] > 0))
-      throw InputError(file.string(), "/domain/h", "h = " + std::to_string(nodes.h[i]) + " at node " + std::to_string(i) +
-                                                       " is not positive and finite");
 }
 
 }  // namespace
@@ -135,6 +122,8 @@ nlohmann::json NodeReport::to_json(const std::filesystem::path& file, int dim) c
 NodeReport node_report(const std::filesystem::path& file, const io::NodeArrays& nodes, const io::RunMetadata& metadata,
                        std::size_t samples, int threads) {
   require_spacing(file, nodes);
+  const std::vector<std::string> names = stored_part_names(file, metadata);
+  check_stored_nodes(file, nodes, names);
   NodeReport report;
   std::string warning;
   const auto domain = stored_domain(file, metadata, nodes.dim, warning);
@@ -152,7 +141,7 @@ NodeReport node_report(const std::filesystem::path& file, const io::NodeArrays& 
     throw InputError(file.string(), "/domain/pos", "dozens of nodes share one position (coincident nodes): not a node set "
                                                    "a fill produces");
   }
-  report.parts = part_counts(nodes, metadata, file);
+  report.parts = part_counts(nodes, names);
   if (!warning.empty()) report.warnings.push_back(warning);
   // A thin domain can fill so little of its bounding box that the bounded draws find fewer samples.
   if (domain && r.interior_nodes > 0 && r.holes.samples < options.samples)

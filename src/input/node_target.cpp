@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "nodegen/geometry/input_error.hpp"
+#include "nodegen/geometry/json_fields.hpp"
 #include "nodegen/geometry/spacing_fault.hpp"
 #include "nodegen/input/fill_domain.hpp"
 #include "nodegen/storage/store_concept.hpp"
@@ -119,6 +120,16 @@ void check_node_target(const DomainFile& file) {
                        std::to_string(static_cast<int>(100 * kTargetTolerance)) + " % above that, beyond the " +
                        "node cap of " + std::to_string(file.fill.max_nodes) +
                        ": raise it (--max-nodes, fill.max_nodes) or ask for fewer");
+}
+
+void check_node_limit(const DomainFile& file) {
+  if (file.target_nodes) return;  // the target is checked against the cap, which is within the limit
+  const double estimate = estimated_node_count(file);
+  if (!(estimate > static_cast<double>(FillParams::kMaxNodeCap))) return;
+  throw InputError(file.path.string(), "spacing",
+                   "the fill would place about " + number_text(estimate) + " nodes (the loader's estimate), more than the " +
+                       std::to_string(FillParams::kMaxNodeCap) + " an output holds (its node indexes are int32, as "
+                       "Medusa reads them, and fill.max_nodes cannot go higher); use a larger spacing");
 }
 
 }  // namespace nodegen

@@ -9,7 +9,7 @@ namespace nodegen::input_detail {
 
 Spacing read_sample_spacing(const JsonFields& fields, const nlohmann::json& sp, bool isolated) {
   fields.only(sp, "spacing", {"samples", "values", "positions", "scale", "min", "max", "grading"});
-  const std::string file = fields.resolve(fields.string(fields.require(sp, "spacing", "samples"), "spacing.samples"));
+  const std::string file = fields.resolve(fields.require(sp, "spacing", "samples"), "spacing.samples");
   const std::string values = fields.string(fields.require(sp, "spacing", "values"), "spacing.values");
   const std::string positions = sp.contains("positions") ? fields.string(sp["positions"], "spacing.positions") : "";
   if (values.empty()) fields.fail("spacing.values", "is empty: name the dataset of values, e.g. \"/domain/h_new\"");

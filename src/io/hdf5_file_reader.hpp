@@ -24,13 +24,12 @@ namespace nodegen::io::detail {
 class Hdf5FileReader {
  public:
   explicit Hdf5FileReader(std::filesystem::path file) : path_(std::move(file)) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path_, ec)) fail("file", "does not exist");
-    // A FIFO or device is refused before HDF5 opens it (a FIFO blocked forever).
+    // A FIFO or device is refused before HDF5 opens it (a FIFO blocked forever), and a path that exists
+    // but cannot be followed says why (a loop of symbolic links, a folder it may not search).
     try {
       file_bytes_ = check_input_file(path_, std::numeric_limits<std::uintmax_t>::max(), "HDF5 files");
     } catch (const InputFileError& e) {
-      fail("file", e.what());
+      fail("file", e.missing() ? "does not exist" : e.what());
     }
     if (H5Fis_hdf5(path_.c_str()) <= 0) fail("file", "not an HDF5 file");
     file_ = H5Handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);

@@ -567,7 +567,7 @@ TEST_F(CliTest, AClosedPipeOnStdoutIsTheWritesError) {
 TEST_F(CliTest, BadOptionsAndFiles) {
   expect_input_error({"run", kSquare, "--backend", "tape"}, {"--backend", "tape"});
   expect_input_error({"run", kSquare, "--threads", "0"}, {"--threads"});
-  expect_input_error({"run", kSquare, "--threads", "100000"}, {"--threads", "at most 1024"});  // libgomp crashed here
+  expect_input_error({"run", kSquare, "--threads", "100000"}, {"--threads", "from 1 to 1024"});  // libgomp crashed here
   // Unsigned options wrapped: --seed -1 became 2^64 - 1 (stored as -1), --max-nodes 1e13 was an
   // internal error of the VM store; an option the backend does not have was recorded as used.
   expect_input_error({"run", kSquare, "--seed", "-1"}, {"--seed", "from 0 to"});

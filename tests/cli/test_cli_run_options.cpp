@@ -148,6 +148,24 @@ TEST_F(RunOptions, DryRunPrintsTheEstimateAndThePartsAndWritesNothing) {
   expect_input_error({"run", "bad.json", "--dry-run"}, {"bad.json: spacing"});
 }
 
+// Whole-number options refuse a fraction, each with its one line; a whole number written with a
+// fraction of zero or an exponent is taken. --threads, parsed by the command-line library, had refused
+// 2.0 with a line of that library's own.
+TEST_F(RunOptions, WholeNumberOptionsRefuseFractions) {
+  const std::string square = (kDomains / "square.json").string();
+  expect_input_error({"run", square, "--max-nodes", "100.5"}, {"--max-nodes: value: expected a whole number", "got 100.5"});
+  expect_input_error({"run", square, "--nodes", "300.5"}, {"--nodes: value: expected a whole number", "got 300.5"});
+  expect_input_error({"run", square, "--seed", "2.5"}, {"--seed: value: expected a whole number", "got 2.5"});
+  expect_input_error({"run", square, "--supports", "3.5"}, {"--supports: value: expected a whole number", "got 3.5"});
+  expect_input_error({"run", square, "--threads", "1.5"}, {"--threads: value: expected a whole number from 1 to 1024, got 1.5"});
+  expect_input_error({"solve", square, "--threads", "1.5"}, {"--threads: value: expected a whole number from 1 to 1024"});
+  expect_input_error({"solve", square, "--k", "15.5"}, {"--k: value: expected a whole number", "got 15.5"});
+  expect_input_error({"stats", "any.h5", "--samples", "10.5"}, {"--samples: value: expected a whole number", "got 10.5"});
+  const Result r = run({"run", square, "--dry-run", "--threads", "2.0", "--max-nodes", "1e5", "--seed", "7.0"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("cap 100000\n"), std::string::npos) << r.out;
+}
+
 // --report -: the report alone on standard output, valid JSON; the summary on standard error.
 TEST_F(RunOptions, ReportOnStandardOutputIsJsonAloneAndTheSummaryGoesToStandardError) {
   const Result r = run({"run", (kDomains / "square.json").string(), "-o", "out.h5", "--report", "-", "--nodes", "5000"});

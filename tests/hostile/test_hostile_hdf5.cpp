@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -118,6 +119,66 @@ TEST_F(HostileHdf5, NonFiniteAndCoincidentNodesAndBadSpacing) {
   // 100 nodes at one point: the k-d tree's depth limit was an internal error.
   make("same.h5", nodes(std::vector<double>(200, 0.5)));
   expect_stats_error("same.h5", {"/domain/pos", "coincident nodes"});
+}
+
+// A copy of `from` named `to` whose dataset `name` (read as doubles, its dims given) `change` edits.
+template <class Change>
+void copy_changed(const fs::path& from, const fs::path& to, const char* name, Change change) {
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+  const hid_t f = H5Fopen(to.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t set = H5Dopen2(f, name, H5P_DEFAULT);
+  const hid_t space = H5Dget_space(set);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  std::vector<double> values(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+  H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+  change(values, dims);
+  EXPECT_GE(H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+  H5Sclose(space);
+  H5Dclose(set);
+  H5Fclose(f);
+}
+
+// `solve` checks a file's nodes as `stats` does, with the same line (input/stored_nodes.hpp): an h of
+// -0.05, 0 or NaN at a node, a normal that is NaN, zero or not of unit length, a boundary id beyond the
+// file's part names. solve gave a result for all of them, and under --neumann reported a NaN normal as
+// a singular stencil.
+TEST_F(HostileHdf5, SolveRefusesTheNodesStatsRefuses) {
+  write("sq.json", R"({"dim": 2, "spacing": 0.1, "shape": )" + kBox2 + "}");
+  ASSERT_EQ(run({"run", "sq.json", "-o", "sq.h5", "--quiet", "--threads", "1"}).status, 0);
+  const fs::path good = dir_ / "sq.h5";
+  const auto expect_both = [&](const std::string& file, const std::vector<std::string>& pieces) {
+    std::vector<std::string> keep;
+    for (const auto& e : fs::directory_iterator(dir_)) keep.push_back(e.path().filename().string());
+    std::vector<std::string> expected = {file};
+    expected.insert(expected.end(), pieces.begin(), pieces.end());
+    expect_error({"stats", file}, expected, keep);
+    expect_error({"solve", file}, expected, keep);
+    expect_error({"solve", file, "--neumann", "shape:x-,shape:y-", "--ghost-nodes"}, expected, keep);
+  };
+  for (const char* h : {"-0.05", "0", "nan"}) {
+    copy_changed(good, dir_ / "h.h5", "/domain/h", [&](std::vector<double>& v, auto&) { v[50] = std::strtod(h, nullptr); });
+    expect_both("h.h5", {"/domain/h", std::string("h = ") + h + " at node 50 is not positive and finite"});
+  }
+  // Normals are stored {d, Nb}: every x, then every y. Row 5 is a boundary node's.
+  const auto normal = [&](double x, double y) {
+    copy_changed(good, dir_ / "n.h5", "/domain/normals", [&](std::vector<double>& v, const std::vector<hsize_t>& dims) {
+      v[5] = x, v[dims[1] + 5] = y;
+    });
+  };
+  normal(std::nan(""), 0);
+  expect_both("n.h5", {"/domain/normals", ": normal (nan, 0) is not finite"});
+  normal(0, 0);
+  expect_both("n.h5", {"/domain/normals", ": normal (0, 0) has length 0, not 1"});
+  normal(0.6, 0.8001);
+  expect_both("n.h5", {"/domain/normals", ": normal (0.6, 0.8001) has length 1.00008, not 1"});
+  copy_changed(good, dir_ / "t.h5", "/domain/types", [](std::vector<double>& v, auto&) { v[3] = -9; });
+  expect_both("t.h5", {"/domain/types", "boundary id 9 has no name: the file's boundary_names lists 4 parts"});
+  // A normal that was rounded to single precision once is still a unit vector.
+  copy_changed(good, dir_ / "f.h5", "/domain/normals", [](std::vector<double>& v, auto&) {
+    for (double& c : v) c = static_cast<float>(c);
+  });
+  EXPECT_EQ(run({"solve", "f.h5"}, kBounded).status, 0);
 }
 
 // Attributes of /domain that hold arrays were read into a one-value buffer (a heap overflow that

@@ -53,9 +53,11 @@ class JsonFields {
     return v;
   }
 
-  // A path named inside the domain file, resolved against its folder and remembered (inputs()), so
-  // that a run can refuse to write its output over a file its domain reads.
-  std::string resolve(const std::string& file) const;
+  // The file named by the string `j` at `at`, resolved against the domain file's folder and remembered
+  // (inputs()), so that a run can refuse to write its output over a file its domain reads. A name
+  // holding a NUL byte is refused: the system reads a name only up to one ("p.txt\u0000x" read p.txt);
+  // and so is one longer than a path may be (PATH_MAX).
+  std::string resolve(const nlohmann::json& j, const std::string& at) const;
   const std::vector<std::filesystem::path>& inputs() const { return inputs_; }
 
  private:

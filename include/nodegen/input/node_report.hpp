@@ -32,7 +32,8 @@ struct NodeReport {
 };
 
 // The report of `nodes` (with their metadata) as stored in `file`, which names them in errors:
-// InputError for h missing or not positive, coincident nodes, boundary ids without a name. samples = 0
+// InputError for h missing, coincident nodes, and whatever check_stored_nodes refuses (stored_nodes.hpp:
+// h not positive, normals not unit, boundary ids without a name). samples = 0
 // picks the default (max(1e5, N), at most 1e7) random points for the holes and the measure.
 NodeReport node_report(const std::filesystem::path& file, const io::NodeArrays& nodes, const io::RunMetadata& metadata,
                        std::size_t samples, int threads);

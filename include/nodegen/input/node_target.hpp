@@ -17,6 +17,11 @@ inline constexpr double kTargetTolerance = 0.02;
 // kTargetTolerance: checked before any work.
 void check_node_target(const DomainFile& file);
 
+// Refuses (InputError at spacing) a file without a target whose estimated node count
+// (estimated_node_count) is beyond FillParams::kMaxNodeCap, the most nodes an output's int32 indexes
+// address: at load, whatever the cap, since a cap at that limit let such a run fill until memory ran out.
+void check_node_limit(const DomainFile& file);
+
 // The nodes the fill is expected to place at the file's spacing: the loader's estimate, its interior
 // term calibrated by the fill's packing.
 double estimated_node_count(const DomainFile& file);

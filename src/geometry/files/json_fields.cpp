@@ -1,6 +1,7 @@
 #include "nodegen/geometry/json_fields.hpp"
 #include "nodegen/geometry/input_error.hpp"
 
+#include <climits>
 #include <cmath>
 #include <sstream>
 
@@ -61,7 +62,16 @@ std::string JsonFields::string(const json& j, const std::string& at) const {
   return j.get<std::string>();
 }
 
-std::string JsonFields::resolve(const std::string& file) const {
+std::string JsonFields::resolve(const json& j, const std::string& at) const {
+  const std::string file = string(j, at);
+  if (const std::size_t nul = file.find('\0'); nul != std::string::npos)
+    fail(at, "the file name \"" + shown(file) + "\" holds a NUL byte at offset " + std::to_string(nul) +
+                 ", which no file name can");
+  // The system opens no path longer than PATH_MAX: refused here, so that no error echoes a name of
+  // megabytes in full (one that names the file it could not open).
+  if (file.size() >= PATH_MAX)
+    fail(at, "the file name \"" + shown(file) + "\" is longer than the " + std::to_string(PATH_MAX - 1) +
+                 " characters a path may have");
   const std::filesystem::path p(file);
   inputs_.push_back(p.is_absolute() ? p : file_.parent_path() / p);
   return inputs_.back().string();

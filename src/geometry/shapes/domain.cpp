@@ -217,7 +217,7 @@ std::vector<bool> Domain<D>::parts_named(const std::string& name) const {
     }
   if (!any) {
     std::string known;
-    for (std::size_t i = 0; i < shape_parts && known.size() < 400; ++i) known += (i ? ", " : "") + names_[i];
+    for (std::size_t i = 0; i < shape_parts && known.size() < 400; ++i) known += (i ? ", " : "") + shown(names_[i]);
     if (known.size() >= 400) known += ", ...";
     throw std::invalid_argument("no boundary part or shape is named \"" + shown(name) + "\" (parts: " + known + ")");
   }

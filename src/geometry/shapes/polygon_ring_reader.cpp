@@ -55,7 +55,7 @@ std::vector<Vec<2>> read_polygon_ring(const JsonFields& fields, const nlohmann::
   };
   std::vector<Vec<2>> pts;
   if (j.is_string()) {
-    pts = read_point_file(fields, fields.resolve(j.get<std::string>()), at);
+    pts = read_point_file(fields, fields.resolve(j, at), at);
     if (pts.size() >= kMaxPolygonVertices) count(kMaxPolygonVertices + 1);
     count(pts.size());
   } else if (j.is_array()) {

@@ -165,7 +165,7 @@ class ShapeTreeReader {
 
   // The mesh file `j` names, resolved and checked before a reader parses it (mesh_file_check.hpp).
   std::string mesh_file(const json& j, const std::string& at) const {
-    const std::string file = f_.resolve(f_.string(f_.require(j, at, "file"), at + ".file"));
+    const std::string file = f_.resolve(f_.require(j, at, "file"), at + ".file");
     try {
       check_mesh_file(file);
     } catch (const InputFileError& e) {
@@ -212,7 +212,7 @@ class ShapeTreeReader {
   // A "cad" shape's file (checked to be of a CAD format) and options.
   std::pair<std::string, CadOptions> cad_file(const json& j, const std::string& at) const {
     f_.only(j, at, {"type", "file", "unit", "tolerance"});
-    const std::string file = f_.resolve(f_.string(f_.require(j, at, "file"), at + ".file"));
+    const std::string file = f_.resolve(f_.require(j, at, "file"), at + ".file");
     CadOptions options;
     if (j.contains("unit")) {
       options.unit = f_.string(j["unit"], at + ".unit");
