@@ -250,6 +250,10 @@ TEST_F(HostileInput, NodeCountsBeyondInt32AreRefusedAtLoad) {
                      R"( "shape": {"type": "box", "min": [0, 0, 0], "max": [1, 1, 1]}})");
   expect_error({"run", "cube.json"}, {"cube.json", "spacing", "e+09 nodes", "int32"});
   expect_error({"solve", "cube.json"}, {"cube.json", "spacing", "e+09 nodes", "int32"});
+  // Beyond twice the cap the loader's own count refuses first: it cannot ask for a higher cap then.
+  write("finer.json", R"({"dim": 2, "spacing": 1e-5, "shape": )" + kBox2 + "}");
+  expect_error({"run", "finer.json", "--max-nodes", "2147483647"},
+               {"finer.json: spacing: would need about 1", "use a larger spacing (the cap is already the most an output holds"});
 }
 
 // Class 5: coordinates far from the origin for their spacing ended in the k-d tree's depth limit.

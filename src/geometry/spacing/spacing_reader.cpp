@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "nodegen/fill/fill_params.hpp"
+
 namespace nodegen {
 
 Spacing read_spacing(const JsonFields& fields, const nlohmann::json& sp) {
@@ -151,7 +153,11 @@ NodeEstimate check_spacing(const JsonFields& fields, const Spacing& spacing, con
                                number_text(nodes.boundary) + " on the boundary: its " +
                                (D == 2 ? "length / h" : "area / h^2") + "), far above " +
                                (cap_from_cli ? "--max-nodes " : "fill.max_nodes = ") + std::to_string(max_nodes) +
-                               "; use a larger spacing or raise " + (cap_from_cli ? "--max-nodes" : "fill.max_nodes"));
+                               "; use a larger spacing" +
+                               (max_nodes < FillParams::kMaxNodeCap
+                                    ? std::string(" or raise ") + (cap_from_cli ? "--max-nodes" : "fill.max_nodes")
+                                    : std::string(" (the cap is already the most an output holds: its node indexes "
+                                                  "are int32, as Medusa reads them)")));
   // The fill's k-d tree keeps nodes on a grid of 2^32 steps over the box (spacing.hpp,
   // kMaxExtentOverSpacing). After the count: a domain too thin for its h is refused for its count.
   const double extent = box.size().maxCoeff();
