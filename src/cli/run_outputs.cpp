@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "nodegen/geometry/input_error.hpp"
+#include "nodegen/io/output_commit.hpp"
 #include "rank_parts.hpp"
 
 namespace nodegen::cli {
@@ -16,6 +17,17 @@ CreatedDirectory default_folder(const RunArgs& args, const fs::path& output, boo
   if (args.output || !root) return {};
   return CreatedDirectory(output.parent_path());
 }
+
+// Holds a terminating signal while the files are renamed into place.
+class HeldDuringCommit final : public io::CommitWatch {
+ public:
+  explicit HeldDuringCommit(RemoveOnSignal& handler) : handler_(handler) {}
+  void changing() override { handler_.hold_for_commit(); }
+  void changed(bool committed) noexcept override { handler_.commit_ended(committed); }
+
+ private:
+  RemoveOnSignal& handler_;
+};
 
 // A report path that is standard output, a pipe or a device (/dev/stdout, /proc/self/fd/1) cannot be
 // replaced by a finished file: the way to print the report is --report -.
@@ -46,16 +58,15 @@ RunOutputs::RunOutputs(const RunArgs& args, const fs::path& output, bool root)
 }
 
 void RunOutputs::commit(const RunArgs& args) {
-  files_.commit();
+  // Rank 0 renames the temporaries every rank registered: the others stop removing them on a signal
+  // before it starts (the agreement orders it).
   on_every_rank(args.mpi, [&] {
-    if (!report_) return;
-    try {
-      report_->commit();
-    } catch (...) {
-      files_.remove_committed();
-      throw;
-    }
+    if (rank_of(args.mpi) != 0) interrupted_.forget_files();
   });
+  HeldDuringCommit held(interrupted_);
+  std::vector<io::PendingFile*> also;
+  if (report_) also.push_back(&*report_);
+  files_.commit(also, &held);
   made_here_.keep();
 }
 
