@@ -1,9 +1,11 @@
 #include "run_outputs.hpp"
 
+#include <cstdio>
 #include <vector>
 
 #include "nodegen/geometry/input_error.hpp"
 #include "nodegen/io/output_commit.hpp"
+#include "nodegen/io/temporary_name.hpp"
 #include "rank_parts.hpp"
 
 namespace nodegen::cli {
@@ -12,10 +14,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Only the default folder is made, and by rank 0 only.
-CreatedDirectory default_folder(const RunArgs& args, const fs::path& output, bool root) {
-  if (args.output || !root) return {};
-  return CreatedDirectory(output.parent_path());
+// Rank 0 makes the default folder (only that one), then removes the temporaries of killed runs from
+// the folders this run's temporaries will go to. A removal is said even under --quiet, like the
+// warnings: a file of the user's folder disappears.
+CreatedDirectory folder_swept(const RunArgs& args, const fs::path& output, bool root) {
+  if (!root) return {};
+  CreatedDirectory made = args.output ? CreatedDirectory() : CreatedDirectory(output.parent_path());
+  std::vector<fs::path> folders{io::temporaries_folder(output)};
+  // The report's folder may be the output's: the second sweep then finds nothing left.
+  if (args.report && !report_to_stdout(args)) folders.push_back(io::temporaries_folder(*args.report));
+  for (const fs::path& folder : folders)
+    for (const fs::path& removed : io::remove_dead_temporaries(folder))
+      std::fprintf(stderr, "nodegen: removed the temporary %s of a run that was killed\n", removed.c_str());
+  return made;
 }
 
 // Holds a terminating signal while the files are renamed into place.
@@ -45,7 +56,7 @@ void refuse_stream_report(const fs::path& report) {
 }  // namespace
 
 RunOutputs::RunOutputs(const RunArgs& args, const fs::path& output, bool root)
-    : made_here_(default_folder(args, output, root)), files_(output, args.mpi) {
+    : made_here_(folder_swept(args, output, root)), files_(output, args.mpi) {
   on_every_rank(args.mpi, [&] {
     if (!args.report || !root || report_to_stdout(args)) return;
     refuse_stream_report(*args.report);

@@ -2,7 +2,9 @@
 // The files of one `nodegen run`, reserved before the fill and committed as one after it: the HDF5
 // file and its XDMF sidecar (RunOutput), the report, the default output folder when the run made it,
 // and the handler that removes the temporaries on a signal. A bad output path fails here, in
-// milliseconds, not after the fill; a run that fails leaves none of them behind.
+// milliseconds, not after the fill; a run that fails leaves none of them behind. Before reserving,
+// rank 0 removes the temporaries that killed runs left in the output's and the report's folders
+// (io/temporary_name.hpp), one line each on stderr.
 #include <filesystem>
 #include <optional>
 
