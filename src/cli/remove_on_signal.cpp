@@ -47,6 +47,10 @@ struct sigaction g_previous[kSignals.size()];
 constexpr int kActing = -1;
 std::atomic<int> g_state{kActing};
 static_assert(std::atomic<int>::is_always_lock_free, "the handler's state must be async-signal-safe");
+// What became of the output, for the handler's line: still unfinished, in place, or removed after a
+// commit that failed.
+enum Outcome : int { kUnfinished, kCommitted, kCommitFailed };
+std::atomic<int> g_outcome{kUnfinished};
 
 // Async-signal-safe: unlink only.
 void unlink_registered() {
@@ -75,11 +79,20 @@ void say_interrupted(int sig) {
   };
   put("nodegen: error: ");
   put(name);
-  put(": interrupted; the unfinished output is removed and older files are left as they were\n");
+  switch (g_outcome.load(std::memory_order_acquire)) {
+    case kCommitted:
+      put(": interrupted after the output was put in place; the new files are complete\n");
+      break;
+    case kCommitFailed:
+      put(": interrupted; putting the output in place failed, and the new output is removed\n");
+      break;
+    default:
+      put(": interrupted; the unfinished output is removed and older files are left as they were\n");
+  }
 }
 
 extern "C" void remove_and_reraise(int sig) {
-  // Held: the first signal is noted for register_files() or the destructor to act on.
+  // Held: the first signal is noted for register_files(), commit_ended() or the destructor to act on.
   int state = g_state.load(std::memory_order_acquire);
   while (state != kActing)
     if (state != 0 || g_state.compare_exchange_weak(state, sig, std::memory_order_acq_rel)) return;
@@ -101,6 +114,7 @@ RemoveOnSignal::RemoveOnSignal() {
   static const bool at_exit_registered = std::atexit(remove_at_exit) == 0;
   (void)at_exit_registered;
   g_count.store(0, std::memory_order_release);
+  g_outcome.store(kUnfinished, std::memory_order_release);
   g_state.store(0, std::memory_order_release);
   struct sigaction action {};
   action.sa_handler = remove_and_reraise;
@@ -123,6 +137,16 @@ void RemoveOnSignal::register_files(const std::vector<std::filesystem::path>& fi
   g_count.store(n, std::memory_order_release);
   if (const int held = g_state.exchange(kActing, std::memory_order_acq_rel); held > 0) std::raise(held);
 }
+
+void RemoveOnSignal::hold_for_commit() { g_state.store(0, std::memory_order_release); }
+
+void RemoveOnSignal::commit_ended(bool committed) noexcept {
+  g_outcome.store(committed ? kCommitted : kCommitFailed, std::memory_order_release);
+  if (committed) g_count.store(0, std::memory_order_release);  // renamed: nothing of the run's to remove
+  if (const int held = g_state.exchange(kActing, std::memory_order_acq_rel); held > 0) std::raise(held);
+}
+
+void RemoveOnSignal::forget_files() noexcept { g_count.store(0, std::memory_order_release); }
 
 void say_when_interrupted(bool yes) { g_speak.store(yes, std::memory_order_relaxed); }
 

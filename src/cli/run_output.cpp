@@ -46,18 +46,11 @@ std::string RunOutput::write(const io::NodeArraysView& nodes, [[maybe_unused]] c
   return single_->write(nodes, metadata);
 }
 
-void RunOutput::commit() {
+void RunOutput::commit(const std::vector<io::PendingFile*>& also, io::CommitWatch* watch) {
 #ifdef NODEGEN_WITH_MPI
-  if (ranks_) return ranks_->commit();
+  if (ranks_) return ranks_->commit(also, watch);
 #endif
-  single_->commit();
-}
-
-void RunOutput::remove_committed() noexcept {
-#ifdef NODEGEN_WITH_MPI
-  if (ranks_) return ranks_->remove_committed();
-#endif
-  single_->remove_committed();
+  single_->commit(also, watch);
 }
 
 }  // namespace nodegen::cli

@@ -31,8 +31,9 @@ class RunOutput {
   // This process's nodes, in the file rows `slabs` gives (one process: all of them). Collective under
   // MPI. Returns the nodes' fingerprint.
   std::string write(const io::NodeArraysView& nodes, const io::FileSlabs& slabs, const io::RunMetadata& metadata);
-  void commit();
-  void remove_committed() noexcept;
+  // Puts the files in place as one, with `also` after them (rank 0's report), telling `watch` when
+  // they change (io::OutputFiles::commit). Collective under MPI.
+  void commit(const std::vector<io::PendingFile*>& also, io::CommitWatch* watch);
 
  private:
   std::optional<io::OutputFiles> single_;

@@ -1,8 +1,10 @@
 #pragma once
-// The files of one `nodegen run`, reserved before the fill and committed together after it: the HDF5
+// The files of one `nodegen run`, reserved before the fill and committed as one after it: the HDF5
 // file and its XDMF sidecar (RunOutput), the report, the default output folder when the run made it,
 // and the handler that removes the temporaries on a signal. A bad output path fails here, in
-// milliseconds, not after the fill; a run that fails leaves none of them behind.
+// milliseconds, not after the fill; a run that fails leaves none of them behind. Before reserving,
+// rank 0 removes the temporaries that killed runs left in the output's and the report's folders
+// (io/temporary_name.hpp), one line each on stderr.
 #include <filesystem>
 #include <optional>
 
@@ -24,8 +26,8 @@ class RunOutputs {
   RunOutput& files() { return files_; }
   const std::optional<io::PendingFile>& report() const { return report_; }
 
-  // Every file is written: only now do they replace older ones, together (a report that fails to
-  // commit removes the committed outputs, so the run's error leaves no new output in place).
+  // Every file is written: only now do they replace older ones, as one (io/output_commit.hpp), with a
+  // signal held until the last is in place. A failure leaves no new file in place.
   void commit(const RunArgs& args);
 
  private:

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "nodegen/io/hdf5_writer.hpp"
+#include "nodegen/io/output_commit.hpp"
 #include "nodegen/io/xdmf_writer.hpp"
 #include "nodegen/io/output_error.hpp"
 
@@ -46,21 +47,10 @@ void OutputFiles::write_sidecar(std::size_t node_count) {
   if (!out) detail::throw_io_error(xdmf_.final_path(), "output", std::string("cannot write: ") + std::strerror(errno));
 }
 
-void OutputFiles::commit() {
-  h5_.commit();
-  try {
-    xdmf_.commit();
-  } catch (...) {
-    std::error_code ignored;  // no half pair: a lone .h5 without its sidecar counts as a failed run
-    std::filesystem::remove(h5_.final_path(), ignored);
-    throw;
-  }
-}
-
-void OutputFiles::remove_committed() noexcept {
-  std::error_code ignored;
-  std::filesystem::remove(xdmf_.final_path(), ignored);
-  std::filesystem::remove(h5_.final_path(), ignored);
+void OutputFiles::commit(const std::vector<PendingFile*>& also, CommitWatch* watch) {
+  std::vector<PendingFile*> describing{&xdmf_};
+  describing.insert(describing.end(), also.begin(), also.end());
+  commit_as_one(h5_, describing, watch);
 }
 
 std::string write_output(const std::filesystem::path& h5_path, const NodeArraysView& nodes, const RunMetadata& metadata) {

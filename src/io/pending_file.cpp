@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "nodegen/io/output_error.hpp"
+#include "nodegen/io/temporary_name.hpp"
 
 namespace nodegen::io {
 
@@ -46,14 +46,8 @@ PendingFile::PendingFile(fs::path final_path, std::string field)
     detail::throw_io_error(final_, field_, "is not a regular file (a device, FIFO or socket), which the finished file "
                                            "would replace; give a file path");
 
-  // A hidden name beside the final file (built piecewise: GCC 12 flags "." + string with -Wrestrict),
-  // the final name cut to fit: a name of 242-255 bytes, which the file system takes, and the 13 bytes
-  // added went past its 255.
-  constexpr std::size_t kMaxName = 255, kAdded = 1 + 11;  // "." and ".tmp-XXXXXX"
-  const std::string stem = final_.filename().string();
-  std::string hidden(1, '.');
-  hidden.append(stem, 0, std::min(stem.size(), kMaxName - kAdded)).append(".tmp-XXXXXX");
-  const std::string pattern = (dir / hidden).string();
+  // A hidden name beside the final file that tells which process writes it (temporary_name.hpp).
+  const std::string pattern = temporary_template(dir, final_.filename().string());
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
   const int fd = ::mkstemp(name.data());
@@ -71,7 +65,8 @@ PendingFile::PendingFile(PendingFile&& other) noexcept
     : final_(std::move(other.final_)),
       temp_(std::move(other.temp_)),
       field_(std::move(other.field_)),
-      pending_(std::exchange(other.pending_, false)) {}
+      pending_(std::exchange(other.pending_, false)),
+      committed_(std::exchange(other.committed_, false)) {}
 
 PendingFile::~PendingFile() { discard(); }
 
@@ -83,6 +78,7 @@ void PendingFile::commit() {
     detail::throw_io_error(final_, field_, std::string("cannot rename the finished file into place: ") + std::strerror(err));
   }
   pending_ = false;
+  committed_ = true;
 }
 
 void PendingFile::discard() noexcept {
@@ -91,5 +87,17 @@ void PendingFile::discard() noexcept {
     pending_ = false;
   }
 }
+
+void PendingFile::remove_older() {
+  if (::unlink(final_.c_str()) != 0 && errno != ENOENT)
+    detail::throw_io_error(final_, field_, std::string("cannot remove the older file: ") + std::strerror(errno));
+}
+
+void PendingFile::remove_committed() noexcept {
+  if (committed_) ::unlink(final_.c_str());
+  committed_ = false;
+}
+
+fs::path temporaries_folder(const fs::path& final_path) { return through_links(final_path).parent_path(); }
 
 }  // namespace nodegen::io

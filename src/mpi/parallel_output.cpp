@@ -151,14 +151,10 @@ std::string ParallelOutputFiles::write(const io::NodeArraysView& local, const io
   return hex;
 }
 
-void ParallelOutputFiles::commit() {
+void ParallelOutputFiles::commit(const std::vector<io::PendingFile*>& also, io::CommitWatch* watch) {
   agreed(comm_, [&] {
-    if (files_) files_->commit();
+    if (files_) files_->commit(also, watch);
   });
-}
-
-void ParallelOutputFiles::remove_committed() noexcept {
-  if (files_) files_->remove_committed();
 }
 
 }  // namespace nodegen::mpi

@@ -5,13 +5,17 @@
 // Create the OutputFiles before the fill: that reserves the temporaries, so an unwritable output path
 // fails in milliseconds instead of after an hour of filling. If write() is not reached or throws,
 // the destructor removes the temporaries and any older FILE.h5 is left untouched.
+// Two processes writing one output commit one after the other, each its whole pair (output_commit.hpp).
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "nodegen/io/node_arrays.hpp"
 #include "nodegen/io/pending_file.hpp"
 
 namespace nodegen::io {
+
+class CommitWatch;  // output_commit.hpp
 
 class OutputFiles {
  public:
@@ -31,11 +35,10 @@ class OutputFiles {
   // Writes only the sidecar's temporary, for a file of `node_count` nodes written into h5_temp_path()
   // by other means (the MPI ranks' parallel writer).
   void write_sidecar(std::size_t node_count);
-  // Renames both into place (h5 first, so the sidecar never points at a missing file); when the
-  // sidecar's rename fails, the new h5 is removed again: no half pair.
-  void commit();
-  // Removes both files from their final places (after commit(), when a later step of the run failed).
-  void remove_committed() noexcept;
+  // Puts both in place as one (output_commit.hpp: the older sidecar removed, the h5 renamed, then
+  // the sidecar), with `also` after them (a report describing the file) and `watch` told when the
+  // files change. On failure no new file is left in place.
+  void commit(const std::vector<PendingFile*>& also = {}, CommitWatch* watch = nullptr);
 
  private:
   PendingFile h5_;

@@ -14,7 +14,8 @@ namespace nodegen::io {
 
 class PendingFile {
  public:
-  // Creates the temporary ("<dir>/.<name>.tmp-XXXXXX", mode 0644 like an ordinary new file).
+  // Creates the temporary ("<dir>/.<name>.tmp-<pid>-<boot>-<host>-XXXXXX", temporary_name.hpp; mode
+  // 0644 like an ordinary new file).
   // Throws InputError "<final>: <field>: <reason>" when the directory is missing or not writable, or
   // the path is a directory or another kind of non-regular file. `field` names the option in errors.
   explicit PendingFile(std::filesystem::path final_path, std::string field = "output");
@@ -33,12 +34,23 @@ class PendingFile {
   void commit();
   // Deletes the temporary now (idempotent).
   void discard() noexcept;
+  // Before commit(): removes an older file at the final path, so that nothing stale is left there while
+  // the file it describes is replaced (output_commit.hpp). A missing file is no error; throws InputError
+  // when it cannot be removed.
+  void remove_older();
+  // After commit(): removes the committed file again (a later file of the set failed); else nothing.
+  void remove_committed() noexcept;
 
  private:
   std::filesystem::path final_;
   std::filesystem::path temp_;
   std::string field_;
   bool pending_ = false;
+  bool committed_ = false;
 };
+
+// The folder a PendingFile for `final_path` writes its temporary in: that of the file a symbolic link
+// there leads to; empty for the current folder.
+std::filesystem::path temporaries_folder(const std::filesystem::path& final_path);
 
 }  // namespace nodegen::io

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "nodegen/io/file_slabs.hpp"
 #include "nodegen/io/node_arrays.hpp"
@@ -32,10 +33,9 @@ class ParallelOutputFiles {
   // `metadata` must be the same on every rank. Returns the nodes' fingerprint (io/fingerprint.hpp),
   // which rank 0 computes by reading the finished arrays back in file order, on every rank.
   std::string write(const io::NodeArraysView& local, const io::FileSlabs& slabs, const io::RunMetadata& metadata);
-  // Collective: renames both files into place.
-  void commit();
-  // Rank 0 removes both files from their final places (after commit(), when a later step failed).
-  void remove_committed() noexcept;
+  // Collective: rank 0 puts both files in place as one with `also` (files of its own describing the
+  // output, such as a report), telling `watch` (io::OutputFiles::commit); the other ranks pass none.
+  void commit(const std::vector<io::PendingFile*>& also = {}, io::CommitWatch* watch = nullptr);
 
  private:
   MPI_Comm comm_;
