@@ -59,10 +59,24 @@ const std::string& this_host() {
   return host;
 }
 
+// Whether process `pid` has ended but not been reaped (a zombie: its parent has not waited for it,
+// as a container's first process often never does). It writes nothing any more.
+bool is_zombie(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const std::size_t name_end = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (name_end == std::string::npos || name_end + 2 >= stat.size()) return false;
+  const char state = stat[name_end + 2];
+  return state == 'Z' || state == 'X';
+}
+
 bool writer_is_gone(long long pid, const std::string& boot, const std::string& host) {
   if (host != this_host() || pid > INT_MAX) return false;
   if (boot != this_boot()) return boot != kUnknownBoot && this_boot() != kUnknownBoot;
-  return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+  const auto id = static_cast<pid_t>(pid);
+  if (::kill(id, 0) != 0) return errno == ESRCH;
+  return is_zombie(id);
 }
 
 }  // namespace

@@ -217,6 +217,13 @@ TEST_F(OutputCommit, TwoRunsWritingOneOutputLeaveOneWholeSet) {
   }
 }
 
+// The state letter of process `pid` (Z for a zombie), from /proc; 0 when unreadable.
+char slurp_proc_state(pid_t pid) {
+  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const std::size_t end = stat.rfind(')');
+  return end != std::string::npos && end + 2 < stat.size() ? stat[end + 2] : '\0';
+}
+
 // A run killed outright (SIGKILL) leaves its temporaries beside the output and the report; the next
 // run into those folders removes them, one line each. Left alone: a temporary whose pid runs (this
 // test's), one of another machine or pid namespace (another host tag), a name not of the pattern, and
@@ -253,6 +260,14 @@ TEST_F(OutputCommit, TheNextRunRemovesTheTemporariesOfAKilledRun) {
   fs::create_symlink("o.h5", dir_ / kept[4]);
   const std::string earlier_boot = named(pid, other(boot), host, "bootAA");
   write(earlier_boot, "");
+  // A writer that ended but was not waited for (a zombie, as under a container's first process) is
+  // gone too, though its pid still answers.
+  const pid_t zombie = ::fork();
+  if (zombie == 0) ::_exit(0);
+  for (int i = 0; i < 200 && ::kill(zombie, 0) == 0 && slurp_proc_state(zombie) != 'Z'; ++i)
+    std::this_thread::sleep_for(5ms);
+  const std::string zombies = named(std::to_string(zombie), boot, host, "zombie");
+  write(zombies, "");
 
   const Result r = run({"run", "coarse.json", "-o", "o.h5", "--report", "reports/r.json", "--quiet"});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -262,6 +277,8 @@ TEST_F(OutputCommit, TheNextRunRemovesTheTemporariesOfAKilledRun) {
     expected.insert("nodegen: removed the temporary " + std::string(name.starts_with(".r.json") ? "reports/" : "") +
                     name + " of a run that was killed");
   if (boot != "00000000") expected.insert("nodegen: removed the temporary " + earlier_boot + " of a run that was killed");
+  expected.insert("nodegen: removed the temporary " + zombies + " of a run that was killed");
+  wait_for(zombie);
   EXPECT_EQ(said, expected) << r.err;
   std::vector<std::string> remaining = temporaries(), kept_sorted = kept;
   std::sort(remaining.begin(), remaining.end());
