@@ -39,7 +39,11 @@ void refuse_overwriting_inputs(const fs::path& domain_path, const DomainFile& do
     if (!ec) c = fs::weakly_canonical(c, ec);
     return ec ? fs::path() : c;
   };
-  auto same = [](const fs::path& a, const fs::path& b) { return !a.empty() && a == b; };
+  // One file under two names too (a hard link: the same device and inode), where both exist.
+  auto same = [](const fs::path& a, const fs::path& b) {
+    std::error_code ec;
+    return !a.empty() && !b.empty() && (a == b || (fs::equivalent(a, b, ec) && !ec));
+  };
   // The sidecar goes beside the file the output resolves to (through a symbolic link), as OutputFiles puts it.
   const fs::path out = canonical(output), sidecar = canonical(io::xdmf_path_for(out.empty() ? output : out));
   const fs::path report = report_path ? canonical(*report_path) : fs::path();

@@ -356,6 +356,11 @@ TEST_F(CliTest, OutputsNeverOverwriteTheDomainFile) {
     expect_input_error({"run", "d.json", "-o", "x.h5", "--report", "r.json"}, {"report", "would overwrite the run's output"});
   }
   fs::remove(dir_ / "r.json");
+  // Nor a second name of the domain file (a hard link: one device and inode).
+  fs::create_hard_link(dir_ / "d.json", dir_ / "hard.json");
+  expect_input_error({"run", "d.json", "-o", "x.h5", "--report", "hard.json"},
+                     {"hard.json: report: would overwrite the domain file"});
+  fs::remove(dir_ / "hard.json");
   EXPECT_EQ(slurp(dir_ / "d.json"), text);
   // Nor a file the domain reads: here a polygon's point file.
   write("ring.txt", "0 0\n1 0\n1 1\n0 1\n");
