@@ -2,7 +2,8 @@
 # Builds nodegen and runs every test: the release suites; the concurrency suites under ThreadSanitizer
 # (tsan preset); the suites again under AddressSanitizer + UBSan (asan preset: clang, optimised, one
 # build for both; cases whose point is their size run smaller there, tests/support/sanitized_build.hpp,
-# four concurrency suites whose code the others run there and the rendering suite are left out,
+# four concurrency suites whose code the others run there, the rendering suite and the CLI's MPI suite
+# (built without MPI there) are left out,
 # tests/CMakeLists.txt, and so are the cases whose point is the same nodes at many thread counts, a
 # solver's convergence order, a progress line's timing or a bound on a hostile input's time or memory,
 # the asan test preset's filter: they read nothing the other cases do not, and took half the stage) and each libFuzzer target for 4 seconds from its seed corpus (scripts/fuzz.sh;
