@@ -29,18 +29,16 @@ void check_normals(const std::filesystem::path& file, const io::NodeArrays& node
     const std::int32_t row = nodes.bmap[i];
     if (row < 0 || static_cast<std::size_t>(row) >= nodes.boundary_count()) continue;  // the reader checked bmap
     const double* n = &nodes.normals[static_cast<std::size_t>(row) * dim];
-    std::string text;
     double length2 = 0;
-    for (std::size_t a = 0; a < dim; ++a) {
-      text += (a ? ", " : "") + number_text(n[a]);
-      length2 += n[a] * n[a];
-    }
+    for (std::size_t a = 0; a < dim; ++a) length2 += n[a] * n[a];
     const double length = std::sqrt(length2);
+    if (std::isfinite(length) && std::abs(length - 1.0) <= kNormalLengthTolerance) continue;
+    std::string text;  // only for the error line: the check runs at every boundary node
+    for (std::size_t a = 0; a < dim; ++a) text += (a ? ", " : "") + number_text(n[a]);
     if (!std::isfinite(length))
       throw InputError(file.string(), "/domain/normals", "node " + std::to_string(i) + ": normal (" + text + ") is not finite");
-    if (std::abs(length - 1.0) > kNormalLengthTolerance)
-      throw InputError(file.string(), "/domain/normals", "node " + std::to_string(i) + ": normal (" + text + ") has length " +
-                                                             number_text(length) + ", not 1 (normals are unit vectors)");
+    throw InputError(file.string(), "/domain/normals", "node " + std::to_string(i) + ": normal (" + text + ") has length " +
+                                                           number_text(length) + ", not 1 (normals are unit vectors)");
   }
 }
 
