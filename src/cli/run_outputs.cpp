@@ -25,7 +25,8 @@ CreatedDirectory folder_swept(const RunArgs& args, const fs::path& output, bool 
   if (args.report && !report_to_stdout(args)) folders.push_back(io::temporaries_folder(*args.report));
   for (const fs::path& folder : folders)
     for (const fs::path& removed : io::remove_dead_temporaries(folder))
-      std::fprintf(stderr, "nodegen: removed the temporary %s of a run that was killed\n", removed.c_str());
+      std::fprintf(stderr, "nodegen: removed the temporary %s of a run that was killed\n",
+                   printable(removed.string()).c_str());  // a file name may hold a newline
   return made;
 }
 

@@ -8,7 +8,8 @@
 // digits that tell the machine and the process-id namespace apart (a hash of the host name and of the
 // namespace's inode) and mkstemp's 6 random characters. From the name alone a later run can tell
 // that the writer is surely gone:
-//  - same host tag, same boot: no process has its pid any more (kill(pid, 0) fails with ESRCH);
+//  - same host tag, same boot: no process has its pid any more (kill(pid, 0) fails with ESRCH), or the
+//    one that has it is a zombie (ended, not yet waited for by its parent);
 //  - same host tag, another boot: the machine was restarted since.
 // A temporary with another host tag is never judged: it was written on another machine sharing the
 // folder (NFS between a cluster's nodes) or in another pid namespace (a container's bind mount), where
