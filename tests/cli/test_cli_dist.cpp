@@ -79,8 +79,8 @@ TEST_F(CliTest, BadDistancesAreOneErrorLine) {
   refused(R"("0.01 + \"hole\"")", {"d.json: spacing: ", "a quoted string may only name a part"});
   refused(R"j("0.01 + dist(\"hole\") + \"x\"")j", {"d.json: spacing: ", "a quoted string may only name a part"});
   refused(R"j("dist(\"hole\") = 1")j", {"d.json: spacing: "});
-  // A spacing that is 0 on the part it measures to is too small there.
-  refused(R"j("dist(\"hole\")")j", {"d.json: spacing: ", "h must be at least"});
+  // A spacing that is dist() alone is 0 on the part it measures to.
+  refused(R"j("dist(\"hole\")")j", {"d.json: spacing: ", "h = 0 at", "must be positive"});
 }
 
 }  // namespace

@@ -96,16 +96,46 @@ TEST(DistanceField, TheHintDoesNotChangeTheResult) {
     std::vector<V3> points = {centre, centre + V3(1e-12, 0, 0), centre + V3(0.01, -0.02, 0), centre + V3(3, 4, 0)};
     std::uniform_int_distribution<std::uint32_t> pick(0, static_cast<std::uint32_t>(all->size() - 1));
     for (const V3& p : points) {
-      DistanceField::Hint first{0};
+      DistanceField::Hint first;
       const double expected = field.distance(p.x(), p.y(), p.z(), first);
       EXPECT_EQ(expected, brute_force(*all, p));
       for (int k = 0; k < 200; ++k) {
-        DistanceField::Hint hint{k == 0 ? std::numeric_limits<std::uint32_t>::max() : pick(rng)};
-        ASSERT_EQ(field.distance(p.x(), p.y(), p.z(), hint), expected) << "hint " << hint.primitive;
-        ASSERT_LT(hint.primitive, all->size());
+        // Leaves that are not the hierarchy's, and out of range, as well as the ones a query leaves.
+        const std::uint32_t at = pick(rng);
+        DistanceField::Hint hint{k == 0 ? std::numeric_limits<std::uint32_t>::max() - 1 : at, 1 + at % 5};
+        if (k % 2 == 1) field.distance(0.0, 0.0, 0.0, hint);
+        ASSERT_EQ(field.distance(p.x(), p.y(), p.z(), hint), expected) << "hint " << hint.first;
+        ASSERT_LE(hint.first + hint.count, all->size());
       }
     }
   }
+}
+
+// A point on the part, to rounding (a sample on a triangle, a corner), is at 0 from any hint: the search
+// stops at the first primitive within 1e-12 of the coordinates' scale.
+TEST(DistanceField, OnThePartTheDistanceIsZeroFromAnyHint) {
+  std::vector<Primitive> sphere;
+  const test::TriMesh m = test::icosphere(4);
+  for (auto [a, b, c] : m.f) sphere.push_back({Primitive::Kind::triangle, m.v[a], m.v[b], m.v[c], 0.0});
+  const DistanceField field(sphere);
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<std::uint32_t> pick(0, static_cast<std::uint32_t>(sphere.size() - 1));
+  for (int k = 0; k < 500; ++k) {
+    const Primitive& t = sphere[pick(rng)];
+    double s = u(rng), r = u(rng);
+    if (s + r > 1) s = 1 - s, r = 1 - r;
+    const V3 p = k % 10 == 0 ? t.b : V3(t.a + s * (t.b - t.a) + r * (t.c - t.a));
+    ASSERT_LE(brute_force(sphere, p), 1e-15);
+    DistanceField::Hint fresh, other{pick(rng), 3};
+    EXPECT_EQ(field.distance(p.x(), p.y(), p.z(), fresh), 0.0);
+    EXPECT_EQ(field.distance(p.x(), p.y(), p.z(), other), 0.0);
+  }
+  // Off the part by more than the slack, the distance is the primitives' own.
+  const V3 off = 1.0000001 * sphere[7].a;
+  DistanceField::Hint hint;
+  EXPECT_EQ(field.distance(off.x(), off.y(), off.z(), hint), brute_force(sphere, off));
+  EXPECT_GT(brute_force(sphere, off), 0.0);
 }
 
 TEST(DistanceField, EachPrimitivesOwnMeasure) {
