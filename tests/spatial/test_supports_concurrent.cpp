@@ -75,6 +75,23 @@ TEST(SupportsConcurrent, TheKNearestAtAnyThreadCount) {
   }
 }
 
+// Points at the same place (ties by row alone), k = the node count (every point in every row), and a
+// lone node: the tree's leaves then hold equal points, and the ball must grow past the whole set.
+TEST(SupportsConcurrent, CoincidentPointsAndEveryPoint) {
+  auto p = points<2>("scattered", 50);
+  const auto once = p;
+  for (int copy = 0; copy < 3; ++copy) p.insert(p.end(), once.begin(), once.end());
+  auto q = points<3>("graded", 40);
+  q.insert(q.end(), 30, q.front());
+  for (int threads : {1, 3, 8}) {
+    EXPECT_EQ(nodegen::nearest_supports<2>(p, 7, threads), brute_force<2>(p, 7)) << threads << " threads";
+    EXPECT_EQ(nodegen::nearest_supports<2>(p, 200, threads), brute_force<2>(p, 200)) << threads << " threads";
+    EXPECT_EQ(nodegen::nearest_supports<3>(q, 35, threads), brute_force<3>(q, 35)) << threads << " threads";
+    EXPECT_EQ(nodegen::nearest_supports<3>(std::vector<Vec<3>>(1, Vec<3>(1, 2, 3)), 1, threads),
+              std::vector<std::int64_t>{0});
+  }
+}
+
 TEST(SupportsConcurrent, BadKIsRefused) {
   const auto p = points<2>("scattered", 10);
   EXPECT_THROW(nodegen::nearest_supports<2>(p, 0, 2), std::invalid_argument);

@@ -2,11 +2,12 @@
 // Supports: the k nearest nodes of every node (itself first, then by distance, ties by the lower row),
 // the stencils an RBF-FD solver builds its weights on.
 //
-// Method: the nodes go into a k-d tree that keeps ids (kdtree.hpp), inserted by `threads` threads at
-// once, each through its own Finger; then every node asks the tree for its k nearest, the nodes cut
-// into equal runs, one per thread. The answer of a k-nearest query is a function of the point set and
-// the query (ties broken by id), and the tree's shape does not depend on the insertion order, so the
-// supports are the same at any thread count.
+// Method: the nodes go into a static k-d tree (src/spatial/support_tree.hpp: median splits along the
+// longest side, leaves of 8, built a level at a time with the level's nodes in parallel); then the
+// leaves, in the tree's order, are cut into equal runs, one per thread, and each leaf's nodes are
+// answered together from one gathering of the points near the leaf. The answer of a k-nearest query is
+// a function of the point set and the query (ties broken by id), whatever tree or radius found it, so
+// the supports are the same at any thread count.
 //
 // Limits: k from 1 to the node count; at most 2^31 - 1 nodes (32-bit ids, int32 rows in the output).
 #include <cstdint>
