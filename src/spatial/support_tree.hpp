@@ -28,10 +28,10 @@ class SupportTree {
  public:
   static constexpr std::uint32_t kLeafSize = 8;
 
-  // `threads` build the subtrees below the top levels at once; the tree does not depend on it.
+  // Built a level at a time, `threads` splitting a level's nodes among them; the tree does not depend
+  // on it.
   SupportTree(std::span<const Vec<D>> points, int threads);
 
-  std::size_t size() const { return ids_.size(); }
   // The id (index in the points given) of the point at tree position j, and its coordinates.
   std::uint32_t id_at(std::size_t j) const { return ids_[j]; }
   const Vec<D>& point_at(std::size_t j) const { return points_[j]; }
@@ -57,14 +57,12 @@ class SupportTree {
     Vec<D> cell_lo, cell_hi;  // the split planes' region (infinite at the outside)
     std::uint32_t begin = 0, end = 0;
   };
-  void build(std::size_t node, std::uint32_t begin, std::uint32_t end, const Vec<D>& cell_lo, const Vec<D>& cell_hi,
-             int depth_parallel, int threads);
   static bool is_leaf(const Node& n) { return n.end - n.begin <= kLeafSize; }
 
-  std::vector<Vec<D>> points_;       // in tree order
-  std::vector<std::uint32_t> ids_;   // ids_[j]: the given index of points_[j]
+  std::vector<Vec<D>> points_;         // in tree order
+  std::vector<std::uint32_t> ids_;     // ids_[j]: the given index of points_[j]
   std::vector<std::uint32_t> leaves_;  // the leaf nodes, in tree order
-  std::vector<Node> nodes_;          // implicit: children of i at 2i + 1, 2i + 2; unused slots empty
+  std::vector<Node> nodes_;            // implicit: children of i at 2i + 1, 2i + 2; unused slots empty
 };
 
 template <int D>

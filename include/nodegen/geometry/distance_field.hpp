@@ -50,6 +50,13 @@ struct WideNode {
   WideNode();  // every lane unused: a box no point is near
 };
 
+// The plane through a primitive: |normal . p - offset| is at most its distance from p (a zero normal:
+// no bound).
+struct Plane {
+  Eigen::Vector3d normal = Eigen::Vector3d::Zero();
+  double offset = 0.0;
+};
+
 }  // namespace distance_detail
 
 class DistanceField {
@@ -75,18 +82,12 @@ class DistanceField {
   // The distance from p to one primitive (the search's own measure).
   static double distance_to(const Primitive& primitive, const Eigen::Vector3d& p);
 
-  // The plane through a primitive: |normal . p - offset| is at most its distance from p.
-  struct Plane {
-    Eigen::Vector3d normal = Eigen::Vector3d::Zero();
-    double offset = 0.0;
-  };
-
  private:
-  std::vector<Primitive> primitives_;  // in leaf order
-  std::vector<Plane> planes_;          // planes_[i] holds primitives_[i]
-  std::vector<distance_detail::WideNode> wide_;            // wide_[0] is the root
-  double slack_ = 0.0;                 // the absolute part of the pruning margin
-  bool planar_ = false;                // every corner at z = 0: boxes measured in the plane
+  std::vector<Primitive> primitives_;             // in leaf order
+  std::vector<distance_detail::Plane> planes_;     // planes_[i] holds primitives_[i]
+  std::vector<distance_detail::WideNode> wide_;    // wide_[0] is the root
+  double slack_ = 0.0;                            // the absolute part of the pruning margin
+  bool planar_ = false;                           // every corner at z = 0: boxes measured in the plane
 };
 
 }  // namespace nodegen

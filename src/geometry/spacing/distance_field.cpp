@@ -246,7 +246,7 @@ NODEGEN_CLONES void planar_lane_distances2(const Wide& w, const double* p, doubl
 
 // A plane (or in 2D a line) every point of the primitive lies on, so that its distance bounds the
 // primitive's from below; a zero normal for a round or a degenerate primitive (no bound).
-DistanceField::Plane plane_of(const DistanceField::Primitive& q) {
+distance_detail::Plane plane_of(const DistanceField::Primitive& q) {
   using Kind = DistanceField::Primitive::Kind;
   Vec3 normal = Vec3::Zero();
   if (q.kind == Kind::triangle) normal = (q.b - q.a).cross(q.c - q.a);
@@ -284,12 +284,13 @@ DistanceField::DistanceField(std::vector<Primitive> primitives) : primitives_(st
   if (primitives_.size() >= std::numeric_limits<std::uint32_t>::max() / 2)
     throw std::invalid_argument("a distance field holds at most 2^31 primitives");
   double scale = 0.0;
-  for (const Primitive& q : primitives_)
-    for_each_corner(q, [&](const Vec3& v, double r) { scale = std::max(scale, v.cwiseAbs().maxCoeff() + r); });
-  slack_ = kAbsoluteSlack * std::max(scale, std::numeric_limits<double>::min());
   planar_ = true;
   for (const Primitive& q : primitives_)
-    for_each_corner(q, [&](const Vec3& v, double) { planar_ = planar_ && v.z() == 0.0; });
+    for_each_corner(q, [&](const Vec3& v, double r) {
+      scale = std::max(scale, v.cwiseAbs().maxCoeff() + r);
+      planar_ = planar_ && v.z() == 0.0;
+    });
+  slack_ = kAbsoluteSlack * std::max(scale, std::numeric_limits<double>::min());
   std::vector<BinaryNode> binary;
   binary.reserve(2 * primitives_.size() / kLeafSize + 2);
   build_binary(primitives_, planar_, binary, 0, static_cast<std::uint32_t>(primitives_.size()));
@@ -301,19 +302,20 @@ DistanceField::DistanceField(std::vector<Primitive> primitives) : primitives_(st
 
 double DistanceField::distance(double x, double y, double z, Hint& hint) const {
   const Vec3 p(x, y, z);
-  double best = std::numeric_limits<double>::infinity(), prune2 = best;
+  // bound: the best so far plus the pruning margin; a box or plane farther than it holds nothing nearer.
+  double best = std::numeric_limits<double>::infinity(), bound = best, prune2 = best;
   Hint nearest = hint;
   // Measures a leaf's primitives; true once one is within the slack of p, when the answer is 0
   // whichever primitive shows it (see distance_field.hpp).
   const auto measure = [&](std::uint32_t first, std::uint32_t count) {
     for (std::uint32_t i = first; i < first + count; ++i) {
-      const Plane& plane = planes_[i];
+      const distance_detail::Plane& plane = planes_[i];
       const double off = std::abs(plane.normal.dot(p) - plane.offset);
-      if (off > best * (1.0 + kRelativeSlack) + slack_) continue;  // its plane alone is farther
+      if (off > bound) continue;  // its plane alone is farther
       const double d = distance_to(primitives_[i], p);
       if (d >= best) continue;
       best = d, nearest = {first, count};
-      const double bound = best * (1.0 + kRelativeSlack) + slack_;
+      bound = best * (1.0 + kRelativeSlack) + slack_;
       prune2 = bound * bound;
       if (best <= slack_) return true;
     }
