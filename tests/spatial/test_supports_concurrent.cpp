@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nodegen/spatial/nearest_supports.hpp"
@@ -24,13 +24,11 @@ template <int D>
 std::vector<std::int64_t> brute_force(const std::vector<Vec<D>>& p, int k) {
   const std::size_t n = p.size(), w = static_cast<std::size_t>(k);
   std::vector<std::int64_t> out(n * w);
-  std::vector<std::size_t> order(n);
+  std::vector<std::pair<double, std::size_t>> by_distance(n);  // (squared distance, row): ties by the row
   for (std::size_t i = 0; i < n; ++i) {
-    std::iota(order.begin(), order.end(), 0);
-    auto d2 = [&](std::size_t j) { return (p[j] - p[i]).squaredNorm(); };
-    std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                      [&](std::size_t a, std::size_t b) { return d2(a) < d2(b) || (d2(a) == d2(b) && a < b); });
-    for (std::size_t j = 0; j < w; ++j) out[i * w + j] = static_cast<std::int64_t>(order[j]);
+    for (std::size_t j = 0; j < n; ++j) by_distance[j] = {(p[j] - p[i]).squaredNorm(), j};
+    std::partial_sort(by_distance.begin(), by_distance.begin() + k, by_distance.end());
+    for (std::size_t j = 0; j < w; ++j) out[i * w + j] = static_cast<std::int64_t>(by_distance[j].second);
   }
   return out;
 }
