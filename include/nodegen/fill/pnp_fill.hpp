@@ -48,6 +48,7 @@
 #include "nodegen/fill/internal/fill_tree.hpp"
 #include "nodegen/fill/internal/first_failure.hpp"
 #include "nodegen/fill/internal/hand_over.hpp"
+#include "nodegen/fill/internal/interior_starts.hpp"
 #include "nodegen/fill/internal/heap_trim.hpp"
 #include "nodegen/fill/internal/node_rule.hpp"
 #include "nodegen/fill/internal/phase_queue.hpp"
@@ -201,14 +202,40 @@ class PnpFill {
     const std::size_t first = slots_.claim(store_, n);
     boundary_local_ = n;
     Scratch& s = scratch(0);
+    std::int32_t finest = TileGrid<D>::kMaxLevel;
     for (std::size_t i = 0; i < n; ++i) {
       const Vec<D>& p = boundary[i].pos;
       store_.set(first + i, to_stored<D>(p));
       tree_.insert_alone(p, s.finger);
       const double r = spacing_at(p, s);
+      finest = std::min(finest, start_level<D>(r, grid_.edge(0)));
       phases_.enqueue(tiles_.at(grid_.key_of(p, r)), {p, r}, 0);
     }
     report_progress(n);
+    start_inside(boundary, finest);
+  }
+  // The interior starts (internal/interior_starts.hpp) follow the boundary in the store and wait, as
+  // its nodes do, for generation 0.
+  template <class BoundaryNodeT>
+  void start_inside(const std::vector<BoundaryNodeT>& boundary, std::int32_t finest) {
+    const std::vector<Start<D>> starts = find_starts(boundary, finest);
+    if (starts.empty()) return;
+    const std::size_t first = slots_.claim(store_, starts.size());
+    Scratch& s = scratch(0);
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+      store_.set(first + i, to_stored<D>(starts[i].pos));
+      tree_.insert_alone(starts[i].pos, s.finger);
+      phases_.enqueue(tiles_.at(starts[i].key), {starts[i].pos, starts[i].h}, 0);
+    }
+    report_progress(starts.size());
+  }
+  template <class BoundaryNodeT>
+  std::vector<Start<D>> find_starts(const std::vector<BoundaryNodeT>& boundary, std::int32_t finest) {
+    std::vector<Vec<D>> at;
+    at.reserve(boundary.size());
+    for (const auto& b : boundary) at.push_back(b.pos);
+    return interior_starts<D>(domain_, grid_, params_.seed, std::move(at), finest,
+                              [this](const Vec<D>& p) { return spacing_at(p, scratch(0)); });
   }
   // The same with several processes (internal/rank_exchange.hpp).
   template <class BoundaryNodeT>
@@ -216,7 +243,8 @@ class PnpFill {
     std::tie(boundary_first_, boundary_local_) = ranks_.seed(
         boundary, params_.max_nodes, threads_, domain_,
         [this](int t, const Vec<D>& p) { return spacing_at(p, scratch(t)); },
-        [this](int t, const Vec<D>& p) { return scratch(t).h(p); }, scratch(0).finger);
+        [this](int t, const Vec<D>& p) { return scratch(t).h(p); },
+        [&](std::int32_t finest) { return find_starts(boundary, finest); }, scratch(0).finger);
     report_progress(boundary_local_);
   }
 

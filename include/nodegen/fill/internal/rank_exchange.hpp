@@ -33,6 +33,7 @@
 #include "nodegen/fill/discretization.hpp"
 #include "nodegen/fill/internal/first_failure.hpp"
 #include "nodegen/fill/internal/hand_over.hpp"
+#include "nodegen/fill/internal/interior_starts.hpp"
 #include "nodegen/fill/internal/phase_queue.hpp"
 #include "nodegen/fill/internal/point_list.hpp"
 #include "nodegen/fill/internal/round_items.hpp"
@@ -72,10 +73,10 @@ class RankExchange {
   // Seeds the tiles this process owns with the boundary nodes, puts those its tiles may read in its
   // tree (through `finger`), and writes an even share of their rows; returns the share (first row,
   // count). checked_h(t, p): the checked spacing at p on thread t; raw_h(t, p): the spacing's value.
-  template <class BoundaryNodeT, class DomainT, class CheckedH, class RawH, class Finger>
+  template <class BoundaryNodeT, class DomainT, class CheckedH, class RawH, class MakeStarts, class Finger>
   std::pair<std::size_t, std::size_t> seed(const std::vector<BoundaryNodeT>& boundary, std::size_t max_nodes,
                                            int threads, const DomainT& domain, CheckedH&& checked_h, RawH&& raw_h,
-                                           Finger& finger) {
+                                           MakeStarts&& make_starts, Finger& finger) {
     const std::size_t n = boundary.size();
     // Every process finds this alike; agreed all the same, so the error is known as agreed everywhere.
     if (n > max_nodes) ex_->agree(std::make_exception_ptr(StoreFull("the domain has " + std::to_string(n) + " boundary nodes")));
@@ -87,12 +88,26 @@ class RankExchange {
       failure = std::current_exception();
     }
     ex_->agree(failure);
-    // The levels open so far: the boundary's (every process computes the same).
+    // The interior starts (interior_starts.hpp): every process finds all of them alike.
+    std::vector<Start<D>> starts;
+    try {
+      std::int32_t finest = TileGrid<D>::kMaxLevel;
+      for (double r : h) finest = std::min(finest, start_level<D>(r, grid_.edge(0)));
+      starts = make_starts(finest);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    ex_->agree(failure);
+    // The levels open so far: the boundary's and the starts' (every process computes the same).
     lmin_ = TileGrid<D>::kMaxLevel;
     lmax_ = TileGrid<D>::kMinLevel;
     for (double r : h) {
       lmin_ = std::min(lmin_, grid_.level_of(r));
       lmax_ = std::max(lmax_, grid_.level_of(r));
+    }
+    for (const Start<D>& start : starts) {
+      lmin_ = std::min(lmin_, start.key.level);
+      lmax_ = std::max(lmax_, start.key.level);
     }
     own_ = Ownership<D>(block_weights(boundary, threads, domain, raw_h), ranks_);
     boundary_first_ = n * static_cast<std::size_t>(rank_) / static_cast<std::size_t>(ranks_);
@@ -115,7 +130,35 @@ class RankExchange {
       if (owned) phases_.enqueue(tiles_.at(key), {p, h[i]}, 0);
     }
     row_base_ = n;
+    seed_starts(starts, max_nodes, finger);
     return {boundary_first_, boundary_local_};
+  }
+
+  // The starts of the tiles this process owns are its first interior rows, after the lower ranks'
+  // (the starts come in the merge order); every start one of its tiles may read joins its tree (later
+  // readers get them from their owner, as the nodes of any phase: open_levels).
+  template <class Finger>
+  void seed_starts(const std::vector<Start<D>>& starts, std::size_t max_nodes, Finger& finger) {
+    if (row_base_ + starts.size() > max_nodes)  // alike on every process
+      ex_->agree(std::make_exception_ptr(StoreFull("the fill holds " + std::to_string(row_base_ + starts.size()) + " nodes")));
+    std::size_t local = 0;
+    for (const Start<D>& start : starts) local += owns(start.key) ? 1 : 0;
+    const std::size_t first = slots_.claim(store_, local);
+    std::size_t slot = first, before = starts.size();
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+      const Start<D>& start = starts[i];
+      const bool owned = owns(start.key);
+      if (owned) {
+        before = std::min(before, i);
+        store_.set(slot++, to_stored<D>(start.pos));
+        phases_.enqueue(tiles_.at(start.key), {start.pos, start.h}, 0);
+      } else {
+        own_.readers(grid_, start.pos, lmin_, lmax_, readers_);
+      }
+      if (owned || std::find(readers_.begin(), readers_.end(), rank_) != readers_.end()) tree_.insert_alone(start.pos, finger);
+    }
+    if (local) share_.runs.push_back({row_base_ + before, local});
+    row_base_ += starts.size();
   }
 
   // The completion step's exchange after a phase (see the protocol above). claim(n): store slots for

@@ -1,0 +1,165 @@
+#pragma once
+// Interior starts: fronts that begin inside the domain as well as at its boundary.
+//
+// Why: a front that only advances from the boundary inward needs about (domain size / h) generations,
+// and a phase holds only the tiles on that front, so at many threads the rounds are short and their
+// tails, barriers and completion steps dominate (docs/parallel-fill.md, "Interior starts"). With one
+// start in every cell of about kStartLevels tile levels above the spacing's own (2D: 8 x 8 tiles of
+// 32 h; 3D: 2 x 2 x 2 tiles of 8 h), every region fills at once: the generations number about a
+// cell's size / h whatever the domain's size, and the tiles at work in a phase grow with the domain.
+//
+// Rule (a function of the domain, the spacing, the seed and the boundary nodes alone, so the same on
+// every process, at every thread count): cells are the squares / cubes of edge unit * 2^m anchored at
+// the bounding box's low corner (unit: its longest side, as the tile grid's), visited level by level
+// from the one cell m = 0 down. A cell's point is its centre moved by up to a quarter of its edge on
+// each axis, drawn from (seed, m, cell). If the point is inside the domain and its spacing's level L
+// (tile_grid.hpp) has L + kStartLevels == m, the point is a start unless a boundary node lies within
+// kStartClearance h of it; if L + kStartLevels < m the cell is split into its 2^D children; a point
+// outside the domain splits its cell down to the boundary's finest level + kStartLevels. At most
+// kStartCells cells are visited (level by level, so a cut is the same everywhere).
+//
+// Invariants: two starts are at least a quarter of the larger cell's edge apart (each lies in the
+// central half of its cell, and the cells that hold starts do not overlap), far more than either's
+// kStartClearance h, so starts never need checking against each other; no boundary node is within
+// kStartClearance h of a start, so a start keeps PNP's spacing (no node within zeta h) with every node.
+// The starts come in the merge order of their tiles (tile_grid.hpp: ownership block, then Z-order),
+// those of one tile in the order the cells were visited: the order of their store rows.
+#include <algorithm>
+#include <cmath>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "nodegen/fill/tile_grid.hpp"
+#include "nodegen/geometry/box.hpp"
+#include "nodegen/spatial/point.hpp"
+#include "nodegen/storage/splitmix.hpp"
+
+namespace nodegen::fill_detail {
+
+// A start's cell is the smallest cell of at least this many of its spacings on a side.
+template <int D>
+inline constexpr double kStartSpacings = D == 2 ? 181.0 : 16.0;
+// No boundary node within this many h of a start.
+inline constexpr double kStartClearance = 2.0;
+// The most cells the descent visits.
+inline constexpr std::size_t kStartCells = std::size_t{1} << 18;
+
+// The level of a start's cell for spacing r: the smallest m with unit 2^m >= kStartSpacings r.
+template <int D>
+std::int32_t start_level(double r, double unit) {
+  int e = 0;
+  const double f = std::frexp(kStartSpacings<D> * r / unit, &e);
+  const std::int32_t m = f == 0.5 ? e - 1 : e;
+  return std::clamp<std::int32_t>(m, TileGrid<D>::kMinLevel, TileGrid<D>::kMaxLevel);
+}
+
+template <int D>
+struct Start {
+  Vec<D> pos;
+  double h;
+  TileKey<D> key;      // its tile
+  std::uint64_t block;  // its tile's ownership block
+};
+
+// The boundary nodes near a point, bucketed by tile at the levels asked for.
+template <int D>
+class BoundaryBuckets {
+ public:
+  BoundaryBuckets(const TileGrid<D>& grid, std::vector<Vec<D>> points) : grid_(grid), points_(std::move(points)) {}
+
+  // Whether a boundary node lies within `radius` of p (radius at most a tile of `level`).
+  bool any_within(const Vec<D>& p, std::int32_t level, double radius) {
+    auto& buckets = at_level(level);
+    const double r2 = radius * radius;
+    bool found = false;
+    grid_.tiles_near(p, level, radius / grid_.edge(level), [&](const TileKey<D>& key) {
+      const auto it = buckets.find(key);
+      if (found || it == buckets.end()) return;
+      for (std::uint32_t i : it->second)
+        if ((points_[i] - p).squaredNorm() < r2) {
+          found = true;
+          return;
+        }
+    });
+    return found;
+  }
+
+ private:
+  using Buckets = std::unordered_map<TileKey<D>, std::vector<std::uint32_t>, TileKeyHash<D>>;
+  Buckets& at_level(std::int32_t level) {
+    auto [it, made] = levels_.try_emplace(level);
+    if (made)
+      for (std::size_t i = 0; i < points_.size(); ++i)
+        it->second[grid_.key_of(points_[i], level)].push_back(static_cast<std::uint32_t>(i));
+    return it->second;
+  }
+  const TileGrid<D>& grid_;
+  std::vector<Vec<D>> points_;
+  std::unordered_map<std::int32_t, Buckets> levels_;
+};
+
+// The starts (rule above). `boundary`: the boundary nodes' positions; `finest`: the finest level of
+// their spacings; h(p): the checked spacing at a point inside the domain.
+template <int D, class DomainT, class H>
+std::vector<Start<D>> interior_starts(const DomainT& domain, const TileGrid<D>& grid, std::uint64_t seed,
+                                      std::vector<Vec<D>> boundary, std::int32_t finest, H&& h) {
+  std::vector<Start<D>> starts;
+  if (boundary.empty()) return starts;
+  const Box<D> box = domain.bounding_box();
+  const double unit = box.size().maxCoeff();
+  if (!(unit > 0.0)) return starts;
+  BoundaryBuckets<D> near(grid, std::move(boundary));
+  struct Cell {
+    std::array<std::int64_t, D> c;
+  };
+  std::vector<Cell> level{Cell{}}, next;
+  std::size_t visited = 0;
+  for (std::int32_t m = 0; !level.empty() && m > TileGrid<D>::kMinLevel; --m) {
+    const double edge = std::ldexp(unit, m);
+    next.clear();
+    for (const Cell& cell : level) {
+      if (++visited > kStartCells) break;
+      std::uint64_t bits = mix64(seed ^ 0x5EEDC0DE5EEDC0DEull);
+      bits = mix64(bits ^ static_cast<std::uint64_t>(static_cast<std::int64_t>(m)));
+      Vec<D> p;
+      for (int a = 0; a < D; ++a) {
+        bits = mix64(bits ^ static_cast<std::uint64_t>(cell.c[static_cast<std::size_t>(a)]));
+        const double u = static_cast<double>(bits >> 11) * 0x1.0p-53 - 0.5;  // [-0.5, 0.5)
+        p[a] = box.lo[a] + (static_cast<double>(cell.c[static_cast<std::size_t>(a)]) + 0.5 + 0.5 * u) * edge;
+      }
+      bool split;
+      if (domain.contains(p)) {
+        const double r = h(p);
+        const std::int32_t level_of_h = grid.level_of(r), cell_level = start_level<D>(r, unit);
+        split = cell_level < m;
+        if (cell_level == m && !near.any_within(p, level_of_h, kStartClearance * r)) {
+          const TileKey<D> key = grid.key_of(p, level_of_h);
+          starts.push_back({p, r, key, TileGrid<D>::block_code(key)});
+        }
+      } else {
+        split = m > finest;
+      }
+      if (!split) continue;
+      for (int child = 0; child < (1 << D); ++child) {
+        Cell k;
+        for (int a = 0; a < D; ++a)
+          k.c[static_cast<std::size_t>(a)] = 2 * cell.c[static_cast<std::size_t>(a)] + ((child >> a) & 1);
+        // Only children that meet the box hold points of the domain.
+        bool meets = true;
+        for (int a = 0; a < D; ++a)
+          meets = meets && box.lo[a] + static_cast<double>(k.c[static_cast<std::size_t>(a)]) * edge * 0.5 <= box.hi[a];
+        if (meets) next.push_back(k);
+      }
+    }
+    level.swap(next);
+  }
+  std::stable_sort(starts.begin(), starts.end(), [](const Start<D>& a, const Start<D>& b) {
+    return merge_less<D>(a.key, a.block, b.key, b.block);
+  });
+  return starts;
+}
+
+}  // namespace nodegen::fill_detail
