@@ -8,6 +8,9 @@
 // inside the domain and no node, old or just accepted, lies within zeta r of it. Accepted candidates
 // are expanded in turn.
 //
+// Fronts start at the boundary nodes and at interior starts (internal/interior_starts.hpp: one per
+// cell of many spacings, by a rule of the seed and the cell), so every region fills at once.
+//
 // Order (docs/parallel-fill.md has the argument): the work is ordered by space, not by time. Every
 // node belongs to a tile (tile_grid.hpp: tiles sized by the node's spacing, in levels and colours;
 // internal/tile_map.hpp). The fill runs in phases (internal/phase_queue.hpp); a phase takes the tiles
