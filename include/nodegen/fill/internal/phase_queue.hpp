@@ -71,7 +71,8 @@ class PhaseQueue {
     std::vector<std::uint32_t>* list = nullptr;
     Phase last{};
     for (std::uint32_t i : tiles) {  // a run's tiles mostly list in a few phases
-      const Phase phase = phase_of(map[i], generation);
+      const TileKey<D>& key = map.key(i);
+      const Phase phase{generation, key.level, TileGrid<D>::colour(key)};
       if (!list || phase != last) list = &ready_[last = phase];
       list->push_back(i);
     }

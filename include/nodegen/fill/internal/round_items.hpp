@@ -64,11 +64,12 @@ class RoundItems {
     // low half is the item: cheaper than a comparison that reads both tiles' counts, in a step that
     // runs once a phase while the other threads wait or finish their items.
     std::size_t total = 0;
-    for (std::uint32_t t : active) total += waiting_of(t);
+    waiting_.resize(active.size());
+    for (std::size_t k = 0; k < active.size(); ++k) total += waiting_[k] = waiting_of(active[k]);  // each tile read once
     std::size_t before = 0;
     cut.runs.assign(teams, {0, 0});
     for (std::size_t k = 0; k < active.size(); ++k) {
-      const std::size_t w = waiting_of(active[k]);
+      const std::size_t w = waiting_[k];
       const std::size_t who = total ? std::min(teams - 1, (2 * before + w) * teams / (2 * total)) : 0;
       const std::uint64_t fewer = 0xFFFF'FFFFu - std::min<std::uint64_t>(w, 0xFFFF'FFFFu);
       share_lists_[who].push_back(fewer << 32 | k);
@@ -129,6 +130,7 @@ class RoundItems {
 
   std::size_t threads_;
   std::vector<std::vector<std::uint64_t>> share_lists_;  // scratch of cut_tiles
+  std::vector<std::size_t> waiting_;                     // scratch of cut_tiles: each tile's waiting nodes
   std::unique_ptr<Share[]> shares_;                      // each thread's run of tiles, then each thread's copies
   std::vector<std::uint32_t> order_;  // the round's items: k < the phase's tiles is tile k, the others copies
 };

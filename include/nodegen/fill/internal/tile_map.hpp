@@ -121,28 +121,38 @@ class TileMap {
       t.block = TileGrid<D>::block_code(key);
       t.index = static_cast<std::uint32_t>(it->second);
       grid_.cell_of(key, t.lo, t.hi);
+      keys_.push_back({key, t.block});
     }
     return *tiles_[it->second];
   }
   Tile<D>& operator[](std::uint32_t index) const { return *tiles_[index]; }
+  // A tile's key and block, from an array of their own: the serial steps between phases read them
+  // for every tile of a phase, and a tile's own memory lies anywhere on the heap.
+  const TileKey<D>& key(std::uint32_t index) const { return keys_[index].key; }
 
   // Sorts tile indices into the merge order (tile_grid.hpp: ownership block, then Z-order), which any
   // process can compute for its own tiles without knowing the others' history.
   void sort_merge_order(std::vector<std::uint32_t>& tiles) const {
     std::sort(tiles.begin(), tiles.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return merge_less<D>(tiles_[a]->key, tiles_[a]->block, tiles_[b]->key, tiles_[b]->block);
+      return merge_less<D>(keys_[a].key, keys_[a].block, keys_[b].key, keys_[b].block);
     });
   }
 
   // Frees every tile and the index.
   void release() {
     std::vector<std::unique_ptr<Tile<D>>>().swap(tiles_);
+    decltype(keys_)().swap(keys_);
     decltype(index_)().swap(index_);
   }
 
  private:
   TileGrid<D> grid_;
   std::vector<std::unique_ptr<Tile<D>>> tiles_;  // in the order they were first met
+  struct Keys {
+    TileKey<D> key;
+    std::uint64_t block;
+  };
+  std::vector<Keys> keys_;  // by index, as tiles_
   std::unordered_map<TileKey<D>, std::uint32_t, TileKeyHash<D>> index_;
 };
 
