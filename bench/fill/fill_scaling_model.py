@@ -10,9 +10,11 @@ where greedy_makespan hands the items out in the logged order, each to the threa
 first, and then the round's hand-over in P equal shares, one a thread (the fill cuts the runs by the
 nodes waiting in their tiles). (The fill gives each thread a share of the tiles by place and lets a
 thread that has finished its share take the others' next items; the model's list scheduling ignores
-where items are, which is what the shares exploit.) The planning of the next phase and the heap trim,
-which one thread does during the round, are logged with the completion step, as if serial;
---serial-handover counts the hand-over there too (the most pessimistic reading).
+where items are, which is what the shares exploit.) The planning of the next phase is a round's first
+item when thread 0 did it as the round began (the next phase was of the same generation), and part of
+the completion step when not; the heap trim, which one thread does during the round, is logged with
+the completion step, as if serial; --serial-handover counts the hand-over there too (the most
+pessimistic reading).
 Items and completion steps are timed in a 1-thread run, so what the model leaves out is what the
 hardware takes from several busy CPUs (on the 2-vCPU VMs of bench/RESULTS.md, Fill, two independent 1-thread
 fills reach less than 2x, and on the Intel one as much in two processes as in one), and the barrier's own

@@ -16,10 +16,11 @@
 namespace nodegen {
 
 // Per-phase timings of a fill (docs/parallel-fill.md, "Scaling model"): for every phase, the seconds of
-// each item of its round (its tiles, then the copies of the previous phase's nodes, in the order the
-// items were handed out); of the work one thread does alone (the completion step, the choice and
-// sorting of the next phase's tiles, the heap trim); and of the hand-over its threads did during the
-// round, each its own run of tiles. Recording costs two clock reads per item.
+// each item of its round (first the planning of the next phase when it ran as the round began, else 0;
+// then its tiles, then the copies of the previous phase's nodes, in the order the items were handed
+// out); of the work one thread does alone (the completion step, with the planning when it ran there,
+// and the heap trim); and of the hand-over its threads did during the round, each its own run of
+// tiles. Recording costs two clock reads per item.
 struct PhaseLog {
   std::vector<std::vector<float>> item_seconds;
   std::vector<float> completion_seconds;

@@ -253,10 +253,10 @@ class PnpFill {
 
   // Phases in ascending (generation, level, colour) until no tile has a waiting node.
   //
-  // A round: each thread takes the tiles of its share (its run, those with the most nodes waiting
-  // first), then the other shares' next tiles, then hands its run over (hand_over_run; the first thread
-  // there also prepares the next round), then takes the copies of the tiles its run handed over in the
-  // previous phase into their store slots, then the others' copies. Then the team meets at the barrier,
+  // A round: thread 0 first plans the next phase when it is known already (plan_in_round); each thread
+  // takes the tiles of its share (its run, those with the most nodes waiting first), then the other
+  // shares' next tiles, then hands its run over (hand_over_run), then takes the copies of the tiles its
+  // run handed over in the previous phase into their store slots, then the others' copies. Then the team meets at the barrier,
   // whose completion step (end_phase) does what that left: hand-over, slots, the next phase. The barrier
   // orders every write of a round before every read of the next (parallel/phase_barrier.hpp: the
   // completion happens after every arrival and before any thread returns from the wait). A thread that
@@ -269,6 +269,7 @@ class PnpFill {
       sync.meet();  // the members start at different times
       while (!done_) {
         try {
+          if (t == 0) plan_in_round();
           // Its own run of the tiles, then what is left of the others'; the hand-over of its run's
           // tiles that are done; then the copies the same way; then the rest of the hand-over.
           for (int v = 0; v < 2 * threads_ && !failure_.failed(); ++v) {
@@ -363,23 +364,29 @@ class PnpFill {
     tile.set_aside.push_back({child, key, routing.last_tile});
   }
 
-  // Run t's hand-over during the round (internal/hand_over.hpp); the first thread there also plans
-  // the next phase while the others finish their tiles.
+  // Run t's hand-over during the round (internal/hand_over.hpp).
   void hand_over_run(int t, bool spin) {
     if (ranks_.active() || hand_over_.handed(t)) return;
     const auto start = std::chrono::steady_clock::now();
-    if (!planning_.exchange(true, std::memory_order_acquire) && !plan_.ready && !failure_.failed()) {
-      plan_next_phase(false);
-      times_.add_planning(start);  // within the run's seconds below; the log keeps them apart
-    }
     hand_over_.hand_over_expanded(t, spin, start, failure_);
     if (times_.on()) hand_over_.run(t).seconds += PhaseTimes::seconds_since(start);
   }
 
+  // By thread 0 as the round begins, while the others take their tiles: the next phase, if it is of
+  // this round's generation. Its tiles and their waiting nodes of that generation are then final (this
+  // round only adds nodes of the next generation), so planning it now gives the plan the completion
+  // step would, off the serial step; a phase of the next generation waits for the completion step.
+  // The completion step reads the plan after the barrier.
+  void plan_in_round() {
+    if (ranks_.active() || plan_.ready || failure_.failed()) return;
+    const auto start = PhaseTimes::Clock::now();
+    plan_next_phase(false);
+    times_.add_planning(start);
+  }
+
   // The next phase's tiles, sorted and cut into the next round's shares, once the phase queue's first
-  // phase can no longer change (PhaseQueue::take_first): by the first thread out of tiles (planning_),
-  // whose plan the completion step reads after the barrier, or by the completion step when that one
-  // could not (`all_handed`). The completion step adds this phase's copies to the cut.
+  // phase can no longer change (PhaseQueue::take_first): during the round (plan_in_round) or by the
+  // completion step (`all_handed`). The completion step adds this phase's copies to the cut.
   void plan_next_phase(bool all_handed) {
     if (!phases_.take_first(round_.generation, all_handed, plan_.generation, plan_.active)) return;
     tiles_.sort_merge_order(plan_.active);
@@ -489,7 +496,6 @@ class PnpFill {
   // The same for tiles already sorted and cut (`cut`, which is left empty).
   void begin_round(Cut& cut) {
     ++round_.number;
-    planning_.store(false, std::memory_order_relaxed);
     items_.begin(cut);
     hand_over_.begin(cut.runs);
     trim_.note_round(round_.generation, cut.waiting);
@@ -554,7 +560,6 @@ class PnpFill {
     std::vector<std::uint32_t> active;  // its tiles, in the merge order
     Cut cut;
   } plan_;
-  alignas(kFalseSharingBytes) std::atomic<bool> planning_{false};  // taken by the first thread out of tiles
   bool done_ = false;
   FirstFailure failure_;
 };

@@ -2,12 +2,13 @@
 // PhaseTimes: writes the phase log (discretization.hpp, PhaseLog; docs/parallel-fill.md, "Scaling
 // model") when the caller asked for one, and costs a pointer test per item when not.
 //
-// What it records, per phase: the seconds of each item of the round (its tiles, then the copies of
-// the previous phase's nodes, in the order the items were handed out); of the work one thread does
-// alone (completion: the completion step, plus the next phase's planning and the heap trim, which run
-// during the round on one thread but are logged as if serial, so the scaling model does not count on
-// the round's tails to hide them); and of the runs' hand-overs during the round, each by its own
-// thread (handover), less the planning done inside them.
+// What it records, per phase: the seconds of each item of the round (first the next phase's planning
+// when thread 0 did it as the round began, 0 when not; then its tiles, then the copies of the previous
+// phase's nodes, in the order the items were handed out); of the work one thread does alone
+// (completion: the completion step, with the planning when it ran there, plus the heap trim, which runs
+// during the round on one thread but is logged as if serial, so the scaling model does not count on
+// the round's tails to hide it); and of the runs' hand-overs during the round, each by its own thread
+// (handover).
 //
 // Concurrency: item() writes the slot of the item its thread took; add_planning and add_trim are each
 // called by the one thread that took that job; the rest by the completion step.
@@ -30,19 +31,22 @@ class PhaseTimes {
     return std::chrono::duration<float>(Clock::now() - t).count();
   }
 
-  // A round of `items` items begins.
+  // A round of `items` items begins (its first slot is the planning's).
   void begin_round(std::size_t items) {
-    if (log_ && items) log_->item_seconds.emplace_back(items, 0.0f);
+    slot_ = log_ && items;
+    if (slot_) log_->item_seconds.emplace_back(items + 1, 0.0f);
   }
   // When an item starts (the clock is read only when logging).
   Clock::time_point item_start() const { return log_ ? Clock::now() : Clock::time_point{}; }
   // Item i of the round, started at `start`, is done.
   void item(std::size_t i, Clock::time_point start) {
-    if (log_) log_->item_seconds.back()[i] = seconds_since(start);
+    if (log_) log_->item_seconds.back()[i + 1] = seconds_since(start);
   }
-  // The round's planning of the next phase (within a run's hand-over), and the heap trim.
+  // The round's planning of the next phase (by thread 0 as the round begins), and the heap trim.
   void add_planning(Clock::time_point start) {
-    if (log_) plan_seconds_ += seconds_since(start);
+    if (!log_) return;
+    if (slot_) log_->item_seconds.back()[0] = seconds_since(start);
+    else plan_seconds_ += seconds_since(start);  // a round of no items: the planning is its only work
   }
   void add_trim(Clock::time_point start) {
     if (log_) trim_seconds_ += seconds_since(start);
@@ -52,7 +56,7 @@ class PhaseTimes {
     if (!log_) return;
     const float planning = std::exchange(plan_seconds_, 0.0f);
     log_->completion_seconds.push_back(seconds_since(start) + planning + std::exchange(trim_seconds_, 0.0f));
-    log_->handover_seconds.push_back(handing - planning);
+    log_->handover_seconds.push_back(handing);
   }
   // The same with several processes, whose completion step hands over alone.
   void end_phase_alone(Clock::time_point start) {
@@ -64,7 +68,8 @@ class PhaseTimes {
  private:
   PhaseLog* log_;            // FillOptions::phase_log
   float trim_seconds_ = 0;   // written by the thread that trimmed
-  float plan_seconds_ = 0;   // written by the round's planner
+  float plan_seconds_ = 0;   // written by the round's planner when the round has no items
+  bool slot_ = false;        // the round has item slots (the planning's is the first)
 };
 
 }  // namespace nodegen::fill_detail
