@@ -34,7 +34,7 @@ std::vector<Start<D>> starts_of(const DomainT& domain, const std::vector<Boundar
     at.push_back(b.pos);
     finest = std::min(finest, start_level<D>(h(b.pos), grid.edge(0)));
   }
-  return interior_starts<D>(domain, grid, seed, at, finest, h);
+  return interior_starts<D>(domain, grid, seed, at, finest, 100'000'000, h);
 }
 
 // Inside, clear of the boundary nodes by kStartClearance h, far from each other, one per cell, in the
@@ -81,6 +81,19 @@ TEST(InteriorStarts, NoneWhereTheDomainIsSmallerThanACell) {
   const double h = 0.01;
   EXPECT_TRUE(starts_of<2>(domain, testing::box_boundary<2>(domain.bounding_box(), h), 1,
                            [h](const Vec<2>&) { return h; }).empty());
+}
+
+// A fill far larger than this machine's: 64^3 cells of 16 h in the unit cube (about 1e9 nodes), found
+// by the descent alone (a few boundary nodes stand for the boundary). Every cell gets its start: the
+// descent's budget grows with the node cap, so it binds only beyond it.
+TEST(InteriorStarts, EveryCellOfAVeryLargeFillHasItsStart) {
+  const auto domain = testing::unit_box<3>();
+  const double h = 1.0 / (64.0 * 16.0);
+  std::vector<BoundaryNode<3>> corners(8);
+  for (int c = 0; c < 8; ++c)
+    for (int a = 0; a < 3; ++a) corners[static_cast<std::size_t>(c)].pos[a] = (c >> a) & 1;
+  const auto starts = starts_of<3>(domain, corners, 1, [h](const Vec<3>&) { return h; });
+  EXPECT_EQ(starts.size(), std::size_t{64 * 64 * 64});
 }
 
 // A graded spacing: each start's cell is the size its own h asks for, so starts are dense where h is

@@ -237,7 +237,7 @@ class PnpFill {
     std::vector<Vec<D>> at;
     at.reserve(boundary.size());
     for (const auto& b : boundary) at.push_back(b.pos);
-    return interior_starts<D>(domain_, grid_, params_.seed, std::move(at), finest,
+    return interior_starts<D>(domain_, grid_, params_.seed, std::move(at), finest, params_.max_nodes,
                               [this](const Vec<D>& p) { return spacing_at(p, scratch(0)); });
   }
   // The same with several processes (internal/rank_exchange.hpp).

@@ -4,19 +4,23 @@
 // Why: a front that only advances from the boundary inward needs about (domain size / h) generations,
 // and a phase holds only the tiles on that front, so at many threads the rounds are short and their
 // tails, barriers and completion steps dominate (docs/parallel-fill.md, "Interior starts"). With one
-// start in every cell of about kStartLevels tile levels above the spacing's own (2D: 8 x 8 tiles of
-// 32 h; 3D: 2 x 2 x 2 tiles of 8 h), every region fills at once: the generations number about a
-// cell's size / h whatever the domain's size, and the tiles at work in a phase grow with the domain.
+// start in every cell of about kStartSpacings spacings on a side (2D: 181, 3D: 16), every region fills
+// at once: the generations number about a cell's size / h whatever the domain's size, and the tiles at
+// work in a phase grow with the domain.
 //
 // Rule (a function of the domain, the spacing, the seed and the boundary nodes alone, so the same on
 // every process, at every thread count): cells are the squares / cubes of edge unit * 2^m anchored at
 // the bounding box's low corner (unit: its longest side, as the tile grid's), visited level by level
 // from the one cell m = 0 down. A cell's point is its centre moved by up to a quarter of its edge on
-// each axis, drawn from (seed, m, cell). If the point is inside the domain and its spacing's level L
-// (tile_grid.hpp) has L + kStartLevels == m, the point is a start unless a boundary node lies within
-// kStartClearance h of it; if L + kStartLevels < m the cell is split into its 2^D children; a point
-// outside the domain splits its cell down to the boundary's finest level + kStartLevels. At most
-// kStartCells cells are visited (level by level, so a cut is the same everywhere).
+// each axis, drawn from (seed, m, cell). If the point is inside the domain and its spacing asks for
+// this cell's level (start_level: the smallest m with unit 2^m >= kStartSpacings h), the point is a
+// start unless a boundary node lies within kStartClearance h of it; if it asks for a finer level the
+// cell is split into its 2^D children. A point outside the domain splits its cell down to the
+// boundary's finest start level, but only where a boundary node lies in a tile of the next coarser level
+// around the point (those tiles cover the cell; a cell that meets the domain without holding its point
+// meets its boundary). The descent stops after
+// kStartCells + max_nodes / 64 cells (level by level, so a cut is the same everywhere): a fill within
+// its node cap needs far fewer, since a start's cell holds thousands of nodes.
 //
 // Invariants: two starts are at least a quarter of the larger cell's edge apart (each lies in the
 // central half of its cell, and the cells that hold starts do not overlap), far more than either's
@@ -30,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "nodegen/fill/tile_grid.hpp"
@@ -44,7 +49,7 @@ template <int D>
 inline constexpr double kStartSpacings = D == 2 ? 181.0 : 16.0;
 // No boundary node within this many h of a start.
 inline constexpr double kStartClearance = 2.0;
-// The most cells the descent visits.
+// The most cells the descent visits, besides one for every 64 nodes of the node cap.
 inline constexpr std::size_t kStartCells = std::size_t{1} << 18;
 
 // The level of a start's cell for spacing r: the smallest m with unit 2^m >= kStartSpacings r.
@@ -87,6 +92,17 @@ class BoundaryBuckets {
     return found;
   }
 
+  // Whether a boundary node lies in a tile of `level` whose cell grown by half an edge holds p (a
+  // coarse test: the tiles only, kept as a set per level).
+  bool any_in_tiles_near(const Vec<D>& p, std::int32_t level) {
+    auto [it, made] = occupied_.try_emplace(level);
+    if (made)
+      for (const Vec<D>& b : points_) it->second.insert(grid_.key_of(b, level));
+    bool found = false;
+    grid_.tiles_near(p, level, 0.5, [&](const TileKey<D>& key) { found = found || it->second.count(key) > 0; });
+    return found;
+  }
+
  private:
   using Buckets = std::unordered_map<TileKey<D>, std::vector<std::uint32_t>, TileKeyHash<D>>;
   Buckets& at_level(std::int32_t level) {
@@ -99,13 +115,16 @@ class BoundaryBuckets {
   const TileGrid<D>& grid_;
   std::vector<Vec<D>> points_;
   std::unordered_map<std::int32_t, Buckets> levels_;
+  std::unordered_map<std::int32_t, std::unordered_set<TileKey<D>, TileKeyHash<D>>> occupied_;
 };
 
-// The starts (rule above). `boundary`: the boundary nodes' positions; `finest`: the finest level of
-// their spacings; h(p): the checked spacing at a point inside the domain.
+// The starts (rule above). `boundary`: the boundary nodes' positions; `finest`: the finest start level
+// of their spacings; `max_nodes`: the fill's node cap; h(p): the checked spacing at a point inside the
+// domain.
 template <int D, class DomainT, class H>
 std::vector<Start<D>> interior_starts(const DomainT& domain, const TileGrid<D>& grid, std::uint64_t seed,
-                                      std::vector<Vec<D>> boundary, std::int32_t finest, H&& h) {
+                                      std::vector<Vec<D>> boundary, std::int32_t finest, std::size_t max_nodes,
+                                      H&& h) {
   std::vector<Start<D>> starts;
   if (boundary.empty()) return starts;
   const Box<D> box = domain.bounding_box();
@@ -116,12 +135,16 @@ std::vector<Start<D>> interior_starts(const DomainT& domain, const TileGrid<D>& 
     std::array<std::int64_t, D> c;
   };
   std::vector<Cell> level{Cell{}}, next;
+  const std::size_t budget = kStartCells + max_nodes / 64;
   std::size_t visited = 0;
   for (std::int32_t m = 0; !level.empty() && m > TileGrid<D>::kMinLevel; --m) {
     const double edge = std::ldexp(unit, m);
     next.clear();
     for (const Cell& cell : level) {
-      if (++visited > kStartCells) break;
+      if (++visited > budget) {
+        next.clear();
+        break;
+      }
       std::uint64_t bits = mix64(seed ^ 0x5EEDC0DE5EEDC0DEull);
       bits = mix64(bits ^ static_cast<std::uint64_t>(static_cast<std::int64_t>(m)));
       Vec<D> p;
@@ -139,8 +162,8 @@ std::vector<Start<D>> interior_starts(const DomainT& domain, const TileGrid<D>& 
           const TileKey<D> key = grid.key_of(p, level_of_h);
           starts.push_back({p, r, key, TileGrid<D>::block_code(key)});
         }
-      } else {
-        split = m > finest;
+      } else {  // the tiles of level m + 1 (two edges) around its point cover the cell
+        split = m > finest && near.any_in_tiles_near(p, m + 1);
       }
       if (!split) continue;
       for (int child = 0; child < (1 << D); ++child) {

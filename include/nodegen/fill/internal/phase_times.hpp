@@ -44,9 +44,7 @@ class PhaseTimes {
   }
   // The round's planning of the next phase (by thread 0 as the round begins), and the heap trim.
   void add_planning(Clock::time_point start) {
-    if (!log_) return;
-    if (slot_) log_->item_seconds.back()[0] = seconds_since(start);
-    else plan_seconds_ += seconds_since(start);  // a round of no items: the planning is its only work
+    if (slot_) log_->item_seconds.back()[0] = seconds_since(start);  // a round runs only with items
   }
   void add_trim(Clock::time_point start) {
     if (log_) trim_seconds_ += seconds_since(start);
@@ -54,8 +52,7 @@ class PhaseTimes {
   // The completion step that began at `start` ends; `handing`: the runs' hand-over seconds of the round.
   void end_phase(Clock::time_point start, float handing) {
     if (!log_) return;
-    const float planning = std::exchange(plan_seconds_, 0.0f);
-    log_->completion_seconds.push_back(seconds_since(start) + planning + std::exchange(trim_seconds_, 0.0f));
+    log_->completion_seconds.push_back(seconds_since(start) + std::exchange(trim_seconds_, 0.0f));
     log_->handover_seconds.push_back(handing);
   }
   // The same with several processes, whose completion step hands over alone.
@@ -68,7 +65,6 @@ class PhaseTimes {
  private:
   PhaseLog* log_;            // FillOptions::phase_log
   float trim_seconds_ = 0;   // written by the thread that trimmed
-  float plan_seconds_ = 0;   // written by the round's planner when the round has no items
   bool slot_ = false;        // the round has item slots (the planning's is the first)
 };
 

@@ -112,23 +112,29 @@ class RankExchange {
     own_ = Ownership<D>(block_weights(boundary, threads, domain, raw_h), ranks_);
     boundary_first_ = n * static_cast<std::size_t>(rank_) / static_cast<std::size_t>(ranks_);
     boundary_local_ = n * static_cast<std::size_t>(rank_ + 1) / static_cast<std::size_t>(ranks_) - boundary_first_;
-    slots_.claim(store_, boundary_local_);
-    boundary_pos_.reserve(n);
-    in_tree_.assign(n, false);
-    for (std::size_t i = 0; i < n; ++i) {
-      const Vec<D>& p = boundary[i].pos;
-      boundary_pos_.push_back(p);
-      if (i >= boundary_first_ && i - boundary_first_ < boundary_local_)
-        store_.set(i - boundary_first_, to_stored<D>(p));
-      const TileKey<D> key = grid_.key_of(p, h[i]);
-      const bool owned = owns(key);
-      if (!owned) own_.readers(grid_, p, lmin_, lmax_, readers_);
-      if (owned || std::find(readers_.begin(), readers_.end(), rank_) != readers_.end()) {
-        tree_.insert_alone(p, finger);
-        in_tree_[i] = true;
+    // What may fail on this process alone (its store's or tree's room, memory) is agreed after.
+    try {
+      slots_.claim(store_, boundary_local_);
+      boundary_pos_.reserve(n);
+      in_tree_.assign(n, false);
+      for (std::size_t i = 0; i < n; ++i) {
+        const Vec<D>& p = boundary[i].pos;
+        boundary_pos_.push_back(p);
+        if (i >= boundary_first_ && i - boundary_first_ < boundary_local_)
+          store_.set(i - boundary_first_, to_stored<D>(p));
+        const TileKey<D> key = grid_.key_of(p, h[i]);
+        const bool owned = owns(key);
+        if (!owned) own_.readers(grid_, p, lmin_, lmax_, readers_);
+        if (owned || std::find(readers_.begin(), readers_.end(), rank_) != readers_.end()) {
+          tree_.insert_alone(p, finger);
+          in_tree_[i] = true;
+        }
+        if (owned) phases_.enqueue(tiles_.at(key), {p, h[i]}, 0);
       }
-      if (owned) phases_.enqueue(tiles_.at(key), {p, h[i]}, 0);
+    } catch (...) {
+      failure = std::current_exception();
     }
+    ex_->agree(failure);
     row_base_ = n;
     seed_starts(starts, max_nodes, finger);
     return {boundary_first_, boundary_local_};
@@ -141,22 +147,30 @@ class RankExchange {
   void seed_starts(const std::vector<Start<D>>& starts, std::size_t max_nodes, Finger& finger) {
     if (row_base_ + starts.size() > max_nodes)  // alike on every process
       ex_->agree(std::make_exception_ptr(StoreFull("the fill holds " + std::to_string(row_base_ + starts.size()) + " nodes")));
-    std::size_t local = 0;
-    for (const Start<D>& start : starts) local += owns(start.key) ? 1 : 0;
-    const std::size_t first = slots_.claim(store_, local);
-    std::size_t slot = first, before = starts.size();
-    for (std::size_t i = 0; i < starts.size(); ++i) {
-      const Start<D>& start = starts[i];
-      const bool owned = owns(start.key);
-      if (owned) {
+    std::size_t local = 0, before = starts.size();
+    for (std::size_t i = 0; i < starts.size(); ++i)
+      if (owns(starts[i].key)) {
         before = std::min(before, i);
-        store_.set(slot++, to_stored<D>(start.pos));
-        phases_.enqueue(tiles_.at(start.key), {start.pos, start.h}, 0);
-      } else {
-        own_.readers(grid_, start.pos, lmin_, lmax_, readers_);
+        ++local;
       }
-      if (owned || std::find(readers_.begin(), readers_.end(), rank_) != readers_.end()) tree_.insert_alone(start.pos, finger);
+    std::exception_ptr failure;  // what may fail on this process alone is agreed after
+    try {
+      std::size_t slot = slots_.claim(store_, local);
+      for (const Start<D>& start : starts) {
+        const bool owned = owns(start.key);
+        if (owned) {
+          store_.set(slot++, to_stored<D>(start.pos));
+          phases_.enqueue(tiles_.at(start.key), {start.pos, start.h}, 0);
+        } else {
+          own_.readers(grid_, start.pos, lmin_, lmax_, readers_);
+        }
+        if (owned || std::find(readers_.begin(), readers_.end(), rank_) != readers_.end())
+          tree_.insert_alone(start.pos, finger);
+      }
+    } catch (...) {
+      failure = std::current_exception();
     }
+    ex_->agree(failure);
     if (local) share_.runs.push_back({row_base_ + before, local});
     row_base_ += starts.size();
   }
