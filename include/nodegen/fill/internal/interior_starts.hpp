@@ -95,22 +95,24 @@ class BoundaryBuckets {
   // Whether a boundary node lies in a tile of `level` whose cell grown by half an edge holds p (a
   // coarse test: the tiles only, kept as a set per level).
   bool any_in_tiles_near(const Vec<D>& p, std::int32_t level) {
-    auto [it, made] = occupied_.try_emplace(level);
-    if (made)
-      for (const Vec<D>& b : points_) it->second.insert(grid_.key_of(b, level));
+    const auto made = occupied_.try_emplace(level);
+    auto& tiles = made.first->second;
+    if (made.second)
+      for (const Vec<D>& b : points_) tiles.insert(grid_.key_of(b, level));
     bool found = false;
-    grid_.tiles_near(p, level, 0.5, [&](const TileKey<D>& key) { found = found || it->second.count(key) > 0; });
+    grid_.tiles_near(p, level, 0.5, [&](const TileKey<D>& key) { found = found || tiles.count(key) > 0; });
     return found;
   }
 
  private:
   using Buckets = std::unordered_map<TileKey<D>, std::vector<std::uint32_t>, TileKeyHash<D>>;
   Buckets& at_level(std::int32_t level) {
-    auto [it, made] = levels_.try_emplace(level);
-    if (made)
+    const auto made = levels_.try_emplace(level);
+    Buckets& buckets = made.first->second;
+    if (made.second)
       for (std::size_t i = 0; i < points_.size(); ++i)
-        it->second[grid_.key_of(points_[i], level)].push_back(static_cast<std::uint32_t>(i));
-    return it->second;
+        buckets[grid_.key_of(points_[i], level)].push_back(static_cast<std::uint32_t>(i));
+    return buckets;
   }
   const TileGrid<D>& grid_;
   std::vector<Vec<D>> points_;
