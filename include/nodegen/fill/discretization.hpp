@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "nodegen/storage/default_init_allocator.hpp"
 #include "nodegen/fill/phase_exchange.hpp"
 #include "nodegen/spatial/point.hpp"
+#include "nodegen/storage/store_concept.hpp"
 
 namespace nodegen {
 
@@ -25,6 +27,18 @@ struct PhaseLog {
   std::vector<std::vector<float>> item_seconds;
   std::vector<float> completion_seconds;
   std::vector<float> handover_seconds;
+};
+
+// The fill needed more nodes than FillOptions::reserve_nodes, still below the cap: the same fill with
+// more room gives the same nodes (they depend on the domain, spacing and seed alone).
+class ReservationFull : public StoreFull {
+ public:
+  explicit ReservationFull(std::size_t reserved)
+      : StoreFull("the fill needs room for more than " + std::to_string(reserved) + " nodes"), reserved_(reserved) {}
+  std::size_t reserved() const { return reserved_; }
+
+ private:
+  std::size_t reserved_;
 };
 
 struct FillOptions {

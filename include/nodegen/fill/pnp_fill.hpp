@@ -9,21 +9,22 @@
 // are expanded in turn.
 //
 // Fronts start at the boundary nodes and at interior starts (internal/interior_starts.hpp: one per
-// cell of many spacings, by a rule of the seed and the cell), so every region fills at once.
+// cell of many spacings, by a rule of the seed and the cell), so every region fills at once; they are
+// generation 0 (internal/generation_zero.hpp).
 //
-// Order (docs/parallel-fill.md has the argument): the work is ordered by space, not by time. Every
-// node belongs to a tile (tile_grid.hpp: tiles sized by the node's spacing, in levels and colours;
+// Order (docs/parallel-fill.md has the argument): the work is ordered by space, not by time. Every node
+// belongs to a tile (tile_grid.hpp: tiles sized by the node's spacing, in levels and colours;
 // internal/tile_map.hpp). The fill runs in phases (internal/phase_queue.hpp); a phase takes the tiles
 // of one (generation, level, colour) that have nodes of that generation waiting and expands those
 // nodes, tiles in parallel: a tile expands them first in, first out, keeps the accepted candidates that
 // are its own (same tile, same level) as waiting nodes of the next generation, and sets aside the
-// others. Tiles of one phase are far enough apart that none can see what another writes, so what a tile
-// does depends only on what earlier phases left. The set-aside nodes go to their tiles and the placed
-// nodes get their store slots tile by tile in the merge order of the tiles' keys (tile_grid.hpp:
-// ownership block, then Z-order; internal/hand_over.hpp, internal/store_slots.hpp). Phases run in
-// ascending (generation, level, colour) order until no tile has a waiting node. Several processes (MPI
-// ranks) can share the fill: each expands the tiles it owns and they exchange nodes between phases
-// (internal/rank_exchange.hpp).
+// others (internal/tile_expansion.hpp). Tiles of one phase are far enough apart that none can see what
+// another writes, so what a tile does depends only on what earlier phases left. The set-aside nodes go
+// to their tiles and the placed nodes get their store slots tile by tile in the merge order of the
+// tiles' keys (tile_grid.hpp: ownership block, then Z-order; internal/hand_over.hpp,
+// internal/store_slots.hpp). Phases run in ascending (generation, level, colour) order until no tile
+// has a waiting node. Several processes (MPI ranks) can share the fill: each expands the tiles it owns
+// and they exchange nodes between phases (internal/rank_exchange.hpp).
 //
 // Rounds: one thread team runs every phase, one round a phase, and meets at a barrier between rounds
 // (parallel/phase_barrier.hpp), whose completion step (one thread, the others waiting) does the serial
@@ -51,7 +52,7 @@
 #include "nodegen/fill/internal/fill_tree.hpp"
 #include "nodegen/fill/internal/first_failure.hpp"
 #include "nodegen/fill/internal/hand_over.hpp"
-#include "nodegen/fill/internal/interior_starts.hpp"
+#include "nodegen/fill/internal/generation_zero.hpp"
 #include "nodegen/fill/internal/heap_trim.hpp"
 #include "nodegen/fill/internal/node_rule.hpp"
 #include "nodegen/fill/internal/phase_queue.hpp"
@@ -60,6 +61,7 @@
 #include "nodegen/fill/internal/rank_exchange.hpp"
 #include "nodegen/fill/internal/round_items.hpp"
 #include "nodegen/fill/internal/store_slots.hpp"
+#include "nodegen/fill/internal/tile_expansion.hpp"
 #include "nodegen/fill/internal/tile_map.hpp"
 #include "nodegen/fill/tile_grid.hpp"
 #include "nodegen/fill/fill_params.hpp"
@@ -74,18 +76,6 @@
 #include "nodegen/storage/vm_store.hpp"
 
 namespace nodegen {
-
-// The fill needed more nodes than FillOptions::reserve_nodes, still below the cap: the same fill with
-// more room gives the same nodes (they depend on the domain, spacing and seed alone).
-class ReservationFull : public StoreFull {
- public:
-  explicit ReservationFull(std::size_t reserved)
-      : StoreFull("the fill needs room for more than " + std::to_string(reserved) + " nodes"), reserved_(reserved) {}
-  std::size_t reserved() const { return reserved_; }
-
- private:
-  std::size_t reserved_;
-};
 
 namespace fill_detail {
 
@@ -126,7 +116,9 @@ class PnpFill {
         items_(threads_),
         slots_(threads_),
         hand_over_(threads_, tiles_, phases_, round_),
-        ranks_(options.exchange, grid_, tiles_, phases_, hand_over_, slots_, store_, tree_, round_) {}
+        ranks_(options.exchange, grid_, tiles_, phases_, hand_over_, slots_, store_, tree_, round_),
+        expansion_(rule_, tree_, grid_, tiles_, constant_spacing_, min_spacing_),
+        seeds_(store_, tree_, slots_, tiles_, phases_, grid_, params.max_nodes, params.seed) {}
 
   template <class BoundaryNodeT>
   Discretization<D> run(const std::vector<BoundaryNodeT>& boundary) {
@@ -149,7 +141,7 @@ class PnpFill {
   struct alignas(kFalseSharingBytes) Scratch : Rule::Scratch {
     explicit Scratch(typename SpacingT::Evaluator e) : h(std::move(e)) {}
     typename SpacingT::Evaluator h;
-    std::vector<Vec<D>> children;  // one tile expansion's placed nodes, and their h (expand_tile)
+    std::vector<Vec<D>> children;  // one tile expansion's placed nodes, and their h (TileExpansion)
     std::vector<double> child_h;
   };
 
@@ -194,51 +186,11 @@ class PnpFill {
     return out;
   }
 
-  // The boundary nodes are the store's first nodes, in the order the geometry produced them, and the
-  // first waiting nodes of their tiles.
+  // Generation 0: the boundary nodes, then the interior starts (internal/generation_zero.hpp).
   template <class BoundaryNodeT>
   void seed_boundary(const std::vector<BoundaryNodeT>& boundary) {
-    if (boundary.size() > params_.max_nodes)
-      throw StoreFull("the domain has " + std::to_string(boundary.size()) + " boundary nodes");
-    const std::size_t n = boundary.size();
-    if (n == 0) return;
-    const std::size_t first = slots_.claim(store_, n);
-    boundary_local_ = n;
-    Scratch& s = scratch(0);
-    std::int32_t finest = TileGrid<D>::kMaxLevel;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Vec<D>& p = boundary[i].pos;
-      store_.set(first + i, to_stored<D>(p));
-      tree_.insert_alone(p, s.finger);
-      const double r = spacing_at(p, s);
-      finest = std::min(finest, start_level<D>(r, grid_.edge(0)));
-      phases_.enqueue(tiles_.at(grid_.key_of(p, r)), {p, r}, 0);
-    }
-    report_progress(n);
-    start_inside(boundary, finest);
-  }
-  // The interior starts (internal/interior_starts.hpp) follow the boundary in the store and wait, as
-  // its nodes do, for generation 0.
-  template <class BoundaryNodeT>
-  void start_inside(const std::vector<BoundaryNodeT>& boundary, std::int32_t finest) {
-    const std::vector<Start<D>> starts = find_starts(boundary, finest);
-    if (starts.empty()) return;
-    const std::size_t first = slots_.claim(store_, starts.size());
-    Scratch& s = scratch(0);
-    for (std::size_t i = 0; i < starts.size(); ++i) {
-      store_.set(first + i, to_stored<D>(starts[i].pos));
-      tree_.insert_alone(starts[i].pos, s.finger);
-      phases_.enqueue(tiles_.at(starts[i].key), {starts[i].pos, starts[i].h}, 0);
-    }
-    report_progress(starts.size());
-  }
-  template <class BoundaryNodeT>
-  std::vector<Start<D>> find_starts(const std::vector<BoundaryNodeT>& boundary, std::int32_t finest) {
-    std::vector<Vec<D>> at;
-    at.reserve(boundary.size());
-    for (const auto& b : boundary) at.push_back(b.pos);
-    return interior_starts<D>(domain_, grid_, params_.seed, std::move(at), finest, params_.max_nodes,
-                              [this](const Vec<D>& p) { return spacing_at(p, scratch(0)); });
+    boundary_local_ = seeds_.seed(domain_, boundary, [this](const Vec<D>& p) { return spacing_at(p, scratch(0)); },
+                                  scratch(0).finger, [this](std::size_t n) { report_progress(n); });
   }
   // The same with several processes (internal/rank_exchange.hpp).
   template <class BoundaryNodeT>
@@ -247,7 +199,10 @@ class PnpFill {
         boundary, params_.max_nodes, threads_, domain_,
         [this](int t, const Vec<D>& p) { return spacing_at(p, scratch(t)); },
         [this](int t, const Vec<D>& p) { return scratch(t).h(p); },
-        [&](std::int32_t finest) { return find_starts(boundary, finest); }, scratch(0).finger);
+        [&](std::int32_t finest) {
+          return seeds_.starts(domain_, boundary, finest, [this](const Vec<D>& p) { return spacing_at(p, scratch(0)); });
+        },
+        scratch(0).finger);
     report_progress(boundary_local_);
   }
 
@@ -282,7 +237,7 @@ class PnpFill {
               if (item < round_.tiles.size()) {
                 Tile<D>& tile = tiles_[round_.tiles[item]];
                 tile.worker = t;
-                expand_tile(tile, round_.generation, s);
+                expansion_.expand(tile, round_.generation, s);
                 // its run's thread may hand it over
                 tile.expanded_round.store(round_.number, std::memory_order_release);
               } else {
@@ -300,68 +255,6 @@ class PnpFill {
       }
     });
     failure_.rethrow();
-  }
-
-  // Expands the tile's waiting nodes of `generation` (the front of its list); the nodes of its own
-  // that they place wait for the next generation's phase, the others are set aside. A node's children
-  // need their h only once they are routed, and no expansion of this generation reads where they went
-  // (the expansions read the tree and the list's first `due` entries), so with a spacing to evaluate
-  // the children are routed after the loop, in the order they were placed, their h taken in one batch
-  // (Spacing::Evaluator::at_many): the same lists, and one call for a spacing that prefers batches.
-  void expand_tile(Tile<D>& tile, std::uint64_t generation, Scratch& s) {
-    if (tile.waiting.empty() || tile.front_generation != generation) return;
-    const std::size_t due = tile.front_count;
-    Routing routing;
-    s.children.clear();
-    for (std::size_t q = 0; q < due; ++q) {
-      const Waiting<D> node = tile.waiting[q];  // a copy: the pushes below may move the vector
-      if (!rule_.propose(node.pos, node.h, *tree_, s)) continue;
-      for (const Vec<D>& c : s.accepted) {
-        tree_->insert(c, s.finger);  // the tree is what the other tiles see
-        tile.placed.push_back(c);
-        if (constant_spacing_) route(tile, {c, node.h}, routing);
-        else s.children.push_back(c);
-      }
-    }
-    if (!s.children.empty()) {
-      s.child_h.resize(s.children.size());
-      if constexpr (requires { s.h.at_many(std::span<const Vec<D>>(s.children), std::span<double>(s.child_h)); })
-        s.h.at_many(std::span<const Vec<D>>(s.children), std::span<double>(s.child_h));
-      else
-        for (std::size_t i = 0; i < s.children.size(); ++i) s.child_h[i] = s.h(s.children[i]);
-      for (std::size_t i = 0; i < s.children.size(); ++i)
-        route(tile, {s.children[i], checked_spacing<D>(s.children[i], s.child_h[i], min_spacing_)}, routing);
-    }
-    tile.waiting.erase(tile.waiting.begin(), tile.waiting.begin() + static_cast<std::ptrdiff_t>(due));
-    // A list that has shrunk to a quarter of its capacity gives the rest back: in 3D a tile holds a
-    // whole sheet of the front for a few phases and a few dozen nodes after, and the capacity kept from
-    // those sheets would stay with every tile the front has crossed.
-    if (tile.waiting.capacity() > 4 * tile.waiting.size() + 16) tile.waiting.shrink_to_fit();
-    tile.front_generation = generation + 1;  // what is left (if anything) is the next generation
-    tile.front_count = tile.waiting.size();
-  }
-
-  // The tile a placed node goes to, remembered from the last one: the nodes a tile sets aside mostly
-  // go to the same neighbour.
-  struct Routing {
-    TileKey<D> last_key{};
-    std::uint32_t last_tile = kNoTile;
-  };
-  // Keeps the child in the tile's list when it is of the tile's level and inside it; else sets it aside
-  // for the tile its place and spacing name.
-  void route(Tile<D>& tile, const Waiting<D>& child, Routing& routing) {
-    const Vec<D>& c = child.pos;
-    const bool same_level = constant_spacing_ || grid_.level_of(child.h) == tile.key.level;
-    if (same_level && (c.array() >= tile.lo.array()).all() && (c.array() < tile.hi.array()).all()) {
-      tile.waiting.push_back(child);
-      return;
-    }
-    const TileKey<D> key = grid_.key_of(c, child.h);
-    if (routing.last_tile == kNoTile || !(key == routing.last_key)) {
-      routing.last_key = key;
-      routing.last_tile = tiles_.find(key);
-    }
-    tile.set_aside.push_back({child, key, routing.last_tile});
   }
 
   // Run t's hand-over during the round (internal/hand_over.hpp).
@@ -547,6 +440,8 @@ class PnpFill {
   StoreSlots<D> slots_;
   HandOver<D> hand_over_;
   RankExchange<D, Store<Point>, TreeOf> ranks_;
+  TileExpansion<D, Rule, TreeOf> expansion_;  // a tile's work in a round
+  GenerationZero<D, Store<Point>, TreeOf> seeds_;
   HeapTrim trim_;
   struct {
     std::size_t phases = 0, tile_runs = 0, largest_run = 0;

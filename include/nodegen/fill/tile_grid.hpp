@@ -106,14 +106,14 @@ class TileGrid {
 
   TileGrid(const Vec<D>& lo, double unit) : lo_(lo), unit_(unit > 0.0 && std::isfinite(unit) ? unit : 1.0) {}
 
-  std::int32_t level_of(double r) const {
-    const double ratio = kTileSpacings<D> * r / unit_;
+  // The level of a tile for nodes of spacing r: kTileSpacings r fits in its edge.
+  std::int32_t level_of(double r) const { return level_at_least(kTileSpacings<D> * r / unit_); }
+  // The smallest level L with 2^L >= ratio (edges in units), clamped to [kMinLevel, kMaxLevel].
+  static std::int32_t level_at_least(double ratio) {
     int e = 0;
     const double m = std::frexp(ratio, &e);  // ratio = m * 2^e, m in [0.5, 1)
-    std::int32_t level = m == 0.5 ? e - 1 : e;  // the smallest L with 2^L >= ratio
-    if (level < kMinLevel) level = kMinLevel;
-    if (level > kMaxLevel) level = kMaxLevel;
-    return level;
+    const std::int32_t level = m == 0.5 ? e - 1 : e;
+    return std::clamp<std::int32_t>(level, kMinLevel, kMaxLevel);
   }
   double edge(std::int32_t level) const { return std::ldexp(unit_, level); }
 

@@ -55,10 +55,7 @@ inline constexpr std::size_t kStartCells = std::size_t{1} << 18;
 // The level of a start's cell for spacing r: the smallest m with unit 2^m >= kStartSpacings r.
 template <int D>
 std::int32_t start_level(double r, double unit) {
-  int e = 0;
-  const double f = std::frexp(kStartSpacings<D> * r / unit, &e);
-  const std::int32_t m = f == 0.5 ? e - 1 : e;
-  return std::clamp<std::int32_t>(m, TileGrid<D>::kMinLevel, TileGrid<D>::kMaxLevel);
+  return TileGrid<D>::level_at_least(kStartSpacings<D> * r / unit);
 }
 
 template <int D>
