@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -13,6 +14,8 @@
 #include <utility>
 
 #include "nodegen/parallel/thread_team.hpp"
+#include "nodegen/spatial/leaf_distances.hpp"
+#include "spatial/rank_by_distance.hpp"
 #include "spatial/support_tree.hpp"
 
 namespace nodegen {
@@ -36,7 +39,7 @@ class LeafQueries {
     if (!(radius2_ > 0)) radius2_ = std::max(tree_.leaf_diagonal2(leaf), std::numeric_limits<double>::min());
     for (double r2 = radius2_ * 1.21;; r2 *= 4) {
       gather(leaf, r2);
-      if (near_.size() < k_) continue;
+      if (gathered_ < k_) continue;
       rows_.clear();
       double largest = 0.0;
       bool inside = true;
@@ -54,52 +57,108 @@ class LeafQueries {
   }
 
  private:
+  // The points near the leaf (SupportTree::near_leaf), copied a leaf's range at a time.
   void gather(std::size_t leaf, double r2) {
-    near_.clear();
-    for (auto& axis : coords_) axis.clear();
-    tree_.near_leaf(leaf, std::sqrt(r2), [&](std::size_t j) {
-      near_.push_back(tree_.id_at(j));
-      for (int i = 0; i < D; ++i) coords_[static_cast<std::size_t>(i)].push_back(tree_.point_at(j)[i]);
+    gathered_ = 0;
+    tree_.near_leaf(leaf, std::sqrt(r2), [&](std::size_t begin, std::size_t end) {
+      const std::size_t m = gathered_, n = end - begin;
+      gathered_ += n;
+      if (near_id_.size() < gathered_) {
+        near_id_.resize(2 * gathered_);
+        for (auto& axis : coords_) axis.resize(2 * gathered_);
+      }
+      for (std::size_t j = 0; j < n; ++j) near_id_[m + j] = tree_.id_at(begin + j);
+      for (int a = 0; a < D; ++a)
+        std::copy_n(tree_.axis(a) + begin, n, coords_[static_cast<std::size_t>(a)].data() + m);
     });
   }
 
   // Appends q's k nearest of the gathered points (all of them if fewer are within r) to rows_; returns
-  // the k-th's squared distance, or infinity when fewer than k are within r.
+  // the k-th's squared distance, or infinity when fewer than k are within r. The previous query's k-th
+  // distance, grown by a margin, is tried as a tighter cut first: when k points lie within it, they
+  // hold the k nearest, and ranking a few more than k (rank_by_distance) is far cheaper than selecting
+  // from all that were gathered.
   double select(const Vec<D>& q, double r2) {
-    const std::size_t m = near_.size();
-    d2_.resize(m);
-    for (std::size_t c = 0; c < m; ++c) {
-      double sum = 0.0;
-      for (int i = 0; i < D; ++i) {
-        const double d = coords_[static_cast<std::size_t>(i)][c] - q[i];
-        sum += d * d;
-      }
-      d2_[c] = sum;
-    }
-    found_.resize(m);
+    const std::size_t m = gathered_;
+    grow(d2_, m);
+    const auto count = static_cast<std::uint32_t>(m);
+    const auto& c = coords_;
+    if constexpr (D == 2) spatial_detail::leaf_distances2(c[0].data(), c[1].data(), count, q[0], q[1], d2_.data());
+    else spatial_detail::leaf_distances2(c[0].data(), c[1].data(), c[2].data(), count, q[0], q[1], q[2], d2_.data());
+    std::size_t kept = keep_within(std::min(r2, last_kth2_ * kCutGrowth));
+    if (kept < k_) kept = keep_within(r2);
+    const std::size_t first = rows_.size();
+    rows_.resize(first + k_);
+    if (kept < k_) return std::numeric_limits<double>::infinity();
+    std::int64_t* row = rows_.data() + first;
+    last_kth2_ = kept <= kRankedAtMost ? rank_nearest(kept, row) : sort_nearest(kept, row);
+    return last_kth2_;
+  }
+
+  // The gathered points within squared distance `limit` of the query: their squared distances and ids
+  // to kept_d2_ and kept_id_; their count. The comparisons come as bit masks (mask_of), so the copying
+  // costs what is kept, not what was gathered.
+  std::size_t keep_within(double limit) {
+    const std::size_t m = gathered_;
+    grow(kept_d2_, m);
+    grow(kept_id_, m);
     std::size_t kept = 0;
-    for (std::size_t c = 0; c < m; ++c) {
-      found_[kept] = {d2_[c], near_[c]};
-      kept += d2_[c] <= r2;
+    for (std::size_t c = 0; c < m; c += 64) {
+      const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(64, m - c));
+      for (std::uint64_t mask = spatial_detail::mask_of<true>(d2_.data() + c, n, limit); mask; mask &= mask - 1) {
+        const std::size_t i = c + static_cast<std::size_t>(std::countr_zero(mask));
+        kept_d2_[kept] = d2_[i];
+        kept_id_[kept] = near_id_[i];
+        ++kept;
+      }
     }
-    if (kept < k_) {
-      rows_.resize(rows_.size() + k_);
-      return std::numeric_limits<double>::infinity();
+    return kept;
+  }
+  // At least n entries (a vector only grows: a resize down and up would fill the entries again).
+  template <class T>
+  static void grow(std::vector<T>& v, std::size_t n) {
+    if (v.size() < n) v.resize(n);
+  }
+
+  // The k nearest of the `kept` points by (squared distance, id) into out; the k-th's squared distance.
+  double rank_nearest(std::size_t kept, std::int64_t* out) {
+    grow(places_, kept);
+    spatial_detail::rank_by_distance(kept_d2_.data(), kept_id_.data(), kept, places_.data());
+    double kth2 = 0.0;
+    for (std::size_t a = 0; a < kept; ++a) {
+      const std::uint32_t place = places_[a];
+      if (place < k_) out[place] = static_cast<std::int64_t>(kept_id_[a]);
+      if (place == k_ - 1) kth2 = kept_d2_[a];
     }
+    return kth2;
+  }
+  // The same by selecting, for many points.
+  double sort_nearest(std::size_t kept, std::int64_t* out) {
+    found_.resize(kept);
+    for (std::size_t a = 0; a < kept; ++a) found_[a] = {kept_d2_[a], kept_id_[a]};
     const auto kth = found_.begin() + static_cast<std::ptrdiff_t>(k_ - 1);
-    std::nth_element(found_.begin(), kth, found_.begin() + static_cast<std::ptrdiff_t>(kept));
+    std::nth_element(found_.begin(), kth, found_.end());
     std::sort(found_.begin(), kth);
-    for (std::size_t i = 0; i < k_; ++i) rows_.push_back(found_[i].second);
+    for (std::size_t i = 0; i < k_; ++i) out[i] = static_cast<std::int64_t>(found_[i].second);
     return found_[k_ - 1].first;
   }
+
+  // The tighter cut: the previous query's k-th squared distance times this (a k-th distance 5 %
+  // farther); up to kRankedAtMost points are ranked, more are selected.
+  static constexpr double kCutGrowth = 1.1025;
+  static constexpr std::size_t kRankedAtMost = 64;
 
   const spatial_detail::SupportTree<D>& tree_;
   std::size_t k_;
   double radius2_ = 0.0;
-  std::vector<std::uint32_t> near_;                  // ids of the gathered points
+  std::size_t gathered_ = 0;                         // points gathered (gather): the arrays' first ones
+  std::vector<double> near_id_;                      // their ids, as doubles (exact)
   std::array<std::vector<double>, D> coords_;        // their coordinates, an array per axis
   std::vector<double> d2_;                           // their squared distances to one query
-  std::vector<std::pair<double, std::uint32_t>> found_;
+  std::vector<double> kept_d2_, kept_id_;            // those within the cut (keep_within)
+  std::vector<std::uint32_t> places_;                // their places by (squared distance, id)
+  std::vector<std::pair<double, double>> found_;     // (squared distance, id) when sorting
+  double last_kth2_ = 0.0;                           // the previous query's k-th squared distance
   std::vector<std::int64_t> rows_;                   // the leaf's rows, in tree order
 };
 

@@ -4,9 +4,9 @@
 //
 // Layout: the points are copied in tree order (each node a contiguous range of them); the tree is
 // implicit, node i's children at 2i + 1 and 2i + 2, split at the middle of its range along the longest
-// side of its points' box (ties by id, so the order is a function of the points alone); a node keeps its
-// points' tight box, for pruning, and its cell (the region its ancestors' split planes leave it), for
-// knowing when a ball lies wholly inside it. A leaf holds at most kLeafSize points.
+// side of its cell clipped to all points' box (ties by id, so the order is a function of the points
+// alone); a node keeps its points' tight box (made bottom-up after the splits), for pruning, and its
+// cell (the region its ancestors' split planes leave it), for knowing when a ball lies wholly inside it. A leaf holds at most kLeafSize points.
 //
 // Query (near_leaf): the points near a whole leaf at once, for the queries of all its points: the
 // search climbs from the leaf to the first ancestor whose cell strictly contains the leaf's box grown
@@ -14,6 +14,7 @@
 // radius costs a few nodes, not a walk from the root, and one walk serves the leaf's points.
 //
 // Thread use: immutable once built; any number of threads query it at once.
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <span>
@@ -26,15 +27,21 @@ namespace nodegen::spatial_detail {
 template <int D>
 class SupportTree {
  public:
-  static constexpr std::uint32_t kLeafSize = 8;
+  static constexpr std::uint32_t kLeafSize = 16;
 
   // Built a level at a time, `threads` splitting a level's nodes among them; the tree does not depend
   // on it.
   SupportTree(std::span<const Vec<D>> points, int threads);
 
-  // The id (index in the points given) of the point at tree position j, and its coordinates.
+  // The id (index in the points given) of the point at tree position j, and its coordinates; the
+  // coordinates along axis a of all points, in tree order (an array per axis: a leaf's are contiguous).
   std::uint32_t id_at(std::size_t j) const { return ids_[j]; }
-  const Vec<D>& point_at(std::size_t j) const { return points_[j]; }
+  Vec<D> point_at(std::size_t j) const {
+    Vec<D> p;
+    for (int a = 0; a < D; ++a) p[a] = axes_[static_cast<std::size_t>(a)][j];
+    return p;
+  }
+  const double* axis(int a) const { return axes_[static_cast<std::size_t>(a)].data(); }
 
   // The leaves, in tree order: leaf l holds tree positions [leaf_begin(l), leaf_end(l)).
   std::size_t leaves() const { return leaves_.size(); }
@@ -46,8 +53,8 @@ class SupportTree {
     return (n.hi - n.lo).squaredNorm();
   }
 
-  // Calls out(tree position) for every point within distance r of leaf l's box (its own included):
-  // every point within r of any point of the leaf.
+  // Calls out(begin, end) for tree positions [begin, end) of each leaf within distance r of leaf l's box
+  // (its own included): every point within r of any point of the leaf, and others.
   template <class Out>
   void near_leaf(std::size_t l, double r, Out&& out) const;
 
@@ -59,8 +66,8 @@ class SupportTree {
   };
   static bool is_leaf(const Node& n) { return n.end - n.begin <= kLeafSize; }
 
-  std::vector<Vec<D>> points_;         // in tree order
-  std::vector<std::uint32_t> ids_;     // ids_[j]: the given index of points_[j]
+  std::array<std::vector<double>, D> axes_;  // the points' coordinates in tree order, an array per axis
+  std::vector<std::uint32_t> ids_;           // ids_[j]: the given index of the point at position j
   std::vector<std::uint32_t> leaves_;  // the leaf nodes, in tree order
   std::vector<Node> nodes_;            // implicit: children of i at 2i + 1, 2i + 2; unused slots empty
 };
@@ -89,7 +96,7 @@ void SupportTree<D>::near_leaf(std::size_t l, double r, Out&& out) const {
     const double gap2 = (n.lo - leaf.hi).cwiseMax(leaf.lo - n.hi).cwiseMax(0.0).squaredNorm();
     if (gap2 > r2) continue;
     if (is_leaf(n)) {
-      for (std::uint32_t k = n.begin; k < n.end; ++k) out(k);
+      out(std::size_t{n.begin}, std::size_t{n.end});
       continue;
     }
     stack[depth++] = 2 * at + 2;

@@ -1,0 +1,14 @@
+#pragma once
+// rank_by_distance: the place of each of a few points in the order of (squared distance, id), the
+// selection of the supports' k nearest (nearest_supports.cpp) among the points a query's cut keeps.
+#include <cstddef>
+#include <cstdint>
+
+namespace nodegen::spatial_detail {
+
+// places[a] = the number of points b with (d2[b], id[b]) < (d2[a], id[a]), for n points whose ids are
+// distinct (so the places are 0 .. n-1, each once). Ids are doubles so one vector compare serves both
+// keys; they are integers below 2^31, exact. O(n^2), branch-free, for a few dozen points.
+void rank_by_distance(const double* d2, const double* id, std::size_t n, std::uint32_t* places);
+
+}  // namespace nodegen::spatial_detail
