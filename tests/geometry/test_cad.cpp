@@ -19,6 +19,7 @@
 #include <BRep_Builder.hxx>
 #include <IGESControl_Controller.hxx>
 #include <IGESControl_Writer.hxx>
+#include <IGESData_IGESEntity.hxx>
 #include <Interface_Static.hxx>
 #include <Message.hxx>
 #include <Message_Messenger.hxx>
@@ -30,11 +31,15 @@
 #include <STEPCAFControl_Writer.hxx>
 #include <STEPControl_Controller.hxx>
 #include <STEPControl_Writer.hxx>
+#include <TCollection_HAsciiString.hxx>
 #include <TDataStd_Name.hxx>
 #include <TDocStd_Document.hxx>
 #include <TopExp_Explorer.hxx>
 #include <TopoDS.hxx>
 #include <TopoDS_Compound.hxx>
+#include <TransferBRep.hxx>
+#include <TransferBRep_ShapeMapper.hxx>
+#include <Transfer_FinderProcess.hxx>
 #include <gp_Ax2.hxx>
 #include <gp_Circ.hxx>
 #include <gp_Pln.hxx>
@@ -86,6 +91,27 @@ void write_named_step(const TopoDS_Shape& shape, const std::vector<std::string>&
   ASSERT_TRUE(writer.Transfer(doc, STEPControl_AsIs));
   ASSERT_EQ(writer.Write(file.c_str()), IFSelect_RetDone);
   Interface_Static::SetIVal("write.stepcaf.subshapes.name", 0);
+}
+
+// The same as IGES (`brep_mode` 1: faces as B-rep entities, 0: as trimmed surfaces), the names as the
+// faces' labels, as IGES exporters write them (8 characters at most).
+void write_named_iges(const TopoDS_Shape& shape, const std::vector<std::string>& names, const std::filesystem::path& file,
+                      int brep_mode) {
+  IGESControl_Controller::Init();
+  quiet_occt();
+  IGESControl_Writer writer("MM", brep_mode);
+  writer.AddShape(shape);
+  const Handle(Transfer_FinderProcess) process = writer.TransferProcess();
+  std::size_t k = 0;
+  for (TopExp_Explorer e(shape, TopAbs_FACE); e.More(); e.Next(), ++k) {
+    if (k >= names.size() || names[k].empty()) continue;
+    Handle(Standard_Transient) entity;
+    ASSERT_TRUE(process->FindTypedTransient(TransferBRep::ShapeMapper(process, e.Current()),
+                                            STANDARD_TYPE(IGESData_IGESEntity), entity));
+    Handle(IGESData_IGESEntity)::DownCast(entity)->SetLabel(new TCollection_HAsciiString(names[k].c_str()));
+  }
+  writer.ComputeModel();
+  ASSERT_TRUE(writer.Write(file.c_str()));
 }
 
 TopoDS_Shape tube() {  // radius 1 around z from 0 to 1, a hole of radius 0.4 through it
@@ -230,13 +256,19 @@ TEST(Cad, PartsUnderCsgKeepTheirNodesOnTheExactSurfaces) {
   EXPECT_GT(on_tube, 800u);  // of the whole tube's 1593 at this spacing, 1022 lie at x < 0.3
 }
 
-// Faces the STEP file names are parts of those names (two faces of one name one part), the others
-// face<k>; the edges of the named faces carry nodes at the spacing.
-TEST(Cad, NamedFacesAreThePartsOfTheirNames) {
-  const test::TempDir dir("cad");
-  // A box's faces in explorer order: x = 0, x = 1, y = 0, y = 1, z = 0, z = 1.
-  write_named_step(BRepPrimAPI_MakeBox(1.0, 1.0, 1.0).Shape(), {"inlet", "outlet", "wall", "wall"}, dir / "duct.step");
-  const DomainFile f = load(dir.path(), R"({"type":"cad","name":"duct","file":"duct.step"})", "0.1");
+// A unit box whose faces x = 0, x = 1, y = 0, y = 1 the file `file` names inlet, outlet, wall, wall:
+// its named faces are parts of those names (two faces of one name one part), the others face<k>; the
+// edges of the named faces carry nodes at the spacing. With `walls_own_no_edge`, the edges the walls
+// share with the inlet and outlet are the inlet's and outlet's (the face order of a file of solids);
+// in a sewn shell the order, and so which face's part an edge's nodes take, is the sewing's.
+void expect_named_duct(const std::filesystem::path& dir, const std::string& file, bool walls_own_no_edge = true) {
+  SCOPED_TRACE(file);
+  const DomainFile f = load(dir, R"({"type":"cad","name":"duct","file":")" + file + R"("})", "0.1");
+  if (!walls_own_no_edge) {
+    EXPECT_NE(std::find(f.repairs.begin(), f.repairs.end(),
+                        "duct: loose faces sewn into closed shells (gaps up to 1e-5 of the part's size)"),
+              f.repairs.end());
+  }
   const auto& d = *domain_of<3>(f);
   auto names = d.boundary_names();
   std::sort(names.begin(), names.end());
@@ -250,12 +282,27 @@ TEST(Cad, NamedFacesAreThePartsOfTheirNames) {
     } else if (part == "duct:outlet") {
       ASSERT_TRUE(x1) << n.pos.transpose();
     } else if (part == "duct:wall") {
-      ASSERT_TRUE((y0 || y1) && !x0 && !x1) << n.pos.transpose();
+      ASSERT_TRUE((y0 || y1) && (!walls_own_no_edge || (!x0 && !x1))) << n.pos.transpose();
     }
     // The four edges where the wall meets the bottom and top: 9 nodes each between the corners.
     on_wall_edge += (y0 || y1) && (n.pos[2] < 1e-9 || n.pos[2] > 1 - 1e-9) && !x0 && !x1;
   }
   EXPECT_EQ(on_wall_edge, 4 * 9);
+}
+
+// Named faces in STEP (names of the faces' representation items) and in IGES (the faces' labels, with
+// the faces written either way IGES has).
+TEST(Cad, NamedFacesAreThePartsOfTheirNames) {
+  const test::TempDir dir("cad");
+  // A box's faces in explorer order: x = 0, x = 1, y = 0, y = 1, z = 0, z = 1.
+  const TopoDS_Shape box = BRepPrimAPI_MakeBox(1.0, 1.0, 1.0).Shape();
+  const std::vector<std::string> names{"inlet", "outlet", "wall", "wall"};
+  write_named_step(box, names, dir / "duct.step");
+  expect_named_duct(dir.path(), "duct.step");
+  write_named_iges(box, names, dir / "duct.igs", 1);
+  expect_named_duct(dir.path(), "duct.igs");
+  write_named_iges(box, names, dir / "surfaces.iges", 0);  // six loose trimmed surfaces, sewn
+  expect_named_duct(dir.path(), "surfaces.iges", false);
 }
 
 // A unit square plate with a hole of radius 0.25 at its middle, as one planar face; tilted: the same
@@ -389,7 +436,7 @@ TEST(Cad, BadFilesAreRefusedNamingTheFileAndTheReason) {
   expect_refused(dir.path(), R"({"type":"cad","file":"empty.stp"})", "empty.stp");
   expect_refused(dir.path(), R"({"type":"cad","file":"missing.step"})", "missing.step");
   write_step(BRepBuilderAPI_MakeFace(gp_Pln(gp_Pnt(0, 0, 0), gp_Dir(0, 0, 1)), 0, 1, 0, 1).Shape(), dir / "sheet.step");
-  expect_refused(dir.path(), R"({"type":"cad","file":"sheet.step"})", "holds no solid");
+  expect_refused(dir.path(), R"({"type":"cad","file":"sheet.step"})", "holds no solid (nor faces that close a volume)");
   write_step(tube(), dir / "tube.step");
   expect_refused(dir.path(), R"({"type":"cad","file":"tube.step","unit":"furlong"})", "shape.unit: expected one of m, cm, mm, in");
   expect_refused(dir.path(), R"({"type":"cad","file":"tube.step","tolerance":-1})", "shape.tolerance");

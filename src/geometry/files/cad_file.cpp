@@ -5,6 +5,7 @@
 #include <BRepAlgoAPI_Fuse.hxx>
 #include <BRepBndLib.hxx>
 #include <BRepBuilderAPI_MakeSolid.hxx>
+#include <BRepBuilderAPI_Sewing.hxx>
 #include <BRepCheck_Analyzer.hxx>
 #include <BRepMesh_IncrementalMesh.hxx>
 #include <BRepTools.hxx>
@@ -15,6 +16,7 @@
 #include <IGESControl_Controller.hxx>
 #include <IGESControl_Reader.hxx>
 #include <IGESData_GlobalSection.hxx>
+#include <IGESData_IGESEntity.hxx>
 #include <IGESData_IGESModel.hxx>
 #include <Interface_Static.hxx>
 #include <Message.hxx>
@@ -124,6 +126,22 @@ const Unit* chosen_unit(const Unit* in_file, const CadOptions& options, std::vec
   return in_file;
 }
 
+// The names the file gives the shape's faces and edges (a 2D domain's parts are its face's edges):
+// name_of(entity) is the name of the file's entity that a face or edge was made from, "" for none.
+// Exporters that name nothing write '' or 'NONE'.
+template <class NameOf>
+void collect_names(const TopoDS_Shape& shape, const Handle(XSControl_TransferReader) & transfer, NameOf&& name_of,
+                   FaceNames& names) {
+  for (const TopAbs_ShapeEnum kind : {TopAbs_FACE, TopAbs_EDGE}) {
+    TopTools_IndexedMapOfShape items;
+    TopExp::MapShapes(shape, kind, items);
+    for (int k = 1; k <= items.Extent(); ++k) {
+      const std::string name = name_of(transfer->EntityFromShapeResult(items(k), 1));
+      if (!name.empty() && lower(name) != "none") names.emplace_back(items(k), name);
+    }
+  }
+}
+
 TopoDS_Shape read_step(const std::string& file, const CadOptions& options, std::vector<std::string>& notes,
                        FaceNames& names) {
   STEPControl_Reader reader;  // its controller initialised by read_cad
@@ -134,23 +152,25 @@ TopoDS_Shape read_step(const std::string& file, const CadOptions& options, std::
   Interface_Static::SetCVal("xstep.cascade.unit", chosen_unit(in_file, options, notes)->occt);
   if (reader.TransferRoots() == 0) refuse(file, "holds no shape OCCT can transfer");
   const TopoDS_Shape shape = reader.OneShape();
-  const Handle(XSControl_TransferReader) transfer = reader.WS()->TransferReader();
-  // The names of its faces and edges (a 2D domain's parts are its face's edges).
-  for (const TopAbs_ShapeEnum kind : {TopAbs_FACE, TopAbs_EDGE}) {
-    TopTools_IndexedMapOfShape items;
-    TopExp::MapShapes(shape, kind, items);
-    for (int k = 1; k <= items.Extent(); ++k) {
-      const auto item = Handle(StepRepr_RepresentationItem)::DownCast(transfer->EntityFromShapeResult(items(k), 1));
-      if (item.IsNull() || item->Name().IsNull()) continue;
-      const std::string name = item->Name()->ToCString();
-      // Exporters that name nothing write '' or 'NONE'.
-      if (!name.empty() && lower(name) != "none") names.emplace_back(items(k), name);
-    }
-  }
+  collect_names(shape, reader.WS()->TransferReader(), [](const Handle(Standard_Transient) & entity) {
+    const auto item = Handle(StepRepr_RepresentationItem)::DownCast(entity);
+    return item.IsNull() || item->Name().IsNull() ? std::string() : std::string(item->Name()->ToCString());
+  }, names);
   return shape;
 }
 
-TopoDS_Shape read_iges(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
+// An IGES entity's name: its Name property, else its short label (8 characters, padded with blanks).
+std::string iges_name(const Handle(Standard_Transient) & entity) {
+  const auto item = Handle(IGESData_IGESEntity)::DownCast(entity);
+  if (item.IsNull() || !item->HasName() || item->NameValue().IsNull()) return {};
+  std::string name = item->NameValue()->ToCString();
+  const auto first = name.find_first_not_of(' ');
+  if (first == std::string::npos) return {};
+  return name.substr(first, name.find_last_not_of(' ') - first + 1);
+}
+
+TopoDS_Shape read_iges(const std::string& file, const CadOptions& options, std::vector<std::string>& notes,
+                       FaceNames& names) {
   IGESControl_Controller::Init();
   IGESControl_Reader reader;
   if (reader.ReadFile(file.c_str()) != IFSelect_RetDone) refuse(file, "is not an IGES file OCCT can read");
@@ -159,7 +179,9 @@ TopoDS_Shape read_iges(const std::string& file, const CadOptions& options, std::
   if (!in_file && !global.UnitName().IsNull()) in_file = iges_unit_named(global.UnitName()->ToCString());
   Interface_Static::SetCVal("xstep.cascade.unit", chosen_unit(in_file, options, notes)->occt);
   if (reader.TransferRoots() == 0) refuse(file, "holds no shape OCCT can transfer");
-  return reader.OneShape();
+  const TopoDS_Shape shape = reader.OneShape();
+  collect_names(shape, reader.WS()->TransferReader(), iges_name, names);
+  return shape;
 }
 
 TopoDS_Shape read_brep(const std::string& file, const CadOptions& options, std::vector<std::string>& notes) {
@@ -184,6 +206,31 @@ class UnitRestored {
   std::string saved_;
 };
 
+// The closed shells of the shape as solids.
+std::vector<TopoDS_Shape> closed_shells(const TopoDS_Shape& shape) {
+  std::vector<TopoDS_Shape> solids;
+  for (TopExp_Explorer e(shape, TopAbs_SHELL); e.More(); e.Next()) {
+    if (!BRep_Tool::IsClosed(e.Current())) continue;
+    BRepBuilderAPI_MakeSolid make(TopoDS::Shell(e.Current()));
+    if (make.IsDone()) solids.push_back(make.Solid());
+  }
+  return solids;
+}
+
+// Faces with no shell around them (IGES files of trimmed surfaces, as most IGES exporters write) sewn
+// into shells where their edges meet within 1e-5 of the part's size (its box diagonal); the file's names
+// move to the sewn faces and edges.
+TopoDS_Shape sewn(const TopoDS_Shape& shape, FaceNames& names) {
+  Bnd_Box box;
+  BRepBndLib::Add(shape, box);
+  BRepBuilderAPI_Sewing sewing(box.IsVoid() ? 1e-6 : 1e-5 * std::sqrt(box.SquareExtent()));
+  sewing.Add(shape);
+  sewing.Perform();
+  for (auto& [item, name] : names)
+    if (sewing.IsModifiedSubShape(item)) item = sewing.ModifiedSubShape(item);
+  return sewing.SewedShape();
+}
+
 // The solids of the shape, mended by ShapeFix, closed shells made solids; several fused into one.
 // `names`: the file's face names, moved onto the faces that ShapeFix and the union make of them.
 TopoDS_Shape solid_of(const std::string& file, TopoDS_Shape shape, std::vector<std::string>& notes, FaceNames& names) {
@@ -197,14 +244,15 @@ TopoDS_Shape solid_of(const std::string& file, TopoDS_Shape shape, std::vector<s
   std::vector<TopoDS_Shape> solids;
   for (TopExp_Explorer e(shape, TopAbs_SOLID); e.More(); e.Next()) solids.push_back(e.Current());
   if (solids.empty()) {
-    for (TopExp_Explorer e(shape, TopAbs_SHELL); e.More(); e.Next()) {
-      if (!BRep_Tool::IsClosed(e.Current())) continue;
-      BRepBuilderAPI_MakeSolid make(TopoDS::Shell(e.Current()));
-      if (make.IsDone()) solids.push_back(make.Solid());
-    }
+    solids = closed_shells(shape);
     if (!solids.empty()) notes.push_back("closed shells without a solid taken as solids");
   }
-  if (solids.empty()) refuse(file, "holds no solid (nor a closed shell): nodegen fills volumes");
+  if (solids.empty() && TopExp_Explorer(shape, TopAbs_FACE).More()) {
+    shape = sewn(shape, names);
+    solids = closed_shells(shape);
+    if (!solids.empty()) notes.push_back("loose faces sewn into closed shells (gaps up to 1e-5 of the part's size)");
+  }
+  if (solids.empty()) refuse(file, "holds no solid (nor faces that close a volume): nodegen fills volumes");
   TopoDS_Shape solid = solids.front();
   for (std::size_t i = 1; i < solids.size(); ++i) {
     BRepAlgoAPI_Fuse fuse(solid, solids[i]);
@@ -416,7 +464,7 @@ TopoDS_Shape read_cad_shape(const std::string& file, const CadOptions& options, 
                             FaceNames& names) {
   const std::string ext = lower(std::filesystem::path(file).extension().string());
   const TopoDS_Shape shape = ext == ".brep"                   ? read_brep(file, options, notes)
-                             : ext == ".iges" || ext == ".igs" ? read_iges(file, options, notes)
+                             : ext == ".iges" || ext == ".igs" ? read_iges(file, options, notes, names)
                                                                : read_step(file, options, notes, names);
   if (shape.IsNull()) refuse(file, "holds no shape");
   return shape;
