@@ -45,6 +45,7 @@
 #include <gp_Pln.hxx>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -426,6 +427,48 @@ void expect_refused(const std::filesystem::path& dir, const std::string& shape, 
     EXPECT_NE(std::string(e.what()).find(piece), std::string::npos) << e.what();
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
   }
+}
+
+// A unit cube each side of which is k x k loose square faces, as IGES trimmed surfaces: 6 k^2 faces
+// and twice as many edges to sew and to look names up for.
+void write_tiled_cube_iges(int k, const std::filesystem::path& file) {
+  IGESControl_Controller::Init();
+  quiet_occt();
+  TopoDS_Compound all;
+  BRep_Builder builder;
+  builder.MakeCompound(all);
+  const double s = 1.0 / k;
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < k; ++j)
+      for (int axis = 0; axis < 3; ++axis)
+        for (const double c : {0.0, 1.0}) {
+          auto at = [&](double u, double v) {
+            double p[3];
+            p[axis] = c, p[(axis + 1) % 3] = u, p[(axis + 2) % 3] = v;
+            return gp_Pnt(p[0], p[1], p[2]);
+          };
+          BRepBuilderAPI_MakePolygon square(at(i * s, j * s), at((i + 1) * s, j * s), at((i + 1) * s, (j + 1) * s),
+                                            at(i * s, (j + 1) * s), true);
+          builder.Add(all, BRepBuilderAPI_MakeFace(square.Wire(), true).Face());
+        }
+  IGESControl_Writer writer("MM", 0);
+  writer.AddShape(all);
+  writer.ComputeModel();
+  ASSERT_TRUE(writer.Write(file.c_str()));
+}
+
+// Reading names per face by OCCT's EntityFromShapeResult scans every result for each face and edge:
+// 5400 faces took minutes. One pass over the results keeps the load linear in the faces.
+TEST(Cad, ThousandsOfLooseFacesLoadInLinearTime) {
+  const test::TempDir dir("cad");
+  write_tiled_cube_iges(30, dir / "tiles.igs");
+  const auto start = std::chrono::steady_clock::now();
+  const DomainFile f = load(dir.path(), R"({"type":"cad","name":"tiles","file":"tiles.igs"})", "0.1");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 40.0);
+  EXPECT_EQ(domain_of<3>(f)->boundary_names().size(), 5400u);
+  const auto box = domain_of<3>(f)->bounding_box();
+  EXPECT_LT((box.hi - box.lo - Vec<3>(1, 1, 1)).norm(), 1e-6);
 }
 
 TEST(Cad, BadFilesAreRefusedNamingTheFileAndTheReason) {

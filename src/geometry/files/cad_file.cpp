@@ -27,6 +27,10 @@
 #include <STEPControl_Reader.hxx>
 #include <StepRepr_RepresentationItem.hxx>
 #include <TCollection_HAsciiString.hxx>
+#include <NCollection_DataMap.hxx>
+#include <TopTools_ShapeMapHasher.hxx>
+#include <TransferBRep.hxx>
+#include <Transfer_TransientProcess.hxx>
 #include <XSControl_TransferReader.hxx>
 #include <XSControl_WorkSession.hxx>
 #include <ShapeBuild_ReShape.hxx>
@@ -128,16 +132,26 @@ const Unit* chosen_unit(const Unit* in_file, const CadOptions& options, std::vec
 
 // The names the file gives the shape's faces and edges (a 2D domain's parts are its face's edges):
 // name_of(entity) is the name of the file's entity that a face or edge was made from, "" for none.
-// Exporters that name nothing write '' or 'NONE'.
+// Exporters that name nothing write '' or 'NONE'. The entity of each face and edge comes from one pass
+// over the transfer's results, the first whose result is that face or edge (as the reader's
+// EntityFromShapeResult finds it, but that scans every result for each shape asked: hours for a file of
+// tens of thousands of faces).
 template <class NameOf>
 void collect_names(const TopoDS_Shape& shape, const Handle(XSControl_TransferReader) & transfer, NameOf&& name_of,
                    FaceNames& names) {
+  const Handle(Transfer_TransientProcess)& process = transfer->TransientProcess();
+  NCollection_DataMap<TopoDS_Shape, std::string, TopTools_ShapeMapHasher> named;
+  for (int j = 1; !process.IsNull() && j <= process->NbMapped(); ++j) {
+    const TopoDS_Shape result = TransferBRep::ShapeResult(process, process->Mapped(j));
+    if (result.IsNull() || (result.ShapeType() != TopAbs_FACE && result.ShapeType() != TopAbs_EDGE)) continue;
+    if (!named.IsBound(result)) named.Bind(result, name_of(process->Mapped(j)));
+  }
   for (const TopAbs_ShapeEnum kind : {TopAbs_FACE, TopAbs_EDGE}) {
     TopTools_IndexedMapOfShape items;
     TopExp::MapShapes(shape, kind, items);
     for (int k = 1; k <= items.Extent(); ++k) {
-      const std::string name = name_of(transfer->EntityFromShapeResult(items(k), 1));
-      if (!name.empty() && lower(name) != "none") names.emplace_back(items(k), name);
+      const std::string* name = named.Seek(items(k));
+      if (name && !name->empty() && lower(*name) != "none") names.emplace_back(items(k), *name);
     }
   }
 }
