@@ -6,7 +6,8 @@
 // implicit, node i's children at 2i + 1 and 2i + 2, split at the middle of its range along the longest
 // side of its cell clipped to all points' box (ties by id, so the order is a function of the points
 // alone); a node keeps its points' tight box (made bottom-up after the splits), for pruning, and its
-// cell (the region its ancestors' split planes leave it), for knowing when a ball lies wholly inside it. A leaf holds at most kLeafSize points.
+// cell (the region its ancestors' split planes leave it), for knowing when a ball lies wholly inside
+// it. A leaf holds at most kLeafSize points.
 //
 // Query (near_leaf): the points near a whole leaf at once, for the queries of all its points: the
 // search climbs from the leaf to the first ancestor whose cell strictly contains the leaf's box grown

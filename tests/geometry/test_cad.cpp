@@ -406,12 +406,7 @@ TEST(Cad, SeveralSolidsAreTheirUnionAndIgesAndBrepReadToo) {
     const bool in_second = (n.pos.array() > 0.5 + 1e-9).all() && (n.pos.array() < 1.5 - 1e-9).all();
     ASSERT_FALSE(in_first || in_second) << "a node inside the union: " << n.pos.transpose();
   }
-  IGESControl_Controller::Init();
-  quiet_occt();
-  IGESControl_Writer iges("MM", 1);  // faces as B-rep solids
-  iges.AddShape(tube());
-  iges.ComputeModel();
-  ASSERT_TRUE(iges.Write((dir / "tube.igs").c_str()));
+  write_named_iges(tube(), {}, dir / "tube.igs", 1);  // faces as B-rep solids
   const DomainFile g = load(dir.path(), R"({"type":"cad","name":"t","file":"tube.igs"})");
   EXPECT_EQ(domain_of<3>(g)->boundary_names().size(), 4u);
   ASSERT_TRUE(BRepTools::Write(tube(), (dir / "tube.brep").c_str()));
@@ -429,11 +424,9 @@ void expect_refused(const std::filesystem::path& dir, const std::string& shape, 
   }
 }
 
-// A unit cube each side of which is k x k loose square faces, as IGES trimmed surfaces: 6 k^2 faces
-// and twice as many edges to sew and to look names up for.
-void write_tiled_cube_iges(int k, const std::filesystem::path& file) {
-  IGESControl_Controller::Init();
-  quiet_occt();
+// A unit cube each side of which is k x k loose square faces: 6 k^2 faces and twice as many edges to
+// sew and to look names up for.
+TopoDS_Compound tiled_cube(int k) {
   TopoDS_Compound all;
   BRep_Builder builder;
   builder.MakeCompound(all);
@@ -451,17 +444,14 @@ void write_tiled_cube_iges(int k, const std::filesystem::path& file) {
                                             at(i * s, (j + 1) * s), true);
           builder.Add(all, BRepBuilderAPI_MakeFace(square.Wire(), true).Face());
         }
-  IGESControl_Writer writer("MM", 0);
-  writer.AddShape(all);
-  writer.ComputeModel();
-  ASSERT_TRUE(writer.Write(file.c_str()));
+  return all;
 }
 
 // Reading names per face by OCCT's EntityFromShapeResult scans every result for each face and edge:
 // 5400 faces took minutes. One pass over the results keeps the load linear in the faces.
 TEST(Cad, ThousandsOfLooseFacesLoadInLinearTime) {
   const test::TempDir dir("cad");
-  write_tiled_cube_iges(30, dir / "tiles.igs");
+  write_named_iges(tiled_cube(30), {}, dir / "tiles.igs", 0);  // as trimmed surfaces
   const auto start = std::chrono::steady_clock::now();
   const DomainFile f = load(dir.path(), R"({"type":"cad","name":"tiles","file":"tiles.igs"})", "0.1");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
