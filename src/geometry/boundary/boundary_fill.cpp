@@ -170,7 +170,7 @@ void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<
 }
 
 void sample_triangles(const std::vector<WorldTriangle>& whole, BoundarySink<3>& sink,
-                      const std::function<int(const Vec<3>&, const Vec<3>&)>& side, const TriangleLift& lift,
+                      const BoundarySide& side, const TriangleLift& lift,
                       const PointGrid<3>* placed) {
   // Only the parts of the triangles within the region where nodes can be kept are sampled: a mesh child
   // far larger than the ball it was intersected with took over a minute and gigabytes.

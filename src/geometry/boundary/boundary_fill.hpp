@@ -61,11 +61,14 @@ struct Patch {
 void fill_patch(const Patch& patch, const std::vector<Vec<2>>& seeds, PointGrid<3>& occupied,
                 BoundarySink<3>& sink);
 
-// Each node takes the part of its triangle (WorldTriangle::part). side(pos, normal), when given, says
-// which nodes bound the part's solid: 1 as they are, -1 with the normal turned, 0 not at all (a face
-// inside the solid or between two of its parts). Called concurrently.
-// `lift`, when given, moves each kept node (its position and normal, the triangle's) onto the exact
-// surface the triangles approximate, before the filters; called from the sink's threads at once.
+// Which nodes bound a part's solid (a mesh left to the winding number): side(pos, normal) is 1 for a
+// node as it is, -1 for one whose normal must turn, 0 for one that bounds nothing (inside the solid or
+// between two of its parts). Called concurrently.
+using BoundarySide = std::function<int(const Vec<3>& pos, const Vec<3>& normal)>;
+
+// Each node takes the part of its triangle (WorldTriangle::part); `side`, when given, filters and
+// turns them. `lift`, when given, moves each kept node (its position and normal, the triangle's) onto
+// the exact surface the triangles approximate, after the filters; called from the sink's threads at once.
 using TriangleLift = std::function<void(const WorldTriangle&, Vec<3>& pos, Vec<3>& normal)>;
 // The least distance between two nodes of a mesh's faces, in h: the radius of their Poisson-disk
 // thinning. A maximal Poisson-disk set of radius r has mean nearest-neighbour distance a little above r;
@@ -76,7 +79,7 @@ constexpr double kMeshNodeSpacing = 0.92;
 // `placed`, when given: nodes placed before (feature curves and corners); no node comes nearer to them
 // than to each other.
 void sample_triangles(const std::vector<WorldTriangle>& triangles, BoundarySink<3>& sink,
-                      const std::function<int(const Vec<3>&, const Vec<3>&)>& side = {}, const TriangleLift& lift = {},
+                      const BoundarySide& side = {}, const TriangleLift& lift = {},
                       const PointGrid<3>* placed = nullptr);
 
 }  // namespace nodegen::geometry_detail

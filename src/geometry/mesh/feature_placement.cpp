@@ -12,10 +12,20 @@ namespace {
 // The least distance between two feature nodes, in h: the faces' own.
 constexpr double kFeatureSpacing = kMeshNodeSpacing;
 
+// Whether a node bounds the leaf's solid (always, but under the winding number), its normal turned to
+// face out of it.
+bool facing_out(const FeatureLeaf& leaf, const Vec<3>& pos, Vec<3>& normal) {
+  if (!leaf.side) return true;
+  const int s = leaf.side(pos, normal);
+  if (s < 0) normal = -normal;
+  return s != 0;
+}
+
 void place_feature_corner(const FeatureLeaf& leaf, const FeatureCorner& corner, BoundarySink<3>& sink,
                           PointGrid<3>& placed) {
   Vec<3> pos = leaf.where.point(corner.point), normal = leaf.where.normal(corner.normal);
-  if (placed.any_within(pos, kFeatureSpacing * sink.h(pos))) return;
+  // Tested here as well as with the curves' nodes, so a corner inside the solid crowds out none that bounds it.
+  if (!facing_out(leaf, pos, normal) || placed.any_within(pos, kFeatureSpacing * sink.h(pos))) return;
   int id = std::numeric_limits<int>::max();
   for (std::uint32_t t : corner.faces) id = std::min(id, leaf.part(t));
   if (leaf.lift && !corner.faces.empty())
@@ -91,12 +101,14 @@ void place_features(const FeatureLeaf& leaf, BoundarySink<3>& sink, PointGrid<3>
   // Curves that meet at a corner at a narrow angle, a curve shorter than two spacings (its one inner
   // node may lie 0.75 h from its ends) and corners close together place nodes nearer than the faces'
   // nodes ever are: in the order placed (corners, then curve by curve), a node within 0.92 h of one kept
-  // before is dropped. Junction nodes (a CSG boundary) are the sink's to space.
+  // before is dropped, as is one that bounds nothing. Junction nodes (a CSG boundary) are the sink's to
+  // space.
   auto& nodes = sink.nodes();
   std::size_t kept = first;
   for (std::size_t i = first; i < nodes.size(); ++i) {
-    const RawNode<3>& node = nodes[i];
+    RawNode<3>& node = nodes[i];
     if (!node.junction) {
+      if (!facing_out(leaf, node.pos, node.normal)) continue;
       if (placed.any_within(node.pos, kFeatureSpacing * sink.h(node.pos))) continue;
       placed.insert(node.pos);
     }

@@ -37,7 +37,8 @@ std::size_t find_root(std::vector<std::size_t>& parent, std::size_t i) {
 
 }  // namespace
 
-MeshFeatures::MeshFeatures(const SurfaceMesh& mesh, const std::vector<int>& group, double feature_angle) {
+MeshFeatures::MeshFeatures(const SurfaceMesh& mesh, const std::vector<int>& group, double feature_angle,
+                           bool border_curves) {
   points_.assign(index_slots(mesh.vertices()), Vec<3>::Zero());
   for (auto v : mesh.vertices()) points_[v.idx()] = vec_of(mesh.point(v));
   std::vector<std::int64_t> triangle_of(index_slots(mesh.faces()), -1);
@@ -58,7 +59,8 @@ MeshFeatures::MeshFeatures(const SurfaceMesh& mesh, const std::vector<int>& grou
   std::vector<char> sharp(index_slots(mesh.edges()), 0), curve(sharp.size(), 0);
   for (auto e : mesh.edges()) {
     if (mesh.is_border(e)) {
-      sharp[e.idx()] = curve[e.idx()] = 1;
+      sharp[e.idx()] = 1;
+      curve[e.idx()] = border_curves;
       continue;
     }
     const auto h = mesh.halfedge(e);
@@ -72,7 +74,7 @@ MeshFeatures::MeshFeatures(const SurfaceMesh& mesh, const std::vector<int>& grou
   }
   corner_sector_.resize(corner_vertex_.size());
   find_sectors(mesh, sharp, triangle_of);
-  chain_curves(mesh, curve, triangle_of, cos_limit);
+  chain_curves(mesh, curve, triangle_of, cos_limit, border_curves);
 }
 
 // Around each vertex, the faces joined across edges that are not sharp, and each such sector's
@@ -122,7 +124,7 @@ void MeshFeatures::find_sectors(const SurfaceMesh& mesh, const std::vector<char>
 
 // The feature edges chained into curves from corner to corner, then the closed loops that remain.
 void MeshFeatures::chain_curves(const SurfaceMesh& mesh, const std::vector<char>& curve,
-                                const std::vector<std::int64_t>& triangle_of, double cos_limit) {
+                                const std::vector<std::int64_t>& triangle_of, double cos_limit, bool border_curves) {
   using Edge = SurfaceMesh::Edge_index;
   using Vertex = SurfaceMesh::Vertex_index;
   const std::size_t vertex_slots = index_slots(mesh.vertices());
@@ -188,7 +190,9 @@ void MeshFeatures::chain_curves(const SurfaceMesh& mesh, const std::vector<char>
                    face_normal_[t];
     }
     if (fc.normal.norm() > 0) fc.normal.normalize();
-    corners_.push_back(std::move(fc));
+    // Where borders are no curves, a vertex on one ends its curves but carries no node: the solid's
+    // corner there is not the mesh's.
+    if (border_curves || !mesh.is_border(v)) corners_.push_back(std::move(fc));
     for (Edge e : at[v.idx()])
       if (!done[e.idx()]) walk(v, e);
   }

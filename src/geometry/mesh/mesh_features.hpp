@@ -3,7 +3,9 @@
 //
 // Feature edges: an edge whose two faces' normals differ by more than the feature angle (the dihedral
 // angle, 0 on a flat stretch; default 30 degrees, a domain file's "feature_angle") is sharp; a border
-// edge (a mesh left open) is sharp too. An edge between two faces of different parts (face groups of a
+// edge (a mesh left open) is sharp too, and a feature curve unless the winding number decides the solid
+// (where a hole is left open the solid ends on the winding number's half-way surface across it, not on
+// the border, so the border carries no nodes of its own). An edge between two faces of different parts (face groups of a
 // mesh file, the faces of a CAD part) is not sharp unless its angle says so, but it is a feature curve
 // all the same: its nodes come first, so both parts' boundary conditions have nodes along where they meet.
 //
@@ -65,8 +67,8 @@ class MeshFeatures {
   MeshFeatures() = default;
   // `mesh`: the leaf's surface, its faces in the order of the leaf's triangles (SurfaceMesh's faces()
   // order); `group`: each triangle's part (empty: all one); `feature_angle`: degrees, 0 to 180
-  // (180: no edge is sharp).
-  MeshFeatures(const SurfaceMesh& mesh, const std::vector<int>& group, double feature_angle);
+  // (180: no edge is sharp); `border_curves`: whether border edges are feature curves.
+  MeshFeatures(const SurfaceMesh& mesh, const std::vector<int>& group, double feature_angle, bool border_curves = true);
 
   // The smooth normal at barycentric weights w (of the triangle's corners as the leaf lists them).
   Vec<3> smooth_normal(std::size_t triangle, const Vec<3>& w) const;
@@ -92,7 +94,7 @@ class MeshFeatures {
   Vec<3> edge_blend(std::int64_t t, std::uint32_t u, std::uint32_t v, double along) const;
   void find_sectors(const SurfaceMesh& mesh, const std::vector<char>& sharp, const std::vector<std::int64_t>& triangle_of);
   void chain_curves(const SurfaceMesh& mesh, const std::vector<char>& curve, const std::vector<std::int64_t>& triangle_of,
-                    double cos_limit);
+                    double cos_limit, bool border_curves);
 };
 
 }  // namespace nodegen::geometry_detail

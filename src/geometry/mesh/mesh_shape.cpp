@@ -198,7 +198,7 @@ class MeshSurface {
     }
     check_crowding(file);
     label_triangles(read_mesh_face_groups(file));
-    features_ = std::make_unique<const MeshFeatures>(mesh_, triangle_group_, options.feature_angle);
+    features_ = std::make_unique<const MeshFeatures>(mesh_, triangle_group_, options.feature_angle, !winding_);
   }
   // A surface given as triangles (a CAD part's tessellation): it must pass the strict checks, its
   // groups are its parts, and its lift (if any) moves nodes onto the exact surface.
@@ -279,29 +279,29 @@ class MeshSurface {
     const TriangleLift finish = [&](const WorldTriangle& t, Vec<3>& pos, Vec<3>& normal) {
       finish_node(where, t.source, pos, normal);
     };
-    if (!winding_) {
-      // Feature corners and curves first; the faces' nodes keep away from them.
-      PointGrid<3> placed(sink.cell());
-      FeatureLeaf leaf{*features_, where, [&](std::size_t t) { return ids.of(group_of(t)); }, {}};
-      if (lift_)
-        leaf.lift = [&](const std::vector<std::size_t>& t, Vec<3>& pos, Vec<3>& normal) { lift_to_faces(where, t, pos, normal); };
-      place_features(leaf, sink, placed);
-      sample_triangles(world, sink, {}, finish, &placed);
-      return;
-    }
     // Under the winding number the solid is the union of the parts: a triangle may lie inside another
     // part (overlapping shells) or between two parts (touching ones), where it bounds nothing. A node is
     // kept where just behind it is inside and just in front outside (its normal then points out of the
-    // solid), turned where it is the other way round, dropped where both sides agree. Its feature curves
-    // are not placed apart: they may run inside the solid too.
-    const Affine<3>::Mat to_local = inverse_of(where.to_world.A);
-    const double step = 1e-6 * box_.size().norm();
-    sample_triangles(world, sink, [&](const Vec<3>& pos, const Vec<3>& normal) {
-      const Vec<3> p = to_local * (pos - where.to_world.b);
-      const Vec<3> n = (to_local * normal).normalized() * (where.flip ? -step : step);
-      const bool behind = contains(p - n), ahead = contains(p + n);
-      return behind == ahead ? 0 : (behind ? 1 : -1);
-    }, finish);
+    // solid), turned where it is the other way round, dropped where both sides agree. The same test
+    // keeps the feature curves' nodes where they bound the solid, not where they run inside it.
+    BoundarySide side;
+    if (winding_) {
+      const Affine<3>::Mat to_local = inverse_of(where.to_world.A);
+      const double step = 1e-6 * box_.size().norm();
+      side = [this, &where, to_local, step](const Vec<3>& pos, const Vec<3>& normal) {
+        const Vec<3> p = to_local * (pos - where.to_world.b);
+        const Vec<3> n = (to_local * normal).normalized() * (where.flip ? -step : step);
+        const bool behind = contains(p - n), ahead = contains(p + n);
+        return behind == ahead ? 0 : (behind ? 1 : -1);
+      };
+    }
+    // Feature corners and curves first; the faces' nodes keep away from them.
+    PointGrid<3> placed(sink.cell());
+    FeatureLeaf leaf{*features_, where, [&](std::size_t t) { return ids.of(group_of(t)); }, {}, side};
+    if (lift_)
+      leaf.lift = [&](const std::vector<std::size_t>& t, Vec<3>& pos, Vec<3>& normal) { lift_to_faces(where, t, pos, normal); };
+    place_features(leaf, sink, placed);
+    sample_triangles(world, sink, side, finish, &placed);
   }
 
  private:
