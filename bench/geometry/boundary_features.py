@@ -89,6 +89,24 @@ def feature_edges(edges, normals, angle):
     return out
 
 
+def feature_samples(points, features, step):
+    """Points along each feature edge, about `step` apart (a list of arrays, one per edge)."""
+    samples = []
+    for v0, v1 in features:
+        n = max(1, int(math.ceil(np.linalg.norm(points[v1] - points[v0]) / step)))
+        t = (np.arange(n) + 0.5) / n
+        samples.append(points[v0] + t[:, None] * (points[v1] - points[v0]))
+    return samples
+
+
+def off_features(node_pos, node_h, samples):
+    """Whether each node lies over 0.1 h from every feature edge: a node on one carries the bisector of
+    its faces (by design), so its normal is not measured."""
+    if not samples:
+        return np.ones(len(node_pos), dtype=bool)
+    return cKDTree(np.concatenate(samples)).query(node_pos)[0] > 0.1 * node_h
+
+
 def on_file_faces(points, faces, around, node_pos, rim):
     """Whether each node lies on a face of the file (within 1e-9 of the mesh's size), one of the faces
     around its 8 nearest vertices, that is not on a hole's rim (`rim`: per face, whether a corner is on a
@@ -186,16 +204,8 @@ def main():
     ratio = dist[:, 1] / np.minimum(bh, bh[other[:, 1]])
     close_pairs = int(np.count_nonzero(ratio < 0.9)) // 2
 
-    hmin = float(bh.min())
-    samples = []
-    for v0, v1 in features:
-        n = max(1, int(math.ceil(np.linalg.norm(points[v1] - points[v0]) / (0.1 * hmin))))
-        t = (np.arange(n) + 0.5) / n
-        samples.append(points[v0] + t[:, None] * (points[v1] - points[v0]))
-    # A node on a feature edge carries the bisector of its faces (by design): its normal is not measured.
-    smooth = np.ones(len(bpos), dtype=bool)
-    if samples:
-        smooth = cKDTree(np.concatenate(samples)).query(bpos)[0] > 0.1 * bh
+    samples = feature_samples(points, features, 0.1 * float(bh.min()))
+    smooth = off_features(bpos, bh, samples)
     open_edges = {e for e, fs in edges.items() if len(fs) == 1}
     errors = smooth_reference(points, faces, normals, angles, features, open_edges, bpos[smooth], bnormal[smooth])
 
