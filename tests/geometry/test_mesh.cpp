@@ -1,6 +1,7 @@
 // Triangle-mesh domains: a tessellated sphere (a convex polyhedron, so the exact inside test is "behind
 // every face plane") written in each supported format, read back through a domain file and compared
-// point by point; errors for missing, unreadable and open meshes; surface nodes of the mesh.
+// point by point; errors for missing, unreadable and open meshes; surface nodes of the mesh, its sharp
+// edges and smooth normals.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -263,6 +264,87 @@ TEST(Mesh, SharpEdgesAndCornersOfAMeshKeepTheirNodes) {
     ADD_FAILURE() << "a negative feature angle was taken";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("shape.feature_angle: must be from 0 to 180 degrees"), std::string::npos) << e.what();
+  }
+}
+
+// A fandisk-like part: a convex profile in the xz-plane extruded along y from 0 to 1. The profile runs
+// (0,0), (2,0), (2,1), then a quarter circle about (1,1) of 18 segments up to (1,2), a chamfer to
+// (0,1.2) and back down: creases of 90 degrees at the bottom, 38.7 at the chamfer's top and 51.3 at its
+// foot, the caps' outlines at 90, and a smooth join where the side meets the arc (5-degree steps along
+// the arc, none sharp).
+TriMesh fandisk_like() {
+  std::vector<Eigen::Vector2d> profile{{0, 0}, {2, 0}};
+  for (int k = 0; k <= 18; ++k) {
+    const double a = std::numbers::pi / 2 * k / 18;
+    profile.emplace_back(1 + std::cos(a), 1 + std::sin(a));
+  }
+  profile.emplace_back(0, 1.2);
+  TriMesh m;
+  const int n = static_cast<int>(profile.size());
+  for (const double y : {0.0, 1.0})
+    for (const auto& q : profile) m.v.emplace_back(q.x(), y, q.y());
+  Eigen::Vector2d centre = Eigen::Vector2d::Zero();
+  for (const auto& q : profile) centre += q / n;
+  m.v.emplace_back(centre.x(), 0.0, centre.y());
+  m.v.emplace_back(centre.x(), 1.0, centre.y());
+  for (int i = 0; i < n; ++i) {
+    const int j = (i + 1) % n;
+    // The profile runs counter-clockwise seen from -y: the cap at y = 0 faces -y, the one at y = 1 +y.
+    m.f.push_back({2 * n, j, i});
+    m.f.push_back({2 * n + 1, n + i, n + j});
+    m.f.push_back({i, j, n + j});
+    m.f.push_back({i, n + j, n + i});
+  }
+  return m;
+}
+
+// Its sharp edges keep their nodes: points every 0.05 h along every crease and along both caps'
+// outlines lie within 0.5 h of a boundary node, no two nodes are closer than 0.9 h, and nodes on the arc
+// carry the cylinder's own normal (a facet's is up to 2.5 degrees off it); the same at 1, 2 and 7 threads.
+TEST(Mesh, AFandiskLikePartKeepsItsCreasesAndItsSmoothArc) {
+  const test::TempDir tmp("mesh");
+  const TriMesh m = fandisk_like();
+  write_mesh(m, tmp.path() / "fandisk_like.obj", "obj");
+  const double h = 0.05;
+  const DomainFile f = load_mesh_domain(tmp.path(), "fandisk_like.obj", h);
+  const auto nodes = domain_of<3>(f)->boundary_nodes(f.spacing, 3, 2);
+  std::vector<Vec<3>> along;  // points along the sharp edges
+  auto sample = [&](const Vec<3>& a, const Vec<3>& b) {
+    const int steps = static_cast<int>(std::ceil((b - a).norm() / (0.05 * h)));
+    for (int k = 0; k <= steps; ++k) along.push_back(a + (b - a) * k / steps);
+  };
+  const int n = static_cast<int>(m.v.size() - 2) / 2;
+  for (const int i : {0, 1, 20, 21}) sample(m.v[i], m.v[n + i]);  // the creases
+  for (int i = 0; i < n; ++i) {
+    sample(m.v[i], m.v[(i + 1) % n]);
+    sample(m.v[n + i], m.v[n + (i + 1) % n]);
+  }
+  std::size_t covered = 0;
+  for (const Vec<3>& p : along) {
+    double nearest = 1e300;
+    for (const auto& node : nodes) nearest = std::min(nearest, (node.pos - p).norm());
+    covered += nearest <= 0.5 * h;
+  }
+  EXPECT_GE(static_cast<double>(covered), 0.99 * static_cast<double>(along.size()));
+  const auto ratio = test::nearest_over_h(nodes, f.spacing);
+  EXPECT_GE(*std::min_element(ratio.begin(), ratio.end()), 0.9);
+  int on_arc = 0;
+  for (const auto& node : nodes) {
+    const Vec<3> radial(node.pos.x() - 1, 0, node.pos.z() - 1);
+    // On the arc's faces, off the caps and off its end segments: the corner at the smooth join blends
+    // the flat side's normal in, the one at the crease has only its own side's, the last facet's.
+    if (node.pos.x() <= 1.1 || node.pos.z() <= 1.1 || node.pos.y() < h || node.pos.y() > 1 - h || radial.norm() < 0.99) continue;
+    ++on_arc;
+    EXPECT_GT(node.normal.dot(radial.normalized()), std::cos(0.5 * std::numbers::pi / 180)) << node.pos.transpose();
+  }
+  EXPECT_GT(on_arc, 100);
+  for (int threads : {1, 7}) {
+    const auto again = domain_of<3>(f)->boundary_nodes(f.spacing, 3, threads);
+    ASSERT_EQ(again.size(), nodes.size()) << threads;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      ASSERT_EQ(again[i].pos, nodes[i].pos) << threads;
+      ASSERT_EQ(again[i].normal, nodes[i].normal) << threads;
+    }
   }
 }
 
