@@ -12,13 +12,10 @@ namespace {
 // The least distance between two feature nodes, in h: the faces' own.
 constexpr double kFeatureSpacing = kMeshNodeSpacing;
 
-// Whether a node bounds the leaf's solid (always, but under the winding number), its normal turned to
-// face out of it.
+// Whether a node bounds the leaf's solid (always, but under the winding number), its normal leading
+// out of it.
 bool facing_out(const FeatureLeaf& leaf, const Vec<3>& pos, Vec<3>& normal) {
-  if (!leaf.side) return true;
-  const int s = leaf.side(pos, normal);
-  if (s < 0) normal = -normal;
-  return s != 0;
+  return !leaf.bounds || leaf.bounds(pos, normal);
 }
 
 void place_feature_corner(const FeatureLeaf& leaf, const FeatureCorner& corner, BoundarySink<3>& sink,
