@@ -249,6 +249,31 @@ TEST_F(MeshRepair, TouchingShellsKeepNodesOnTheConcaveEdgesWhereTheyMeet) {
   EXPECT_GE(*std::min_element(ratio.begin(), ratio.end()), 0.9);
 }
 
+// A cube with a cube nested in it, written inside out (a cavity) or the same way out (which the exact
+// test also takes for a cavity), and a third cube overlapping the first at a far corner: the overlap
+// sends the mesh to the winding number, where the nested cube stays a cavity (before, every part was
+// turned outward there and the cavity filled).
+TEST_F(MeshRepair, ACavityStaysACavityWhenAnotherPartOverlaps) {
+  const Vec<3> c_lo = Vec<3>::Constant(0.3), c_hi = Vec<3>::Constant(0.7), b_lo = Vec<3>::Constant(0.8),
+               b_hi = Vec<3>::Constant(1.8);
+  auto sd = [&](const Vec<3>& p) {
+    return std::max(std::min(box_sd(p, Vec<3>::Zero(), Vec<3>::Ones()), box_sd(p, b_lo, b_hi)), -box_sd(p, c_lo, c_hi));
+  };
+  for (const bool inside_out : {true, false}) {
+    Soup s = cube(Vec<3>::Zero(), Vec<3>::Ones());
+    Soup cavity = cube(c_lo, c_hi);
+    if (inside_out)
+      for (auto& t : cavity.f) std::swap(t[1], t[2]);
+    add(s, cavity);
+    add(s, cube(b_lo, b_hi));
+    const DomainFile f = load(s, inside_out ? "cavity_overlap" : "nested_overlap");
+    ASSERT_FALSE(f.repairs.empty());
+    EXPECT_EQ(f.repairs.back(), "m: inside test: generalized winding number (the surface intersects or touches itself)");
+    EXPECT_FALSE(domain_of<3>(f)->contains(Vec<3>::Constant(0.5))) << inside_out;
+    expect_solid(f, sd, Vec<3>::Constant(-0.2), Vec<3>::Constant(2.0));
+  }
+}
+
 TEST_F(MeshRepair, InsideOutPartsAndASphereWithHolesAreSolid) {
   // A sphere with three small holes, beside a cube turned inside out.
   Soup s = icosphere(3);

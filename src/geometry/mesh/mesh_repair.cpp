@@ -3,6 +3,7 @@
 #include "nodegen/geometry/input_file.hpp"
 
 #include "geometry/files/quiet_library_output.hpp"
+#include "geometry/mesh/nested_parts.hpp"
 #include "geometry/mesh/self_intersection_check.hpp"
 
 #include <CGAL/IO/STL.h>
@@ -312,6 +313,7 @@ RepairedMesh repair_mesh(const std::string& file, const MeshRepairOptions& optio
   const std::vector<Border> borders = close_holes(mesh, options, counts);
   orient_parts(mesh, file, borders, counts);
   out.solid = becomes_solid(mesh, counts);
+  if (!out.solid) orient_nested_parts(mesh);
   // Faces kept whose turning sense differs from the file's (face i of the mesh is triangle i).
   for (Face f : mesh.faces())
     if (f.idx() < as_read.size() && reversed(as_read[f.idx()], face_points(mesh, f))) ++counts.turned;

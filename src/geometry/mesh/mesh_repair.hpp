@@ -9,7 +9,8 @@
 //   volume dropped.
 // The result is `solid` when it is closed, free of self-intersections and bounds a volume (cavities
 // facing inward): then the exact crossing-parity inside test applies. Otherwise the caller uses the
-// generalized winding number on the outward-oriented triangles (a union of the parts).
+// generalized winding number on the outward-oriented triangles (a union of the parts), nested parts
+// facing inward as cavities as the exact test has them (nested_parts.hpp).
 #include <limits>
 #include <string>
 #include <vector>
@@ -30,7 +31,7 @@ struct MeshRepairOptions {
 };
 
 struct RepairedMesh {
-  SurfaceMesh mesh;                  // triangles, each part oriented outward (or as a cavity when solid)
+  SurfaceMesh mesh;                  // triangles, each part oriented outward, or inward as a cavity when nested
   bool solid = false;                // closed, not self-intersecting, bounds a volume
   std::vector<std::string> notes;    // what was repaired, one line each; empty when nothing was
   std::vector<Box<3>> open_borders;  // around each hole left open: the winding number is not flat there
