@@ -203,7 +203,7 @@ def main():
     hv = hv[:, [0, 2, 1]] + np.array([-1.0, 0, 0.5])
     hf = [t[::-1] for t in hf]  # swapping axes turned it inside out; turn it back
     models["teapot_like.obj"] = (*merge(body, lid, spout, (hv, hf)),
-                                 "a pot open at the rim, a lid resting on it, an open spout tube through its wall and a handle")
+                                 "a pot open at the rim, a lid resting on it, an open spout tube inside it and a handle")
 
     sv3, sf3 = icosphere(3)
     north = [t for t in sf3 if sv3[list(t)].mean(0)[2] >= 0]
