@@ -10,7 +10,6 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <numbers>
 #include <random>
 #include <string>
 #include <vector>
@@ -225,28 +224,6 @@ TEST_F(MeshRepair, OverlappingShellsKeepTheSharpEdgesThatBoundTheirUnion) {
       ASSERT_EQ(again[i].normal, nodes[i].normal) << threads;
     }
   }
-}
-
-// Two cubes touching along part of a face: the first cube's edges x = 1, y = 1 and x = 1, z = 1 are
-// convex edges of that cube, but where the second cube covers its face x = 1 they are concave edges of
-// the union, the bisector of the cube's faces leading into the other cube. Their nodes are kept with
-// the normal the surroundings show, the bisector of the empty wedge; before, they were left out, a bare
-// stretch up to 10 h long.
-TEST_F(MeshRepair, TouchingShellsKeepNodesOnTheConcaveEdgesWhereTheyMeet) {
-  Soup s = cube(Vec<3>::Zero(), Vec<3>::Ones());
-  add(s, cube(Vec<3>(1, 0.3, 0.2), Vec<3>(2, 1.3, 1.2)));
-  const double h = 0.05;
-  const DomainFile f = load(s, "touching_features", "", h);
-  const auto nodes = domain_of<3>(f)->boundary_nodes(f.spacing, 1, 2);
-  int along = 0;
-  for (const auto& n : nodes) {
-    if (std::abs(n.pos[0] - 1) > 1e-12 || std::abs(n.pos[1] - 1) > 1e-12 || n.pos[2] < 0.2 + h || n.pos[2] > 1 - h) continue;
-    ++along;
-    EXPECT_GT(n.normal.dot(Vec<3>(-1, 1, 0).normalized()), std::cos(3 * std::numbers::pi / 180)) << n.normal.transpose();
-  }
-  EXPECT_GE(along, static_cast<int>(0.8 / h) - 3);
-  const auto ratio = test::nearest_over_h(nodes, f.spacing);
-  EXPECT_GE(*std::min_element(ratio.begin(), ratio.end()), 0.9);
 }
 
 // A cube with a cube nested in it, written inside out (a cavity) or the same way out (which the exact

@@ -19,7 +19,6 @@
 #include <nodegen/storage/store_concept.hpp>
 
 #include "geometry/boundary/junction_chains.hpp"
-#include "geometry/boundary/outward_probe.hpp"
 #include "geometry/boundary/point_grid.hpp"
 
 namespace nodegen::geometry_detail {
@@ -199,13 +198,32 @@ class BoundarySink {
   }
 
   // Minus the mean of the directions (evenly spread over the circle / sphere of radius r) that lead
-  // into the solid (outward_probe.hpp): the bisector of a corner, the normal of a smooth junction. Falls
-  // back to the part's normal when every or no direction is inside.
+  // into the solid: the bisector of a corner, the normal of a smooth junction. Falls back to the part's
+  // normal when every or no direction is inside.
   Vec<D> junction_normal(const Vec<D>& p, const Vec<D>& fallback, double r) const {
     if (!inside_) return fallback;
-    const std::optional<Vec<D>> n = outward_by_probes<D>(p, r, inside_);
-    if (!n) return fallback;
-    return n->dot(fallback) > -0.5 ? *n : fallback;  // guard against a misread of a thin sliver
+    constexpr int directions = D == 2 ? 72 : 400;
+    Vec<D> sum = Vec<D>::Zero();
+    int in = 0;
+    for (int k = 0; k < directions; ++k) {
+      Vec<D> d;
+      if constexpr (D == 2) {
+        const double a = 2.0 * 3.14159265358979323846 * (k + 0.5) / directions;
+        d = Vec<D>(std::cos(a), std::sin(a));
+      } else {  // Fibonacci sphere
+        const double z = 1.0 - 2.0 * (k + 0.5) / directions;
+        const double a = 2.39996322972865332 * k;
+        const double s = std::sqrt(1.0 - z * z);
+        d = Vec<D>(s * std::cos(a), s * std::sin(a), z);
+      }
+      if (inside_(p + r * d)) {
+        sum += d;
+        ++in;
+      }
+    }
+    if (in == 0 || in == directions || !(sum.norm() > 1e-9 * directions)) return fallback;
+    const Vec<D> n = -sum.normalized();
+    return n.dot(fallback) > -0.5 ? n : fallback;  // guard against a misread of a thin sliver
   }
 
   std::optional<Box<D>> region_;

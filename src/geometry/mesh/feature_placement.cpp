@@ -12,17 +12,20 @@ namespace {
 // The least distance between two feature nodes, in h: the faces' own.
 constexpr double kFeatureSpacing = kMeshNodeSpacing;
 
-// Whether a node bounds the leaf's solid (always, but under the winding number), its normal leading
-// out of it.
+// Whether a node bounds the leaf's solid (always, but under the winding number), its normal turned to
+// face out of it.
 bool facing_out(const FeatureLeaf& leaf, const Vec<3>& pos, Vec<3>& normal) {
-  return !leaf.bounds || leaf.bounds(pos, normal);
+  if (!leaf.side) return true;
+  const int s = leaf.side(pos, normal);
+  if (s < 0) normal = -normal;
+  return s != 0;
 }
 
 void place_feature_corner(const FeatureLeaf& leaf, const FeatureCorner& corner, BoundarySink<3>& sink,
                           PointGrid<3>& placed) {
   Vec<3> pos = leaf.where.point(corner.point), normal = leaf.where.normal(corner.normal);
   // Tested here as well as with the curves' nodes, so a corner inside the solid crowds out none that bounds it.
-  if (!facing_out(leaf, pos, normal) || placed.any_within(pos, kFeatureSpacing * sink.h(pos))) return;
+  if (placed.any_within(pos, kFeatureSpacing * sink.h(pos)) || !facing_out(leaf, pos, normal)) return;
   int id = std::numeric_limits<int>::max();
   for (std::uint32_t t : corner.faces) id = std::min(id, leaf.part(t));
   if (leaf.lift && !corner.faces.empty())
@@ -105,8 +108,9 @@ void place_features(const FeatureLeaf& leaf, BoundarySink<3>& sink, PointGrid<3>
   for (std::size_t i = first; i < nodes.size(); ++i) {
     RawNode<3>& node = nodes[i];
     if (!node.junction) {
-      if (!facing_out(leaf, node.pos, node.normal)) continue;
+      // The spacing first: a grid lookup spares the side test's inside tests (the same nodes are kept).
       if (placed.any_within(node.pos, kFeatureSpacing * sink.h(node.pos))) continue;
+      if (!facing_out(leaf, node.pos, node.normal)) continue;
       placed.insert(node.pos);
     }
     nodes[kept++] = node;

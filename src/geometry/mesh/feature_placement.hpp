@@ -5,9 +5,8 @@
 // faces' least spacing, kMeshNodeSpacing) of one placed before is left out (a cluster of short feature edges on a scanned surface gives one node, not
 // one per vertex; curves meeting at a narrow angle do not crowd their corner). Every node kept is
 // recorded in `placed`, which the faces' sampling keeps its nodes away from (sample_triangles). Under
-// the winding number (`bounds` given) a node that bounds nothing is left out before that (a cube's edge
-// inside an overlapping shell), and one whose normal does not lead out of the solid is given one that
-// does (turned, or where two shells meet at a concave edge, re-aimed).
+// the winding number (`side` given) a node that bounds nothing is left out before that (a cube's edge
+// inside an overlapping shell) and one facing into the solid is turned, as the faces' nodes are.
 #include <cstddef>
 #include <functional>
 #include <vector>
@@ -25,8 +24,7 @@ struct FeatureLeaf {
   // Where given (a CAD part): moves a node at `pos` (world) where the exact faces of the triangles meet
   // (an edge, a corner) onto them, with the normalised sum of their normals there.
   std::function<void(const std::vector<std::size_t>& triangles, Vec<3>& pos, Vec<3>& normal)> lift;
-  // Where given: whether a node at `pos` bounds the leaf's solid, its `normal` then set to lead out of it.
-  std::function<bool(const Vec<3>& pos, Vec<3>& normal)> bounds;
+  BoundarySide side;  // where given: which nodes bound the solid (boundary_fill.hpp)
 };
 
 void place_features(const FeatureLeaf& leaf, BoundarySink<3>& sink, PointGrid<3>& placed);

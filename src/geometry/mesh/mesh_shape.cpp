@@ -34,7 +34,6 @@
 #include "geometry/mesh/mesh_repair.hpp"
 #include "nodegen/storage/splitmix.hpp"
 #include "geometry/files/quiet_library_output.hpp"
-#include "geometry/boundary/outward_probe.hpp"
 #include "geometry/mesh/feature_placement.hpp"
 #include "geometry/mesh/mesh_features.hpp"
 #include "geometry/mesh/self_intersection_check.hpp"
@@ -298,8 +297,7 @@ class MeshSurface {
     }
     // Feature corners and curves first; the faces' nodes keep away from them.
     PointGrid<3> placed(sink.cell());
-    FeatureLeaf leaf{*features_, where, [&](std::size_t t) { return ids.of(group_of(t)); }, {}, {}};
-    if (winding_) leaf.bounds = [&](const Vec<3>& pos, Vec<3>& normal) { return feature_bounds(where, side, pos, normal); };
+    FeatureLeaf leaf{*features_, where, [&](std::size_t t) { return ids.of(group_of(t)); }, {}, side};
     if (lift_)
       leaf.lift = [&](const std::vector<std::size_t>& t, Vec<3>& pos, Vec<3>& normal) { lift_to_faces(where, t, pos, normal); };
     place_features(leaf, sink, placed);
@@ -321,24 +319,6 @@ class MeshSurface {
           if (soup.points[soup.triangles[i][j]] == mine[k]) order[i][k] = j;
     }
     return order;
-  }
-
-  // Whether a feature node at `pos` bounds the solid the winding number decides, its normal then set to
-  // lead out of it. Tested along its normal (the bisector of its faces) as a face's node is: kept as it
-  // is or turned. Where both sides agree, the node still bounds the solid if its surroundings are partly
-  // outside (the concave edge where two touching shells meet: the bisector of one shell's convex edge
-  // leads into the other): it then takes the outward direction they show (outward_probe.hpp).
-  bool feature_bounds(const Placement<3>& where, const BoundarySide& side, const Vec<3>& pos, Vec<3>& normal) const {
-    const int s = side(pos, normal);
-    if (s != 0) {
-      if (s < 0) normal = -normal;
-      return true;
-    }
-    const Vec<3> p = inverse_of(where.to_world.A) * (pos - where.to_world.b);
-    const auto out = outward_by_probes<3>(p, 1e-6 * box_.size().norm(), [this](const Vec<3>& q) { return contains(q); });
-    if (!out) return false;
-    normal = where.normal(*out).normalized();
-    return true;
   }
 
   // A node at `pos` on world triangle `source` (or a piece of it) finished: lifted onto the exact surface

@@ -4,9 +4,11 @@
 #include <CGAL/Polygon_mesh_processing/connected_components.h>
 #include <CGAL/Polygon_mesh_processing/orientation.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <vector>
 
 #include "geometry/mesh/winding_number.hpp"
@@ -66,10 +68,18 @@ std::size_t orient_nested_parts(SurfaceMesh& mesh) {
   std::vector<int> depth(count, 0);
   if (count > 1) {
     const Parts p = parts_of(mesh, part, count);
+    // The parts by their boxes' least x: those whose box can lie in d's are a run of this order, so a
+    // mesh of many parts side by side (particles) is not compared pair by pair.
+    std::vector<std::size_t> by_x(count);
+    std::iota(by_x.begin(), by_x.end(), std::size_t{0});
+    const auto lo_x = [&](std::size_t c) { return p.box[c].lo.x(); };
+    std::sort(by_x.begin(), by_x.end(), [&](std::size_t a, std::size_t b) { return lo_x(a) < lo_x(b) || (lo_x(a) == lo_x(b) && a < b); });
     for (std::size_t d = 0; d < count; ++d) {
       if (!p.closed[d]) continue;
       std::unique_ptr<WindingNumber> inside_d;  // made when some part's box lies in d's
-      for (std::size_t c = 0; c < count; ++c) {
+      auto run = std::lower_bound(by_x.begin(), by_x.end(), p.box[d].lo.x(), [&](std::size_t c, double x) { return lo_x(c) < x; });
+      for (; run != by_x.end() && lo_x(*run) <= p.box[d].hi.x(); ++run) {
+        const std::size_t c = *run;
         if (c == d || p.vertices[c].empty() || !box_holds(p.box[d], p.box[c])) continue;
         if (!inside_d) inside_d = std::make_unique<WindingNumber>(p.triangles[d]);
         bool nested = true;
