@@ -246,14 +246,7 @@ TEST(Mesh, SharpEdgesAndCornersOfAMeshKeepTheirNodes) {
   EXPECT_EQ(on_edges, 12 * 9);  // 1 / h - 1 between the corners of each edge
   const auto ratio = test::nearest_over_h(nodes, f.spacing);
   EXPECT_GE(*std::min_element(ratio.begin(), ratio.end()), 0.9);
-  for (int threads : {1, 7}) {
-    const auto again = domain_of<3>(f)->boundary_nodes(f.spacing, 2, threads);
-    ASSERT_EQ(again.size(), nodes.size()) << threads;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      ASSERT_EQ(again[i].pos, nodes[i].pos) << threads;
-      ASSERT_EQ(again[i].normal, nodes[i].normal) << threads;
-    }
-  }
+  test::expect_same_boundary_nodes(*domain_of<3>(f), f.spacing, 2, nodes, {1, 7});
   const DomainFile smooth = load_mesh_domain(tmp.path(), "cube.obj", h, R"(,"feature_angle":180)");
   int at_corners = 0;
   for (const auto& n : domain_of<3>(smooth)->boundary_nodes(smooth.spacing, 2))
@@ -338,14 +331,7 @@ TEST(Mesh, AFandiskLikePartKeepsItsCreasesAndItsSmoothArc) {
     EXPECT_GT(node.normal.dot(radial.normalized()), std::cos(0.5 * std::numbers::pi / 180)) << node.pos.transpose();
   }
   EXPECT_GT(on_arc, 100);
-  for (int threads : {1, 7}) {
-    const auto again = domain_of<3>(f)->boundary_nodes(f.spacing, 3, threads);
-    ASSERT_EQ(again.size(), nodes.size()) << threads;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      ASSERT_EQ(again[i].pos, nodes[i].pos) << threads;
-      ASSERT_EQ(again[i].normal, nodes[i].normal) << threads;
-    }
-  }
+  test::expect_same_boundary_nodes(*domain_of<3>(f), f.spacing, 3, nodes, {1, 7});
 }
 
 // h 1e10 times larger on part of the surface: x > 1.2 on the torus (|x| <= 1.35), which the bounding-box

@@ -216,14 +216,7 @@ TEST_F(MeshRepair, OverlappingShellsKeepTheSharpEdgesThatBoundTheirUnion) {
   EXPECT_EQ(on_kept_edge, 11);  // its two corners and 1 / h - 1 between them
   const auto ratio = test::nearest_over_h(nodes, f.spacing);
   EXPECT_GE(*std::min_element(ratio.begin(), ratio.end()), 0.9);
-  for (int threads : {1, 7}) {
-    const auto again = d.boundary_nodes(f.spacing, 1, threads);
-    ASSERT_EQ(again.size(), nodes.size()) << threads;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      ASSERT_EQ(again[i].pos, nodes[i].pos) << threads;
-      ASSERT_EQ(again[i].normal, nodes[i].normal) << threads;
-    }
-  }
+  test::expect_same_boundary_nodes(d, f.spacing, 1, nodes, {1, 7});
 }
 
 // A cube with a cube nested in it, written inside out (a cavity) or the same way out (which the exact

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <string>
@@ -62,6 +64,21 @@ double largest_gap_over_h(const std::vector<BoundaryNode<D>>& nodes, const std::
     worst = std::max(worst, best / h(s));
   }
   return worst;
+}
+
+// The boundary nodes of `domain` for `seed` at each thread count of `threads` are `nodes`, position and
+// normal bit for bit.
+template <int D>
+void expect_same_boundary_nodes(const Domain<D>& domain, const Spacing& spacing, std::uint64_t seed,
+                                const std::vector<BoundaryNode<D>>& nodes, std::initializer_list<int> threads) {
+  for (int t : threads) {
+    const auto again = domain.boundary_nodes(spacing, seed, t);
+    ASSERT_EQ(again.size(), nodes.size()) << t;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      ASSERT_EQ(again[i].pos, nodes[i].pos) << t;
+      ASSERT_EQ(again[i].normal, nodes[i].normal) << t;
+    }
+  }
 }
 
 inline double mean(const std::vector<double>& v) {

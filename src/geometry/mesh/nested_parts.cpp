@@ -62,7 +62,7 @@ bool box_holds(const Box<3>& outer, const Box<3>& inner) {
 
 }  // namespace
 
-std::size_t orient_nested_parts(SurfaceMesh& mesh) {
+void orient_nested_parts(SurfaceMesh& mesh) {
   auto part = mesh.add_property_map<Face, std::size_t>("f:nested", 0).first;
   const std::size_t count = PMP::connected_components(mesh, part);
   std::vector<int> depth(count, 0);
@@ -97,7 +97,6 @@ std::size_t orient_nested_parts(SurfaceMesh& mesh) {
     if (depth[part[f]] % 2 == 1) turn.push_back(f);
   PMP::reverse_face_orientations(turn, mesh);
   mesh.remove_property_map(part);
-  return turn.size();
 }
 
 }  // namespace nodegen::geometry_detail

@@ -8,13 +8,12 @@
 // in an even number outward. Part C is nested in closed part D when every vertex of C lies inside D alone
 // (D's own winding number at least 1/2); parts are compared only when D's box holds C's. A part that
 // overlaps D has vertices outside it, so overlapping parts stay a union.
-#include <cstddef>
 
 #include "geometry/mesh/mesh_repair.hpp"
 
 namespace nodegen::geometry_detail {
 
-// Turns the faces of the parts nested in an odd number of closed parts; returns how many faces it turned.
-std::size_t orient_nested_parts(SurfaceMesh& mesh);
+// Turns the faces of the parts nested in an odd number of closed parts.
+void orient_nested_parts(SurfaceMesh& mesh);
 
 }  // namespace nodegen::geometry_detail
