@@ -103,14 +103,23 @@ struct Args {
 PhaseLog phase_log;  // recorded when --phase-log is given
 
 // One line per item, per completion step and per round's hand-over: phase,kind,seconds (kind: item,
-// completion or handover). The scaling model (bench/fill/fill_scaling_model.py) replays them on P threads.
+// completion or handover), and for an item that expanded a tile, the round's generation, the tile's
+// level and its cell (lo and hi, x y z). The scaling model (bench/fill/fill_scaling_model.py) replays
+// them on P threads, the dataflow model (fill_dataflow_model.py) with the tiles' dependencies.
 void write_phase_log(const std::string& path) {
   if (path.empty()) return;
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw std::runtime_error("cannot write " + path);
-  std::fprintf(f, "phase,kind,seconds\n");
+  std::fprintf(f, "phase,kind,seconds,generation,level,x0,y0,z0,x1,y1,z1\n");
   for (std::size_t p = 0; p < phase_log.item_seconds.size(); ++p) {
-    for (float s : phase_log.item_seconds[p]) std::fprintf(f, "%zu,item,%.9g\n", p, s);
+    for (std::size_t i = 0; i < phase_log.item_seconds[p].size(); ++i) {
+      std::fprintf(f, "%zu,item,%.9g", p, phase_log.item_seconds[p][i]);
+      const PhaseLog::ItemTile& t = phase_log.item_tiles[p][i];
+      if (t.tile)
+        std::fprintf(f, ",%llu,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", static_cast<unsigned long long>(phase_log.generations[p]),
+                     t.level, t.lo[0], t.lo[1], t.lo[2], t.hi[0], t.hi[1], t.hi[2]);
+      std::fprintf(f, "\n");
+    }
     if (p < phase_log.completion_seconds.size()) std::fprintf(f, "%zu,completion,%.9g\n", p, phase_log.completion_seconds[p]);
     if (p < phase_log.handover_seconds.size()) std::fprintf(f, "%zu,handover,%.9g\n", p, phase_log.handover_seconds[p]);
   }

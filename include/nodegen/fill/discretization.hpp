@@ -23,8 +23,19 @@ namespace nodegen {
 // out); of the work one thread does alone (the completion step, with the planning when it ran there,
 // and the heap trim); and of the hand-over its threads did during the round, each its own run of
 // tiles. Recording costs two clock reads per item.
+//
+// Beside each item, the tile it expanded (none for the planning and the copies) and each round's
+// generation: what a model of other schedules needs to know which items may run at once
+// (bench/fill/fill_dataflow_model.py).
 struct PhaseLog {
+  struct ItemTile {
+    bool tile = false;           // false: the planning or a copy
+    std::int32_t level = 0;      // the tile's level (tile_grid.hpp)
+    double lo[3] = {}, hi[3] = {};  // its cell (z = 0 in 2D)
+  };
   std::vector<std::vector<float>> item_seconds;
+  std::vector<std::vector<ItemTile>> item_tiles;  // item_tiles[p][i] beside item_seconds[p][i]
+  std::vector<std::uint64_t> generations;          // each round's generation
   std::vector<float> completion_seconds;
   std::vector<float> handover_seconds;
 };

@@ -238,6 +238,7 @@ class PnpFill {
                 Tile<D>& tile = tiles_[round_.tiles[item]];
                 tile.worker = t;
                 expansion_.expand(tile, round_.generation, s);
+                times_.tile(i, tile.key.level, tile.lo, tile.hi);
                 // its run's thread may hand it over
                 tile.expanded_round.store(round_.number, std::memory_order_release);
               } else {
@@ -392,7 +393,7 @@ class PnpFill {
     items_.begin(cut);
     hand_over_.begin(cut.runs);
     trim_.note_round(round_.generation, cut.waiting);
-    times_.begin_round(items_.size());
+    times_.begin_round(items_.size(), round_.generation);
   }
 
   void report_progress(std::size_t n) {

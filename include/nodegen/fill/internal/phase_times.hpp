@@ -10,10 +10,14 @@
 // the round's tails to hide it); and of the runs' hand-overs during the round, each by its own thread
 // (handover).
 //
-// Concurrency: item() writes the slot of the item its thread took; add_planning and add_trim are each
+// Beside each tile item, the tile's level and cell (tile()), and each round's generation, so a model can
+// tell which items touch (PhaseLog).
+//
+// Concurrency: item() and tile() write the slot of the item its thread took; add_planning and add_trim are each
 // called by the one thread that took that job; the rest by the completion step.
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 #include "nodegen/fill/discretization.hpp"
@@ -31,16 +35,31 @@ class PhaseTimes {
     return std::chrono::duration<float>(Clock::now() - t).count();
   }
 
-  // A round of `items` items begins (its first slot is the planning's).
-  void begin_round(std::size_t items) {
+  // A round of `items` items of `generation` begins (its first slot is the planning's).
+  void begin_round(std::size_t items, std::uint64_t generation) {
     slot_ = log_ && items;
-    if (slot_) log_->item_seconds.emplace_back(items + 1, 0.0f);
+    if (!slot_) return;
+    log_->item_seconds.emplace_back(items + 1, 0.0f);
+    log_->item_tiles.emplace_back(items + 1);
+    log_->generations.push_back(generation);
   }
   // When an item starts (the clock is read only when logging).
   Clock::time_point item_start() const { return log_ ? Clock::now() : Clock::time_point{}; }
   // Item i of the round, started at `start`, is done.
   void item(std::size_t i, Clock::time_point start) {
     if (log_) log_->item_seconds.back()[i + 1] = seconds_since(start);
+  }
+  // Item i of the round expanded the tile of `level` whose cell is [lo, hi].
+  template <class Vec>
+  void tile(std::size_t i, std::int32_t level, const Vec& lo, const Vec& hi) {
+    if (!log_) return;
+    PhaseLog::ItemTile& t = log_->item_tiles.back()[i + 1];
+    t.tile = true;
+    t.level = level;
+    for (int a = 0; a < static_cast<int>(lo.size()); ++a) {
+      t.lo[a] = lo[a];
+      t.hi[a] = hi[a];
+    }
   }
   // The round's planning of the next phase (by thread 0 as the round begins), and the heap trim.
   void add_planning(Clock::time_point start) {

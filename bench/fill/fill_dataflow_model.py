@@ -1,0 +1,293 @@
+#!/usr/bin/python3
+"""What the fill would give on P threads if tiles waited for their neighbours instead of for barriers:
+a model of two dependency-driven schedules against today's, from one run's phase log
+(bench/fill --phase-log FILE.csv, whose item rows name their tile's generation, level and cell).
+
+The phases' order (generation, level, colour) defines the nodes; any schedule in which an item runs
+after every earlier item that can see its work, and before every later one, places the same nodes.
+Tile A's nodes write within r_A of its cell and read within 2 r_B of tile B's cell (r <= edge /
+kTileSpacings, tile_grid.hpp), so two tiles touch when their cells are closer than
+max(r_A + 2 r_B, 2 r_A + r_B); an item then waits for the latest earlier item of every tile it touches
+(its own included), and so, through those, for every earlier item that touches it.
+
+Schedules, each list-scheduled on P threads (a free thread takes the ready item of the earliest phase):
+  phases      today's: each phase a round, then the barrier and the serial completion step
+              (fill_scaling_model.py's reading);
+  generation  the phases of one generation as one dependency graph, then one barrier and the
+              generation's completion steps, still serial;
+  cone        the same, each item also held back until the light cone (LightCone below) shows that
+              no earlier work can still reach it: a rule a fill can check;
+  dataflow    every item as soon as the items it waits for are done, no barrier at all; the completion
+              steps a chain beside the items (each after its own phase's items and the previous step),
+              ending before the fill does: the bound a dependency-driven fill could reach.
+Taking a tile item from the ready list and releasing the items that wait for it costs --dispatch-us
+(1 us) on more than one thread, beside what the log measured. Each phase's hand-over is shared among
+its tile items (the thread that expands a tile hands it over);
+the copies into the store are free items of their round.
+
+  fill_dataflow_model.py LOG.csv [--threads 1,16,64] [--barrier-us 5] [--dispatch-us 1] [--tile-spacings K]
+                         [--schedules phases,generation,cone,dataflow]
+prints per schedule and P the modelled time and speed-up over the phases' schedule at P = 1.
+"""
+import argparse
+import bisect
+import csv
+import heapq
+import math
+from collections import defaultdict
+
+
+def read_log(path):
+    items, completion, handover, generation = [], defaultdict(float), defaultdict(float), {}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            p = int(row["phase"])
+            if row["kind"] == "item":
+                tile = None
+                if row.get("level"):
+                    lo = tuple(float(row[k]) for k in ("x0", "y0", "z0"))
+                    hi = tuple(float(row[k]) for k in ("x1", "y1", "z1"))
+                    tile = (int(row["level"]), lo, hi)
+                    generation[p] = int(row["generation"])
+                items.append({"phase": p, "seconds": float(row["seconds"]), "tile": tile,
+                              "generation": int(row["generation"]) if tile else None})
+            elif row["kind"] == "handover":
+                handover[p] += float(row["seconds"])
+            else:
+                completion[p] += float(row["seconds"])
+    if not generation:
+        raise SystemExit(f"{path}: no item names its tile (a log from bench/fill --phase-log of this build)")
+    return items, completion, handover, generation
+
+
+def box_gap(a, b):
+    return math.sqrt(sum(max(0.0, a[1][k] - b[2][k], b[1][k] - a[2][k]) ** 2 for k in range(3)))
+
+
+def touching(tiles, spacings):
+    """For each tile, the tiles (itself included) whose cells lie within reach of it."""
+    reach = {t: (t[2][0] - t[1][0]) / spacings for t in tiles}
+    cell = min(t[2][0] - t[1][0] for t in tiles)
+    grid = defaultdict(list)
+    span = lambda lo, hi: range(math.floor(lo / cell), math.floor(hi / cell) + 1)
+    flat = tiles[0][1][2] == tiles[0][2][2]
+    for t in tiles:
+        for i in span(t[1][0], t[2][0]):
+            for j in span(t[1][1], t[2][1]):
+                for k in ([0] if flat else span(t[1][2], t[2][2])):
+                    grid[(i, j, k)].append(t)
+    far = 3 * max(reach.values())
+    out = {}
+    for t in tiles:
+        near = set()
+        lo, hi = [x - far for x in t[1]], [x + far for x in t[2]]
+        for i in span(lo[0], hi[0]):
+            for j in span(lo[1], hi[1]):
+                for k in ([0] if flat else span(lo[2], hi[2])):
+                    for u in grid.get((i, j, k), ()):
+                        ra, rb = reach[t], reach[u]
+                        if box_gap(t, u) < max(ra + 2 * rb, 2 * ra + rb):
+                            near.add(u)
+        out[t] = near
+    return out
+
+
+def dependencies(items, spacings):
+    """Each tile item's predecessors: the latest earlier item of every tile it touches."""
+    by_tile = defaultdict(list)  # tile -> its items' indices, in phase order
+    for n, it in enumerate(items):
+        if it["tile"]:
+            by_tile[it["tile"]].append(n)
+    near = touching(list(by_tile), spacings)
+    phases_of = {t: [items[n]["phase"] for n in ns] for t, ns in by_tile.items()}
+    preds = defaultdict(set)
+    for n, it in enumerate(items):
+        t = it["tile"]
+        if not t:
+            continue
+        for u in near[t]:
+            k = bisect.bisect_left(phases_of[u], it["phase"])
+            if k:
+                preds[n].add(by_tile[u][k - 1])
+    return preds, near
+
+
+def list_schedule(durations, preds, priority, p, gate=None):
+    """When each item (the keys of `durations`) ends on p threads, each ready once its predecessors
+    (among these items) are done, a free thread taking the ready item of least priority. `gate`, when
+    given, may hold an item back further (LightCone)."""
+    succs, waiting = defaultdict(list), {}
+    for n in durations:
+        ps = [q for q in preds.get(n, ()) if q in durations]
+        waiting[n] = len(ps)
+        for q in ps:
+            succs[q].append(n)
+    ready = []
+    admit = gate.admit if gate else lambda n, push: push(n)
+    push = lambda n: heapq.heappush(ready, (priority[n], n))
+    for n in durations:
+        if waiting[n] == 0:
+            admit(n, push)
+    running, now, free, ends = [], 0.0, p, {}
+    while ready or running:
+        while free and ready:
+            _, n = heapq.heappop(ready)
+            heapq.heappush(running, (now + durations[n], n))
+            free -= 1
+        if not running:
+            raise SystemExit("fill_dataflow_model.py: the light cone holds back every item left (a bug)")
+        now, n = heapq.heappop(running)
+        free += 1
+        ends[n] = now
+        if gate:
+            gate.done(n, push)
+        for s in succs[n]:
+            waiting[s] -= 1
+            if waiting[s] == 0:
+                admit(s, push)
+    return ends
+
+
+class LightCone:
+    """The rule a fill can check without knowing the future: a tile item of generation g may start
+    once every tile d >= 2 hops away (hops through touching tiles) has no unfinished item of a
+    generation below g - d + 2, since a hand-over moves a node one hop and one generation on, so such
+    an item could still make work for a touching tile in an earlier phase. Every logged item counts as
+    unfinished from the start (a fill knows an item only once its first node arrives): pessimistic."""
+
+    def __init__(self, items, hops):
+        import numpy as np
+        self.np = np
+        self.index, self.hops = hops
+        self.items = items
+        self.queue = defaultdict(list)  # tile -> generations of its unfinished items, in order
+        for n, it in enumerate(items):
+            if it["tile"]:
+                self.queue[self.index[it["tile"]]].append(self.generation(n))
+        self.next = defaultdict(int)
+        self.least = np.full(len(self.index), np.inf)
+        for k, gens in self.queue.items():
+            self.least[k] = gens[0]
+        self.held = defaultdict(list)  # tile -> items held back by it
+
+    @staticmethod
+    def hop_matrix(near):
+        """Each tile's index, and the hops between tiles (inf below 2: touching tiles are the
+        dependencies' business)."""
+        import numpy as np
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import shortest_path
+        tiles = sorted(near)
+        index = {t: k for k, t in enumerate(tiles)}
+        rows, cols = [], []
+        for t, ns in near.items():
+            for u in ns:
+                if u != t:
+                    rows.append(index[t])
+                    cols.append(index[u])
+        graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(tiles), len(tiles)))
+        hops = shortest_path(graph, unweighted=True)
+        hops[hops < 2] = np.inf
+        return index, hops
+
+    def generation(self, n):
+        return self.items[n]["generation"]
+
+    def admit(self, n, push):
+        it = self.items[n]
+        if not it["tile"]:
+            return push(n)
+        reach = self.least + self.hops[self.index[it["tile"]]]
+        w = int(self.np.argmin(reach))
+        if reach[w] >= self.generation(n) + 2:
+            push(n)
+        else:
+            self.held[w].append(n)
+
+    def done(self, n, push):
+        if not self.items[n]["tile"]:
+            return
+        k = self.index[self.items[n]["tile"]]
+        self.next[k] += 1
+        gens = self.queue[k]
+        self.least[k] = gens[self.next[k]] if self.next[k] < len(gens) else self.np.inf
+        for m in self.held.pop(k, []):
+            self.admit(m, push)
+
+
+def model(items, completion, handover, generation, preds, hops, p, barrier, dispatch, schedule):
+    tiles_in = defaultdict(int)
+    for it in items:
+        if it["tile"]:
+            tiles_in[it["phase"]] += 1
+    durations = {}
+    for n, it in enumerate(items):
+        share = handover[it["phase"]] / tiles_in[it["phase"]] if it["tile"] else 0.0
+        durations[n] = it["seconds"] + share + (dispatch if it["tile"] and schedule != "phases" and p > 1 else 0.0)
+    priority = {n: (it["phase"], n) for n, it in enumerate(items)}
+    phases = sorted({it["phase"] for it in items} | set(completion))
+    cross = barrier if p > 1 else 0.0
+    if schedule in ("dataflow", "cone"):
+        gate = LightCone(items, hops) if schedule == "cone" else None
+        ends = list_schedule(durations, preds, priority, p, gate)
+        last = defaultdict(float)  # each phase's last item's end
+        for n, t in ends.items():
+            last[items[n]["phase"]] = max(last[items[n]["phase"]], t)
+        chain = 0.0  # the completion steps: each after its phase's last item and the step before it
+        for p_ in phases:
+            chain = max(chain, last[p_]) + completion[p_]
+        return max(max(ends.values()), chain)
+    if schedule == "phases":
+        groups = [[p_] for p_ in phases]
+    elif schedule == "generation":
+        gen_of = {}
+        last = 0
+        for p_ in phases:  # a round without tiles (the last copies) joins the generation before it
+            last = generation.get(p_, last)
+            gen_of[p_] = last
+        groups = [[p_ for p_ in phases if gen_of[p_] == g] for g in sorted(set(gen_of.values()))]
+    total = 0.0
+    for group in groups:
+        member = set(group)
+        sub = {n: d for n, d in durations.items() if items[n]["phase"] in member}
+        span = max(list_schedule(sub, preds, priority, p).values(), default=0.0)
+        total += span + sum(completion[p_] for p_ in group) + cross
+    return total
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("log")
+    ap.add_argument("--barrier-us", type=float, default=5.0, help="one barrier crossing, microseconds")
+    ap.add_argument("--threads", default="1,16,64")
+    ap.add_argument("--dispatch-us", type=float, default=1.0,
+                    help="what taking an item from the ready list and releasing its successors costs, "
+                         "microseconds an item, on more than one thread (not in the phases' schedule)")
+    ap.add_argument("--tile-spacings", type=float, default=None,
+                    help="kTileSpacings of tile_grid.hpp: 32 in 2D, 8 in 3D (the default by the log's dimension)")
+    ap.add_argument("--schedules", default="phases,generation,cone,dataflow")
+    a = ap.parse_args()
+    items, completion, handover, generation = read_log(a.log)
+    flat = all(it["tile"][1][2] == it["tile"][2][2] for it in items if it["tile"])
+    spacings = a.tile_spacings or (32.0 if flat else 8.0)
+    preds, near = dependencies(items, spacings)
+    hops = LightCone.hop_matrix(near) if "cone" in a.schedules else None
+    gens = len(set(generation.values()))
+    print(f"{len(set(it['phase'] for it in items))} phases, {gens} generations, "
+          f"{sum(1 for it in items if it['tile'])} tile items, {sum(len(v) for v in preds.values())} dependencies")
+    threads = [int(x) for x in a.threads.split(",")]
+    print("| schedule | " + " | ".join(f"{p} threads" for p in threads) + " |")
+    print("|---|" + "---|" * len(threads))
+    base = None
+    for schedule in a.schedules.split(","):
+        cells = []
+        for p in threads:
+            t = model(items, completion, handover, generation, preds, hops, p, a.barrier_us * 1e-6,
+                      a.dispatch_us * 1e-6, schedule)
+            base = base or t
+            cells.append(f"{t:.4f} s, {base / t:.1f}x")
+        print(f"| {schedule} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
