@@ -16,7 +16,8 @@ Schedules, each list-scheduled on P threads (a free thread takes the ready item 
   generation  the phases of one generation as one dependency graph, then one barrier and the
               generation's completion steps, still serial;
   cone        the same, each item also held back until the light cone (LightCone below) shows that
-              no earlier work can still reach it: a rule a fill can check;
+              no earlier work can still reach it: a rule a fill can check; cone:K checks the tiles
+              up to K hops away and, beyond them, only the least unfinished generation of all;
   dataflow    every item as soon as the items it waits for are done, no barrier at all; the completion
               steps a chain beside the items (each after its own phase's items and the previous step),
               ending before the fill does: the bound a dependency-driven fill could reach.
@@ -26,7 +27,7 @@ its tile items (the thread that expands a tile hands it over);
 the copies into the store are free items of their round.
 
   fill_dataflow_model.py LOG.csv [--threads 1,16,64] [--barrier-us 5] [--dispatch-us 1] [--tile-spacings K]
-                         [--schedules phases,generation,cone,dataflow]
+                         [--schedules phases,generation,cone:2,cone,dataflow]
 prints per schedule and P the modelled time and speed-up over the phases' schedule at P = 1.
 """
 import argparse
@@ -155,10 +156,14 @@ class LightCone:
     an item could still make work for a touching tile in an earlier phase. Every logged item counts as
     unfinished from the start (a fill knows an item only once its first node arrives): pessimistic."""
 
-    def __init__(self, items, hops):
+    def __init__(self, items, hops, radius):
         import numpy as np
         self.np = np
-        self.index, self.hops = hops
+        self.index, raw = hops
+        # Beyond `radius` hops a tile is taken to be radius + 1 away: a check of the tiles within
+        # radius hops and of the least unfinished generation of all (g <= least + radius - 1).
+        self.hops = np.where(raw > radius, radius + 1.0, raw)
+        self.hops[raw < 2] = np.inf  # touching tiles are the dependencies' business
         self.items = items
         self.queue = defaultdict(list)  # tile -> generations of its unfinished items, in order
         for n, it in enumerate(items):
@@ -172,8 +177,7 @@ class LightCone:
 
     @staticmethod
     def hop_matrix(near):
-        """Each tile's index, and the hops between tiles (inf below 2: touching tiles are the
-        dependencies' business)."""
+        """Each tile's index, and the hops between tiles."""
         import numpy as np
         from scipy.sparse import csr_matrix
         from scipy.sparse.csgraph import shortest_path
@@ -186,9 +190,7 @@ class LightCone:
                     rows.append(index[t])
                     cols.append(index[u])
         graph = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(tiles), len(tiles)))
-        hops = shortest_path(graph, unweighted=True)
-        hops[hops < 2] = np.inf
-        return index, hops
+        return index, shortest_path(graph, unweighted=True)
 
     def generation(self, n):
         return self.items[n]["generation"]
@@ -215,7 +217,7 @@ class LightCone:
             self.admit(m, push)
 
 
-def model(items, completion, handover, generation, preds, hops, p, barrier, dispatch, schedule):
+def model(items, completion, handover, generation, preds, hops, radius, p, barrier, dispatch, schedule):
     tiles_in = defaultdict(int)
     for it in items:
         if it["tile"]:
@@ -228,7 +230,7 @@ def model(items, completion, handover, generation, preds, hops, p, barrier, disp
     phases = sorted({it["phase"] for it in items} | set(completion))
     cross = barrier if p > 1 else 0.0
     if schedule in ("dataflow", "cone"):
-        gate = LightCone(items, hops) if schedule == "cone" else None
+        gate = LightCone(items, hops, radius) if schedule == "cone" else None
         ends = list_schedule(durations, preds, priority, p, gate)
         last = defaultdict(float)  # each phase's last item's end
         for n, t in ends.items():
@@ -265,7 +267,9 @@ def main():
                          "microseconds an item, on more than one thread (not in the phases' schedule)")
     ap.add_argument("--tile-spacings", type=float, default=None,
                     help="kTileSpacings of tile_grid.hpp: 32 in 2D, 8 in 3D (the default by the log's dimension)")
-    ap.add_argument("--schedules", default="phases,generation,cone,dataflow")
+    ap.add_argument("--schedules", default="phases,generation,cone:2,cone,dataflow",
+                    help="cone:K checks the light cone's tiles up to K hops, and beyond them only the least "
+                         "unfinished generation of all")
     a = ap.parse_args()
     items, completion, handover, generation = read_log(a.log)
     flat = all(it["tile"][1][2] == it["tile"][2][2] for it in items if it["tile"])
@@ -282,8 +286,9 @@ def main():
     for schedule in a.schedules.split(","):
         cells = []
         for p in threads:
-            t = model(items, completion, handover, generation, preds, hops, p, a.barrier_us * 1e-6,
-                      a.dispatch_us * 1e-6, schedule)
+            name, _, hops_checked = schedule.partition(":")
+            t = model(items, completion, handover, generation, preds, hops, float(hops_checked or math.inf), p,
+                      a.barrier_us * 1e-6, a.dispatch_us * 1e-6, name)
             base = base or t
             cells.append(f"{t:.4f} s, {base / t:.1f}x")
         print(f"| {schedule} | " + " | ".join(cells) + " |")

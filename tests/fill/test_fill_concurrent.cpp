@@ -193,7 +193,9 @@ TEST(FillConcurrent, ThreadsOutOfItemsHandOverFinishedTiles) {
 }
 
 // The phase log (benchmarks' --phase-log) written by every thread of a team: one entry of each kind per
-// round, none negative, the hand-overs during the rounds seen, and the same nodes as without it.
+// round, none negative, the hand-overs during the rounds seen, and the same nodes as without it; beside
+// each item, its tile (every tile run once, a cell that meets the domain's box) and each round's generation, in
+// the phases' order.
 TEST(FillConcurrent, PhaseLogHasEachRoundOnceAtAnyThreadCount) {
   const auto domain = unit_box<2>();
   const auto boundary = box_boundary<2>(domain.bounding_box(), 0.008);
@@ -207,6 +209,25 @@ TEST(FillConcurrent, PhaseLogHasEachRoundOnceAtAnyThreadCount) {
     ASSERT_EQ(log.item_seconds.size(), d.phases) << t << " threads";
     ASSERT_EQ(log.completion_seconds.size(), log.item_seconds.size());
     ASSERT_EQ(log.handover_seconds.size(), log.item_seconds.size());
+    ASSERT_EQ(log.item_tiles.size(), log.item_seconds.size());
+    ASSERT_EQ(log.generations.size(), log.item_seconds.size());
+    std::size_t tile_items = 0;
+    for (std::size_t p = 0; p < log.item_tiles.size(); ++p) {
+      ASSERT_EQ(log.item_tiles[p].size(), log.item_seconds[p].size());
+      if (p > 0) {
+        EXPECT_GE(log.generations[p], log.generations[p - 1]);
+      }
+      for (const PhaseLog::ItemTile& tile : log.item_tiles[p]) {
+        if (!tile.tile) continue;
+        ++tile_items;
+        for (int a = 0; a < 2; ++a) {
+          EXPECT_LT(tile.lo[a], tile.hi[a]);
+          EXPECT_LE(tile.lo[a], 1.0);  // a node on the box's far side is in the tile beyond it
+          EXPECT_GT(tile.hi[a], 0.0);
+        }
+      }
+    }
+    EXPECT_EQ(tile_items, d.tile_runs) << t << " threads";
     double handing = 0;
     for (std::size_t p = 0; p < log.item_seconds.size(); ++p) {
       ASSERT_FALSE(log.item_seconds[p].empty());
