@@ -51,6 +51,11 @@ static_assert(std::atomic<int>::is_always_lock_free, "the handler's state must b
 // commit that failed.
 enum Outcome : int { kUnfinished, kCommitted, kCommitFailed };
 std::atomic<int> g_outcome{kUnfinished};
+// Set by the first handler that acts: a second signal, on another of the run's threads (a `timeout`
+// signals the process and then its group; a user presses Ctrl-C twice), waits for the first to end the
+// process instead of writing its own line into the middle of it.
+std::atomic<bool> g_acting{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the handler's state must be async-signal-safe");
 
 // Async-signal-safe: unlink only.
 void unlink_registered() {
@@ -96,6 +101,8 @@ extern "C" void remove_and_reraise(int sig) {
   int state = g_state.load(std::memory_order_acquire);
   while (state != kActing)
     if (state != 0 || g_state.compare_exchange_weak(state, sig, std::memory_order_acq_rel)) return;
+  if (g_acting.exchange(true, std::memory_order_acq_rel))
+    for (;;) ::pause();  // async-signal-safe; the first handler's raise ends the process
   const bool speaks = g_speak.load(std::memory_order_relaxed);
   if (speaks) say_interrupted(sig);
   unlink_registered();

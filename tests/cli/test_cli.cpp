@@ -552,6 +552,28 @@ TEST_F(CliTest, TerminatedRunLeavesNoTemporaries) {
   }
 }
 
+// Two signals at once (`timeout` signals the process, then its group; Ctrl-C pressed twice) land on two
+// of the run's threads: one line still says why it ended, not two written into each other.
+TEST_F(CliTest, TwoSignalsAtOnceGiveOneLine) {
+  write("big.json", R"({"dim": 2, "spacing": 0.0003, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  for (int round = 0; round < 12; ++round) {  // the second signal finds the first handler at work now and then
+    std::string script("cd ");
+    script.append(quote(dir_.string()))
+        .append(" && { ")
+        .append(quote(kCli.string()))
+        .append(" run big.json -o out.h5 --quiet --threads 4 2> err.txt & pid=$!; ")
+        .append("for i in $(seq 400); do if ls -a | grep -q '^[.]out[.]h5[.]tmp-'; then break; fi; sleep 0.025; done; ")
+        .append("kill -TERM $pid; kill -TERM $pid; wait $pid; }");
+    const int raw = std::system(("sh -c " + quote(script)).c_str());
+    ASSERT_TRUE(WIFEXITED(raw));
+    EXPECT_EQ(WEXITSTATUS(raw), 128 + SIGTERM) << round;
+    EXPECT_EQ(slurp(dir_ / "err.txt"),
+              "nodegen: error: SIGTERM: interrupted; the unfinished output is removed and older files are left as they were\n")
+        << round;
+    EXPECT_EQ(outputs({"err.txt"}), std::vector<std::string>{}) << round;
+  }
+}
+
 // A closed pipe on stdout is a write error like a full disk's: one line and exit 2, where SIGPIPE
 // ended the run without a line (and `stats`, whose reading child it ended, blamed a signal "from
 // outside" for it).

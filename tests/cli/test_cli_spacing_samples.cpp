@@ -226,6 +226,8 @@ TEST_F(SampleSpacing, BadSampleFilesAreOneErrorLineNamingTheFileAndDataset) {
                  {"xnan.h5: /positions: sample 3 has a coordinate that is not finite (nan)"});
   expect_refused(bad("few.h5", [](SampleSet& s) { s.values.resize(2), s.positions.resize(4); }),
                  {"few.h5", "2 samples, fewer than the 3"});
+  expect_refused(bad("corner.h5", [](SampleSet& s) { std::fill(s.positions.begin(), s.positions.end(), 0.0); }),
+                 {"corner.h5", "9 samples at 1 distinct positions, fewer than the 3"});
   const SampleSet cube = grid_samples(3, 2, 0.0, 1.0, [](double, double, double) { return 0.1; });
   ASSERT_TRUE(write_sample_rows(dir_ / "cube.h5", cube));
   expect_refused(R"({"samples": "cube.h5", "values": "/values"})", {"spacing.samples", "cube.h5", "3 coordinates", "dim 2"});

@@ -313,6 +313,14 @@ TEST(SpacingSamples, BadSamplesAndOptionsAreRefusedNamingWhatIsWrong) {
   expect_refused(2, with([](SampleSet& s) { s.values.pop_back(); }), none, "9 positions but 8 values");
   expect_refused(2, with([](SampleSet& s) { s.values.resize(2), s.positions.resize(4); }), none, "2 samples, fewer than the 3");
   expect_refused(3, with([](SampleSet& s) { s.values.resize(3), s.positions.resize(9); }), none, "3 samples, fewer than the 4");
+  // Enough samples, but copies of one or two positions: nothing to interpolate on (a query on that
+  // point crashed the walk).
+  SampleSet copies;
+  copies.positions = {0, 0, 0, 0, 0, 0, 1, 1};
+  copies.values = {0.05, 0.05, 0.05, 0.05};
+  expect_refused(2, copies, none, "4 samples at 2 distinct positions, fewer than the 3");
+  copies.positions = std::vector<double>(12, 0.0);
+  expect_refused(3, copies, none, "4 samples at 1 distinct positions, fewer than the 4");
   expect_refused(4, with([](SampleSet& s) { s.values.resize(5), s.positions.resize(20); }), none, "2 or 3 coordinates");
   for (double scale : {0.0, -1.0, std::nan("")}) {
     SampleSpacingOptions o;

@@ -329,6 +329,12 @@ void check_samples(int dim, const std::vector<double>& positions, const std::vec
 Spacing sample_spacing(int dim, std::vector<double> positions, std::vector<double> values, const SampleSpacingOptions& options) {
   check_samples(dim, positions, values, options);
   Samples s = canonical(dim, positions, values, options);
+  // Copies of one position count once: a triangulation of fewer distinct points has no face or edge to
+  // locate a point in.
+  if (s.points.size() < static_cast<std::size_t>(dim) + 1)
+    throw std::invalid_argument(std::to_string(values.size()) + " samples at " + std::to_string(s.points.size()) +
+                                " distinct positions, fewer than the " + std::to_string(dim + 1) + " a " +
+                                std::to_string(dim) + "D interpolant needs");
   positions.clear();
   positions.shrink_to_fit();
   values.clear();
