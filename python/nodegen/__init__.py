@@ -36,8 +36,8 @@ class Samples:
     """
 
     def __init__(self, points, values, scale=1.0, min=0.0, max=math.inf, grading=0.0):
-        self.points = np.ascontiguousarray(points, dtype=np.float64)
-        self.values = np.ascontiguousarray(values, dtype=np.float64)
+        self.points = _real_array(points, "points")
+        self.values = _real_array(values, "values")
         if self.points.ndim != 2 or self.points.shape[1] not in (2, 3):
             raise ValueError(f"Samples: points must be an (n, 2) or (n, 3) array, got shape {self.points.shape}")
         if self.values.shape != (self.points.shape[0],):
@@ -168,14 +168,14 @@ def discretize(domain, spacing=None, *, seed=None, threads=None, nodes=None, sup
     """
     spec = _domain(domain)
     options = _nodegen.Options()
-    options.threads = 0 if threads is None else _count(threads, "threads", least=1)
+    options.threads = 0 if threads is None else _count(threads, "threads", least=1, most=_INT_MAX)
     if seed is not None:
-        options.seed = _count(seed, "seed", least=0)
+        options.seed = _count(seed, "seed", least=0, most=_UINT64_MAX)
     if nodes is not None:
-        options.nodes = _count(nodes, "nodes", least=1)
+        options.nodes = _count(nodes, "nodes", least=1, most=_UINT64_MAX)
     if max_nodes is not None:
-        options.max_nodes = _count(max_nodes, "max_nodes", least=1)
-    options.supports = _count(supports, "supports", least=0)
+        options.max_nodes = _count(max_nodes, "max_nodes", least=1, most=_UINT64_MAX)
+    options.supports = _count(supports, "supports", least=0, most=_INT_MAX)
     if not isinstance(backend, str):
         raise TypeError(f"backend: expected 'vm', 'vector' or 'suballoc', got {type(backend).__name__}")
     options.backend = backend
@@ -206,7 +206,7 @@ def _domain(domain):
         except (TypeError, ValueError) as e:
             raise TypeError(f"domain: the dict is not JSON: {e}") from None
         return _nodegen.parse_domain(text, "(domain dict)")
-    return _nodegen.load_domain(os.fspath(_path(domain, "domain")))
+    return _nodegen.load_domain(os.fspath(_path(domain, "domain", also=" or a dict")))
 
 
 def _spacing(spacing, dim):
@@ -228,18 +228,38 @@ def _spacing(spacing, dim):
                     f"(n, dim) array, got {type(spacing).__name__}")
 
 
-def _path(value, name):
+def _path(value, name, also=""):
     if isinstance(value, (str, os.PathLike)):
         return value
-    raise TypeError(f"{name}: expected a path (str or os.PathLike) or a dict, got {type(value).__name__}")
+    raise TypeError(f"{name}: expected a path (str or os.PathLike){also}, got {type(value).__name__}")
 
 
-def _count(value, name, least):
+# The C++ options' own ranges: beyond them the library's checks (which name the field's real limits)
+# could not even be reached.
+_INT_MAX = 2**31 - 1
+_UINT64_MAX = 2**64 - 1
+
+
+def _count(value, name, least, most):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name}: expected an integer, got {type(value).__name__}")
     if value < least:
         raise ValueError(f"{name}: must be at least {least}, got {value}")
+    if value > most:
+        raise ValueError(f"{name}: must be at most {most}, got {value}")
     return int(value)
+
+
+def _real_array(value, name):
+    """A float64 copy of real numbers; complex ones are refused (numpy would drop their imaginary parts
+    with a warning)."""
+    array = np.asarray(value)
+    if np.iscomplexobj(array):
+        raise TypeError(f"Samples: {name}: expected real numbers, got {array.dtype}")
+    try:
+        return np.ascontiguousarray(array, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"Samples: {name}: expected an array of numbers ({e})") from None
 
 
 def _number(value, name):

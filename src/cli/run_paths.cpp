@@ -63,7 +63,10 @@ void refuse_overwriting_inputs(const fs::path& domain_path, const DomainFile& do
 
 CreatedDirectory::CreatedDirectory(const fs::path& dir) {
   std::error_code ec;
-  if (!dir.empty() && !fs::exists(dir, ec) && fs::create_directories(dir, ec)) dir_ = dir;
+  if (dir.empty() || fs::exists(dir, ec)) return;
+  if (fs::create_directories(dir, ec)) dir_ = dir;
+  else if (ec)  // the reason, where the output's own check would only find the folder missing
+    throw InputError(dir.string(), "output", "cannot create the output folder: " + ec.message());
 }
 
 CreatedDirectory& CreatedDirectory::operator=(CreatedDirectory&& o) noexcept {

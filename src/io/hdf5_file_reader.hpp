@@ -3,8 +3,11 @@
 // samples of a spacing), every dataset's rank, type and size checked against the bytes the file
 // stores before anything is allocated, and every link checked to stay within the file. Problems are
 // InputErrors "<file>: <dataset>: <reason>". Private to io.
+#include <fcntl.h>
 #include <hdf5.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -31,6 +34,11 @@ class Hdf5FileReader {
     } catch (const InputFileError& e) {
       fail("file", e.missing() ? "does not exist" : e.what());
     }
+    // One it may not read is that, not "not an HDF5 file" (which is what HDF5's check answers then).
+    if (const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC); fd < 0)
+      fail("file", std::string("cannot read it: ") + std::strerror(errno));
+    else
+      ::close(fd);
     if (H5Fis_hdf5(path_.c_str()) <= 0) fail("file", "not an HDF5 file");
     file_ = H5Handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!file_) fail("file", "cannot open it");
@@ -44,6 +52,7 @@ class Hdf5FileReader {
     // Check every link of the path: H5Lexists fails on a missing intermediate group. Each must be a
     // link within this file: an external link would open another file (a FIFO there blocked).
     std::string p(name);
+    if (p == "/") return true;  // the root group, which is no link
     for (std::size_t pos = p.find('/', 1);; pos = p.find('/', pos + 1)) {
       const std::string prefix = p.substr(0, pos);
       // An error (not "no such link"): HDF5 could not read the group's metadata. It sizes buffers by

@@ -37,6 +37,10 @@ fs::path through_links(fs::path path) {
 PendingFile::PendingFile(fs::path final_path, std::string field)
     : final_(through_links(std::move(final_path))), field_(std::move(field)) {
   if (final_.filename().empty()) detail::throw_io_error(final_, field_, "not a file name");
+  // Found now, not when the finished file is renamed into place (temporary_name.hpp cuts its own name).
+  if (const std::size_t length = final_.filename().string().size(); length > 255)
+    detail::throw_io_error(final_, field_, "the file name is " + std::to_string(length) +
+                                               " bytes long, more than the 255 a file system takes");
   const fs::path dir = final_.has_parent_path() ? final_.parent_path() : fs::path(".");
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) detail::throw_io_error(final_, field_, "directory " + dir.string() + " does not exist");

@@ -599,6 +599,9 @@ TEST_F(CliTest, BadOptionsAndFiles) {
   // internal error of the VM store; an option the backend does not have was recorded as used.
   expect_input_error({"run", kSquare, "--seed", "-1"}, {"--seed", "from 0 to"});
   expect_input_error({"run", kSquare, "--seed", "99999999999999999999999"}, {"--seed"});
+  // A name the file system refuses: said as that, naming the output (it was "cannot remove the older
+  // file: File name too long", about the sidecar).
+  expect_input_error({"run", kSquare, "-o", std::string(300, 'a') + ".h5"}, {".h5: output: the file name is 303 bytes long"});
   expect_input_error({"run", kSquare, "--max-nodes", "1e13"}, {"--max-nodes", "to 2147483647"});
   expect_input_error({"run", kSquare, "--backend", "vector", "--prefault"}, {"--prefault", "vm backend only"});
   expect_input_error({"stats", "any.h5", "--samples", "-1"}, {"--samples"});

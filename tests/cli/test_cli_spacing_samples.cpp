@@ -205,6 +205,8 @@ TEST_F(SampleSpacing, BadSampleFilesAreOneErrorLineNamingTheFileAndDataset) {
   ASSERT_TRUE(write_sample_rows(dir_ / "good.h5", good));
   expect_refused(R"({"samples": "good.h5", "values": "/nope"})", {"good.h5", "/nope", "missing"});
   expect_refused(R"({"samples": "good.h5", "positions": "/nope", "values": "/values"})", {"good.h5", "/nope", "missing"});
+  expect_refused(R"({"samples": "good.h5", "values": "/"})", {"good.h5: /: not a dataset"});  // was "is a link"
+  expect_refused(R"({"samples": "", "values": "/values"})", {"spacing.samples: is empty"});
   ASSERT_TRUE(write_hdf5_dataset(dir_ / "flat.h5", "/positions", {9, 2}, good.positions));
   ASSERT_TRUE(write_hdf5_dataset(dir_ / "flat.h5", "/values", {3, 3}, good.values));
   expect_refused(R"({"samples": "flat.h5", "values": "/values"})", {"flat.h5", "/values", "expected a 1D array"});

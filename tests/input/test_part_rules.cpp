@@ -60,6 +60,18 @@ TEST(PartRules, RulesPartsFollowTheShapesAndTheFirstMatchWins) {
   for (std::size_t i = 1; i < nodes.size(); ++i) EXPECT_LE(nodes[i - 1].boundary_id, nodes[i].boundary_id);
 }
 
+// A condition that is NaN (a square root of a negative, 0/0) holds nowhere: it matched every node.
+TEST(PartRules, AConditionThatIsNotANumberHoldsNowhere) {
+  const DomainFile f = parse(channel(R"x([{"name": "nan", "where": "sqrt(x - 10)"}, {"name": "left", "where": "x < 1e-9"}])x"));
+  const auto nodes = boundary_of<2>(f);
+  int left = 0;
+  for (const auto& n : nodes) {
+    EXPECT_NE(n.boundary_id, id_of(f, "nan")) << n.pos.transpose();
+    if (n.boundary_id == id_of(f, "left")) ++left;
+  }
+  EXPECT_GT(left, 10);
+}
+
 TEST(PartRules, PositionsAndNormalsStayTheGeometrysAtAnyThreadCount) {
   const DomainFile plain = parse(channel("[]"));
   const DomainFile ruled = parse(channel(R"([{"name": "near", "where": "dist(\"cyl\") < 0.5"}, {"name": "rest", "of": "channel"}])"));

@@ -148,6 +148,13 @@ def test_bad_input_raises_one_line_naming_the_field():
         nodegen.discretize(holed_square(), spacing=[0.1])
     with pytest.raises(TypeError, match=r"^domain: "):
         nodegen.discretize(42)
+    with pytest.raises(TypeError, match=r"^path: expected a path \(str or os.PathLike\), got int"):
+        nodegen.read(5)
+    with pytest.raises(TypeError, match=r"^Samples: values: expected real numbers, got complex128"):
+        nodegen.Samples(np.zeros((3, 2)), np.full(3, 0.05 + 1j))
+    for argument in ("threads", "seed", "nodes", "max_nodes", "supports"):  # beyond the C++ types: pybind11's 4 lines
+        with pytest.raises(ValueError, match=rf"^{argument}: must be at most "):
+            nodegen.discretize(holed_square(), **{argument: 2**64})
 
 
 def test_a_spacing_functions_errors_reach_the_caller():
@@ -165,6 +172,18 @@ def test_a_spacing_functions_errors_reach_the_caller():
         nodegen.discretize(holed_square(), spacing=lambda x: x)
     with pytest.raises(ValueError, match=r"spacing: .*not positive"):
         nodegen.discretize(holed_square(), spacing=lambda x: -np.ones(len(x)))
+
+
+def test_a_spacing_function_may_run_a_fill_of_its_own():
+    # Its fill starts inside the outer fill's team, where OpenMP gave it one thread of the two asked.
+    inner = nodegen.discretize(holed_square(0.05), threads=2)
+
+    def spacing(x):
+        assert nodegen.discretize(holed_square(0.05), threads=2).nodes_sha256 == inner.nodes_sha256
+        return np.full(len(x), 0.05)
+
+    assert nodegen.discretize(holed_square(), spacing=spacing, threads=2).nodes_sha256 == \
+        nodegen.discretize(holed_square(), spacing=0.05, threads=2).nodes_sha256
 
 
 def test_ctrl_c_stops_a_fill():

@@ -36,13 +36,23 @@ void run_team(int threads, Fn&& fn) {
       if (!error) error = std::current_exception();
     }
   };
+  auto std_threads = [&] {
+    std::vector<std::thread> team;
+    team.reserve(static_cast<std::size_t>(threads - 1));
+    for (int t = 1; t < threads; ++t) team.emplace_back(guarded, t);
+    guarded(0);
+    for (auto& th : team) th.join();
+  };
 #if defined(NODEGEN_STD_THREADS)
-  std::vector<std::thread> team;
-  team.reserve(static_cast<std::size_t>(threads - 1));
-  for (int t = 1; t < threads; ++t) team.emplace_back(guarded, t);
-  guarded(0);
-  for (auto& th : team) th.join();
+  std_threads();
 #else
+  // A team started by a member of another (a spacing function that runs a fill of its own, a caller's
+  // own OpenMP loop) would get one thread from OpenMP, whose nested regions are off: std::thread then.
+  if (threads > 1 && omp_in_parallel()) {
+    std_threads();
+    if (error) std::rethrow_exception(error);
+    return;
+  }
   // A team smaller than asked (OMP_DYNAMIC, OMP_THREAD_LIMIT, OMP_MAX_ACTIVE_LEVELS in the environment)
   // runs nothing: members that wait for one another would wait forever, and work cut into `threads`
   // parts would be left undone. The CLI turns those settings off or refuses them before (thread_start).

@@ -64,6 +64,8 @@ std::string JsonFields::string(const json& j, const std::string& at) const {
 
 std::string JsonFields::resolve(const json& j, const std::string& at) const {
   const std::string file = string(j, at);
+  // Resolved, an empty name would be the domain file's folder.
+  if (file.empty()) fail(at, "is empty: name a file");
   if (const std::size_t nul = file.find('\0'); nul != std::string::npos)
     fail(at, "the file name \"" + shown(file) + "\" holds a NUL byte at offset " + std::to_string(nul) +
                  ", which no file name can");

@@ -180,7 +180,10 @@ void Domain<D>::apply_part_rules(std::vector<BoundaryNode<D>>& nodes, int thread
     for (std::size_t k = 0; k < rules_.size(); ++k) {
       const ResolvedRule& r = rules_[k];
       if (!r.of.empty() && (original >= r.of.size() || !r.of[original])) continue;
-      if (where[k][static_cast<std::size_t>(t)](node.pos) != 0.0) {
+      // True where the condition is a number other than 0: not where it is NaN (sqrt of a negative),
+      // which compares unequal to everything.
+      const double holds = where[k][static_cast<std::size_t>(t)](node.pos);
+      if (holds != 0.0 && !std::isnan(holds)) {
         node.boundary_id = r.id;
         break;
       }
