@@ -535,42 +535,11 @@ TEST_F(CliTest, TerminatedRunLeavesNoTemporaries) {
   // the temporaries behind when only INT, TERM and HUP removed them), SIGPROF for a profiler's.
   write("big.json", R"({"dim": 2, "spacing": 0.0003, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
   for (const auto& [name, number] : {std::pair{"TERM", SIGTERM}, std::pair{"USR1", SIGUSR1}, std::pair{"PROF", SIGPROF}}) {
-    std::string script("cd ");
-    script.append(quote(dir_.string()))
-        .append(" && { ")
-        .append(quote(kCli.string()))
-        .append(" run big.json -o out.h5 --quiet 2> err.txt & pid=$!; ")
-        .append("seen=0; for i in $(seq 400); do if ls -a | grep -q '^[.]out[.]h5[.]tmp-'; then seen=1; break; fi; sleep 0.025; done; ")
-        .append("kill -").append(name).append(" $pid; wait $pid; status=$?; [ $seen = 1 ] || exit 99; exit $status; }");
-    const int raw = std::system(("sh -c " + quote(script)).c_str());
-    ASSERT_TRUE(WIFEXITED(raw));
-    EXPECT_EQ(WEXITSTATUS(raw), 128 + number) << name;
+    EXPECT_EQ(signalled_run("run big.json -o out.h5 --quiet", "kill -" + std::string(name) + " $pid"), 128 + number) << name;
     // One line says why the run ended (it had ended silently).
     EXPECT_EQ(slurp(dir_ / "err.txt"), "nodegen: error: SIG" + std::string(name) +
                                            ": interrupted; the unfinished output is removed and older files are left as they were\n");
     EXPECT_EQ(outputs({"err.txt"}), std::vector<std::string>{}) << name;
-  }
-}
-
-// Two signals at once (`timeout` signals the process, then its group; Ctrl-C pressed twice) land on two
-// of the run's threads: one line still says why it ended, not two written into each other.
-TEST_F(CliTest, TwoSignalsAtOnceGiveOneLine) {
-  write("big.json", R"({"dim": 2, "spacing": 0.0003, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
-  for (int round = 0; round < 12; ++round) {  // the second signal finds the first handler at work now and then
-    std::string script("cd ");
-    script.append(quote(dir_.string()))
-        .append(" && { ")
-        .append(quote(kCli.string()))
-        .append(" run big.json -o out.h5 --quiet --threads 4 2> err.txt & pid=$!; ")
-        .append("for i in $(seq 400); do if ls -a | grep -q '^[.]out[.]h5[.]tmp-'; then break; fi; sleep 0.025; done; ")
-        .append("kill -TERM $pid; kill -TERM $pid; wait $pid; }");
-    const int raw = std::system(("sh -c " + quote(script)).c_str());
-    ASSERT_TRUE(WIFEXITED(raw));
-    EXPECT_EQ(WEXITSTATUS(raw), 128 + SIGTERM) << round;
-    EXPECT_EQ(slurp(dir_ / "err.txt"),
-              "nodegen: error: SIGTERM: interrupted; the unfinished output is removed and older files are left as they were\n")
-        << round;
-    EXPECT_EQ(outputs({"err.txt"}), std::vector<std::string>{}) << round;
   }
 }
 

@@ -1,8 +1,9 @@
 // End to end: a run's .h5, .xdmf and report are put in place as one (docs/output-format.md,
 // "Committing the output"). A terminating signal at any moment, also in the middle of the commit,
-// leaves either the older set or the new one whole; two runs writing one output at once leave one
-// run's whole set; and the temporaries of a run killed outright are removed by the next run writing
-// into that folder, never those of a process that may still run.
+// leaves either the older set or the new one whole, with one line saying why however many signals
+// come; two runs writing one output at once leave one run's whole set; and the temporaries of a run
+// killed outright are removed by the next run writing into that folder, never those of a process that
+// may still run.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -284,6 +285,20 @@ TEST_F(OutputCommit, TheNextRunRemovesTheTemporariesOfAKilledRun) {
   std::sort(remaining.begin(), remaining.end());
   std::sort(kept_sorted.begin(), kept_sorted.end());
   EXPECT_EQ(remaining, kept_sorted);
+}
+
+// Two signals at once (`timeout` signals the process, then its group; Ctrl-C pressed twice) land on two
+// of the run's threads: one line still says why it ended, not two written into each other.
+TEST_F(CliTest, TwoSignalsAtOnceGiveOneLine) {
+  write("big.json", R"({"dim": 2, "spacing": 0.0003, "shape": {"type": "box", "min": [0, 0], "max": [1, 1]}})");
+  for (int round = 0; round < 12; ++round) {  // the second signal finds the first handler at work now and then
+    EXPECT_EQ(signalled_run("run big.json -o out.h5 --quiet --threads 4", "kill -TERM $pid; kill -TERM $pid"), 128 + SIGTERM)
+        << round;
+    EXPECT_EQ(slurp(dir_ / "err.txt"),
+              "nodegen: error: SIGTERM: interrupted; the unfinished output is removed and older files are left as they were\n")
+        << round;
+    EXPECT_EQ(outputs({"err.txt"}), std::vector<std::string>{}) << round;
+  }
 }
 
 }  // namespace

@@ -81,6 +81,18 @@ class CliTest : public ::testing::Test {
     return dir_ / name;
   }
 
+  // Runs `nodegen ARGS` in the test folder (stderr to err.txt), waits up to 10 s for its output's
+  // temporary to appear (the run is then mid-fill), runs the shell command `then` (which may signal
+  // $pid), and waits for the run: its exit status, or 99 when the temporary never appeared.
+  int signalled_run(const std::string& args, const std::string& then) const {
+    const std::string script = "cd " + quote(dir_.string()) + " && { " + quote(kCli.string()) + " " + args +
+                               " 2> err.txt & pid=$!; seen=0; for i in $(seq 400); do if ls -a | grep -q "
+                               "'^[.]out[.]h5[.]tmp-'; then seen=1; break; fi; sleep 0.025; done; " +
+                               then + "; wait $pid; status=$?; [ $seen = 1 ] || exit 99; exit $status; }";
+    const int raw = std::system(("sh -c " + quote(script)).c_str());
+    return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  }
+
   // Every file under the temporary directory except the inputs we wrote (*.json) and `except`.
   std::vector<std::string> outputs(const std::vector<std::string>& except = {}) const {
     std::vector<std::string> found;

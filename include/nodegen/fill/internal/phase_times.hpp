@@ -15,6 +15,7 @@
 //
 // Concurrency: item() and tile() write the slot of the item its thread took; add_planning and add_trim are each
 // called by the one thread that took that job; the rest by the completion step.
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -36,12 +37,16 @@ class PhaseTimes {
   }
 
   // A round of `items` items of `generation` begins (its first slot is the planning's).
+  // Called within the completion step, whose time the log's own allocations here would swell: they
+  // are timed and left out of it (end_phase).
   void begin_round(std::size_t items, std::uint64_t generation) {
     slot_ = log_ && items;
     if (!slot_) return;
+    const auto start = Clock::now();
     log_->item_seconds.emplace_back(items + 1, 0.0f);
     log_->item_tiles.emplace_back(items + 1);
     log_->generations.push_back(generation);
+    bookkeeping_ += seconds_since(start);
   }
   // When an item starts (the clock is read only when logging).
   Clock::time_point item_start() const { return log_ ? Clock::now() : Clock::time_point{}; }
@@ -71,19 +76,21 @@ class PhaseTimes {
   // The completion step that began at `start` ends; `handing`: the runs' hand-over seconds of the round.
   void end_phase(Clock::time_point start, float handing) {
     if (!log_) return;
-    log_->completion_seconds.push_back(seconds_since(start) + std::exchange(trim_seconds_, 0.0f));
+    const float own = seconds_since(start) - std::exchange(bookkeeping_, 0.0f);
+    log_->completion_seconds.push_back(std::max(0.0f, own) + std::exchange(trim_seconds_, 0.0f));
     log_->handover_seconds.push_back(handing);
   }
   // The same with several processes, whose completion step hands over alone.
   void end_phase_alone(Clock::time_point start) {
     if (!log_) return;
-    log_->completion_seconds.push_back(seconds_since(start));
+    log_->completion_seconds.push_back(std::max(0.0f, seconds_since(start) - std::exchange(bookkeeping_, 0.0f)));
     log_->handover_seconds.push_back(0.0f);
   }
 
  private:
   PhaseLog* log_;            // FillOptions::phase_log
   float trim_seconds_ = 0;   // written by the thread that trimmed
+  float bookkeeping_ = 0;    // the log's own allocations in the completion step (begin_round)
   bool slot_ = false;        // the round has item slots (the planning's is the first)
 };
 
