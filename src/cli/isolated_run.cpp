@@ -10,7 +10,7 @@
 #include <string>
 
 #include "nodegen/geometry/input_error.hpp"
-#include "nodegen/io/child_process.hpp"
+#include "nodegen/geometry/child_process.hpp"
 
 namespace nodegen::cli {
 
@@ -19,7 +19,7 @@ int run_isolated(const std::function<int()>& body, const std::string& file, cons
   std::fflush(stderr);
   int err_pipe[2];
   if (::pipe(err_pipe) != 0) return body();
-  io::ChildProcess child;
+  ChildProcess child;
   if (child.failed()) {
     ::close(err_pipe[0]);
     ::close(err_pipe[1]);
@@ -43,11 +43,11 @@ int run_isolated(const std::function<int()>& body, const std::string& file, cons
   ::close(err_pipe[0]);
   const int status = child.wait(file);
   int signal = 0;
-  const io::ChildEnd end = io::child_end(status, signal);
-  if (end == io::ChildEnd::killed) throw InputError(file, "(file)", io::killed_reason(signal));
-  if (end == io::ChildEnd::fault || (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 2 &&
+  const ChildEnd end = child_end(status, signal);
+  if (end == ChildEnd::killed) throw InputError(file, "(file)", killed_reason(signal));
+  if (end == ChildEnd::fault || (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 2 &&
                                      err.find("Sanitizer") != std::string::npos))
-    throw InputError(file, "(file)", io::crash_reason(what, signal));
+    throw InputError(file, "(file)", crash_reason(what, signal));
   std::fwrite(err.data(), 1, err.size(), stderr);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
 }

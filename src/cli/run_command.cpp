@@ -48,9 +48,9 @@ DomainFile load_on_every_rank(const RunArgs& args, const fs::path& output) {
   load.max_nodes = args.max_nodes;
   load.overrides = args.overrides;
   if (args.nodes) load.overrides.push_back("fill.nodes=" + std::to_string(*args.nodes));
-  // Several ranks read sample files in-process: a child forked from an MPI process is not welcome
-  // to every MPI library.
-  load.isolate_hdf5 = rank_count(args.mpi) == 1;
+  // Several ranks read sample and CAD files in-process: a child forked from an MPI process is not
+  // welcome to every MPI library.
+  load.isolate_reads = rank_count(args.mpi) == 1;
   std::optional<DomainFile> loaded;
   on_every_rank(args.mpi, [&] {
     require_threads_start(args.threads);

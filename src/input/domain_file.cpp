@@ -106,7 +106,7 @@ void read_domain(const JsonFields& fields, const json& root, DomainFile& out, bo
 
 // A number, an expression, or samples from a file (an object).
 Spacing read_any_spacing(const JsonFields& fields, const json& spacing, const LoadOptions& options) {
-  if (spacing.is_object()) return input_detail::read_sample_spacing(fields, spacing, options.isolate_hdf5);
+  if (spacing.is_object()) return input_detail::read_sample_spacing(fields, spacing, options.isolate_reads);
   return read_spacing(fields, spacing);
 }
 
@@ -158,7 +158,7 @@ DomainFile parse_domain_text(const std::string& text, const std::filesystem::pat
     out.text = root.dump(2) + "\n";
   }
   out.dim = read_dim(JsonFields(path, 0), root);
-  const JsonFields fields(path, out.dim);
+  const JsonFields fields(path, out.dim, options.isolate_reads);
   if (root.contains("comment")) out.comment = fields.string(root["comment"], "comment");
   out.spacing = read_any_spacing(fields, fields.require(root, "", "spacing"), options);
   if (root.contains("fill")) {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "io/child_read.hpp"
+#include "nodegen/geometry/child_read.hpp"
 #include "io/hdf5_file_reader.hpp"
 #include "nodegen/geometry/input_error.hpp"
 
@@ -87,7 +87,7 @@ SampleArrays read_sample_file(const std::filesystem::path& file, const std::stri
                               const std::string& values, bool isolated) {
   if (!isolated) return read_here(file, positions, values);
   const std::size_t most = sizeof(std::int32_t) + sizeof(std::uint64_t) + kMaxSamples * 4 * sizeof(double);
-  const std::string bytes = detail::read_in_child(
+  const std::string bytes = read_in_child(
       [&] { return serialise(read_here(file, positions, values)); }, file.string(), "libhdf5", most);
   return deserialise(bytes, file);
 }

@@ -48,7 +48,9 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -479,6 +481,22 @@ TEST(Cad, BadFilesAreRefusedNamingTheFileAndTheReason) {
   expect_refused(dir.path(), R"({"type":"cad","file":"tube.brep","unit":"mm"})", "has no length unit");
   std::ofstream(dir / "flat.json") << R"({"dim":2,"spacing":0.1,"shape":{"type":"cad","file":"tube.step"}})";
   EXPECT_THROW(load_domain_file(dir / "flat.json"), InputError);
+}
+
+// A STEP file whose references dangle makes Open CASCADE dereference a null handle, and one with a NaN
+// coordinate makes its transfer loop without end: one error line each, read in a child process first.
+TEST(Cad, FilesOpenCascadeCrashesOrLoopsOnAreOneErrorLine) {
+  const test::TempDir dir("cad");
+  write_step(tube(), dir / "tube.step");
+  std::ifstream in(dir / "tube.step");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto corrupt = [&](const std::string& file, const std::regex& what, const std::string& with) {
+    std::ofstream(dir / file) << std::regex_replace(text, what, with, std::regex_constants::format_first_only);
+  };
+  corrupt("dangling.step", std::regex(R"(FACE_BOUND\('',#\d+,)"), "FACE_BOUND('',$,");
+  expect_refused(dir.path(), R"({"type":"cad","file":"dangling.step"})", "Open CASCADE crashed reading it");
+  corrupt("nan.step", std::regex(R"(CARTESIAN_POINT\('',\([^,]+,)"), "CARTESIAN_POINT('',(NAN,");
+  expect_refused(dir.path(), R"({"type":"cad","file":"nan.step"})", "has a coordinate that is not a finite number");
 }
 
 }  // namespace

@@ -23,11 +23,15 @@ std::string number_text(double v);
 class JsonFields {
  public:
   // `file`: the domain file (named in every error; relative paths inside it resolve against its folder).
-  // `dim`: the file's dimension (0 until it is known).
-  JsonFields(std::filesystem::path file, int dim) : file_(std::move(file)), dim_(dim) {}
+  // `dim`: the file's dimension (0 until it is known). `isolate_reads`: the files a library may crash
+  // or loop on (HDF5 samples, CAD parts) are read in a child process first (child_read.hpp); off
+  // where forking is unwelcome (under MPI).
+  JsonFields(std::filesystem::path file, int dim, bool isolate_reads = true)
+      : file_(std::move(file)), dim_(dim), isolate_reads_(isolate_reads) {}
 
   const std::filesystem::path& file() const { return file_; }
   int dim() const { return dim_; }
+  bool isolate_reads() const { return isolate_reads_; }
 
   [[noreturn]] void fail(const std::string& field, const std::string& reason) const {
     throw InputError(file_.string(), field, reason);
@@ -63,6 +67,7 @@ class JsonFields {
  private:
   std::filesystem::path file_;
   int dim_;
+  bool isolate_reads_;
   mutable std::vector<std::filesystem::path> inputs_;
 };
 

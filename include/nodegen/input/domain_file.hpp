@@ -48,8 +48,9 @@ struct LoadOptions {
   // VALUE JSON (a number, an object, ...) or else taken as a string. The file's text becomes the
   // changed document (DomainFile::text), so the output records what was run.
   std::vector<std::string> overrides;
-  // Reads spacing sample files in a child process (io/sample_file.hpp); off where forking is unwelcome.
-  bool isolate_hdf5 = true;
+  // Reads spacing sample files and CAD parts in a child process first (geometry/child_read.hpp), where a
+  // library's crash or endless loop on a hostile file is one error line; off where forking is unwelcome.
+  bool isolate_reads = true;
 };
 
 // Reads and validates a domain file. Relative paths inside it (meshes, polygon point files, sample

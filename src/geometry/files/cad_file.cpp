@@ -25,6 +25,9 @@
 #include <Poly_Triangulation.hxx>
 #include <STEPControl_Controller.hxx>
 #include <STEPControl_Reader.hxx>
+#include <StepData_StepModel.hxx>
+#include <StepGeom_CartesianPoint.hxx>
+#include <StepGeom_Direction.hxx>
 #include <StepRepr_RepresentationItem.hxx>
 #include <TCollection_HAsciiString.hxx>
 #include <NCollection_DataMap.hxx>
@@ -49,6 +52,7 @@
 #include <TopoDS_Solid.hxx>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -58,6 +62,7 @@
 
 #include "geometry/files/mesh_text.hpp"
 #include "geometry/files/quiet_library_output.hpp"
+#include "nodegen/geometry/child_read.hpp"
 #include "nodegen/geometry/input_file.hpp"
 #include "nodegen/geometry/input_error.hpp"
 
@@ -156,10 +161,26 @@ void collect_names(const TopoDS_Shape& shape, const Handle(XSControl_TransferRea
   }
 }
 
+// A point or direction whose coordinate is not a number: OCCT's transfer loops on it without end.
+void refuse_non_finite(const std::string& file, const Handle(StepData_StepModel) & model) {
+  for (int i = 1; !model.IsNull() && i <= model->NbEntities(); ++i) {
+    const Handle(Standard_Transient)& entity = model->Value(i);
+    bool finite = true;
+    if (const auto point = Handle(StepGeom_CartesianPoint)::DownCast(entity); !point.IsNull())
+      for (int k = 1; k <= point->NbCoordinates(); ++k) finite = finite && std::isfinite(point->CoordinatesValue(k));
+    else if (const auto direction = Handle(StepGeom_Direction)::DownCast(entity); !direction.IsNull())
+      for (int k = 1; k <= direction->NbDirectionRatios(); ++k) finite = finite && std::isfinite(direction->DirectionRatiosValue(k));
+    if (!finite)
+      refuse(file, "entity #" + std::to_string(model->IdentLabel(entity)) + " (" + entity->DynamicType()->Name() +
+                       ") has a coordinate that is not a finite number");
+  }
+}
+
 TopoDS_Shape read_step(const std::string& file, const CadOptions& options, std::vector<std::string>& notes,
                        FaceNames& names) {
   STEPControl_Reader reader;  // its controller initialised by read_cad
   if (reader.ReadFile(file.c_str()) != IFSelect_RetDone) refuse(file, "is not a STEP file OCCT can read");
+  refuse_non_finite(file, reader.StepModel());
   TColStd_SequenceOfAsciiString lengths, angles, solid_angles;
   reader.FileUnits(lengths, angles, solid_angles);
   const Unit* in_file = lengths.IsEmpty() ? nullptr : step_unit(lengths.First().ToCString());
@@ -435,16 +456,34 @@ bool is_cad_file(const std::string& file) {
   return ext == ".step" || ext == ".stp" || ext == ".iges" || ext == ".igs" || ext == ".brep";
 }
 
+// How long a child may take over a file (CadOptions::isolated): far beyond what the largest parts take
+// (Open CASCADE reads and meshes about a megabyte a second), short of forever.
+std::chrono::seconds read_limit(std::uintmax_t bytes) { return std::chrono::seconds(120 + bytes / 16384); }
+
 void in_cad_library(const std::string& file, const CadOptions& options, const std::function<void()>& body) {
   if (!is_cad_file(file)) refuse(file, "is of no CAD format nodegen reads (.step, .stp, .iges, .igs, .brep)");
   if (!options.unit.empty() && !is_cad_unit(options.unit)) refuse(file, ": unit \"" + shown(options.unit) + "\" is none of m, cm, mm, in");
-  check_input_file(file, InputFileLimits::kMeshFileBytes, "CAD files");  // a regular file within the limit, or why not
+  // A regular file within the limit, or why not.
+  const std::uintmax_t bytes = check_input_file(file, InputFileLimits::kMeshFileBytes, "CAD files");
   // OCCT's reader settings (the unit) are process-wide, and its messages go to stdout unless removed.
   static std::mutex one_at_a_time;
   const std::lock_guard<std::mutex> lock(one_at_a_time);
   Message::DefaultMessenger()->RemovePrinters(STANDARD_TYPE(Message_PrinterOStream));
   STEPControl_Controller::Init();  // registers "xstep.cascade.unit", which the readers set and this puts back
   const UnitRestored restored;
+  if (options.isolated) {
+    // The child only finds whether the read ends: an error it meets, the read here meets and says alike.
+    read_in_child(
+        [&] {
+          try {
+            const QuietLibraryOutput quiet;
+            body();
+          } catch (...) {
+          }
+          return std::string();
+        },
+        file, "Open CASCADE", 0, read_limit(bytes));
+  }
   try {
     const QuietLibraryOutput quiet;
     body();

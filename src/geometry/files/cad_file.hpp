@@ -26,6 +26,10 @@ namespace nodegen::geometry_detail {
 struct CadOptions {
   std::string unit;        // "" (the file's own), "m", "cm", "mm" or "in"
   double tolerance = 0.0;  // the tessellation's linear deflection; 0: 1e-4 of the bounding box diagonal
+  // Reads the file in a child process first (child_read.hpp): Open CASCADE dereferences a STEP file's
+  // dangling references and loops on a NaN coordinate, where the child's crash or time limit is one
+  // error line. The file is then read again here (its shapes must live in this process).
+  bool isolated = true;
 };
 
 // Whether `unit` is one CadOptions::unit may name (m, cm, mm, in).

@@ -214,6 +214,7 @@ class ShapeTreeReader {
     f_.only(j, at, {"type", "file", "unit", "tolerance"});
     const std::string file = f_.resolve(f_.require(j, at, "file"), at + ".file");
     CadOptions options;
+    options.isolated = f_.isolate_reads();
     if (j.contains("unit")) {
       options.unit = f_.string(j["unit"], at + ".unit");
       if (!is_cad_unit(options.unit)) f_.fail(at + ".unit", "expected one of m, cm, mm, in");

@@ -7,7 +7,7 @@
 #include <string>
 #include <sys/types.h>
 
-namespace nodegen::io {
+namespace nodegen {
 
 class ChildProcess {
  public:
@@ -43,4 +43,4 @@ ChildEnd child_end(int status, int& signal);
 std::string crash_reason(const std::string& what, int signal);
 std::string killed_reason(int signal);
 
-}  // namespace nodegen::io
+}  // namespace nodegen

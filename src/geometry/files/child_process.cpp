@@ -1,4 +1,4 @@
-#include "nodegen/io/child_process.hpp"
+#include "nodegen/geometry/child_process.hpp"
 
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -10,7 +10,7 @@
 
 #include "nodegen/geometry/input_error.hpp"
 
-namespace nodegen::io {
+namespace nodegen {
 
 ChildProcess::ChildProcess() {
   struct sigaction default_chld {};
@@ -58,4 +58,4 @@ std::string killed_reason(int signal) {
          ") from outside: a memory or CPU-time limit, the OOM killer or a signal sent to it; the file itself may be sound";
 }
 
-}  // namespace nodegen::io
+}  // namespace nodegen
