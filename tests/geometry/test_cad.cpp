@@ -475,7 +475,7 @@ TEST(Cad, BadFilesAreRefusedNamingTheFileAndTheReason) {
   write_step(tube(), dir / "tube.step");
   expect_refused(dir.path(), R"({"type":"cad","file":"tube.step","unit":"furlong"})", "shape.unit: expected one of m, cm, mm, in");
   expect_refused(dir.path(), R"({"type":"cad","file":"tube.step","tolerance":-1})", "shape.tolerance");
-  expect_refused(dir.path(), R"({"type":"cad","file":"tube.step","tolerance":1e-12})", "is outside 1e-7 to 0.01 of the part's size");
+  expect_refused(dir.path(), R"({"type":"cad","file":"tube.step","tolerance":1e-12})", "is given a \"tolerance\" of 1e-12, outside 1e-7 to 0.01");
   expect_refused(dir.path(), R"({"type":"cad","file":"tube.stl"})", "is not a CAD file");
   ASSERT_TRUE(BRepTools::Write(tube(), (dir / "tube.brep").c_str()));
   expect_refused(dir.path(), R"({"type":"cad","file":"tube.brep","unit":"mm"})", "has no length unit");

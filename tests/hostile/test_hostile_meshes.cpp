@@ -172,6 +172,14 @@ std::vector<LyingMeshCase> lying_obj_cases() {
       // Found by fuzz_mesh_obj: CGAL skips to the next space after each index, so "2\rf 5" reads 2, then 5.
       {"skipped.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\rfq1_1 0\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index 0"},
       {"relative.obj", "v 0 0 0\nv 1 0 0\nf -1 -2 -3\nv 0 1 0\nv 0 0 1\nf 1 2 4\nf 1 4 3\nf 2 3 4\n", "face index -3"},
+      // Text where an index should be: CGAL ended the face there, and the repair closed the hole it left.
+      {"junk.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 x\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+       "has OBJ face 0 with \"x\" where an index should be"},
+      {"glued.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4foo\nf 1 4 3\nf 2 3 4\n",
+       "has OBJ face 1 with an index followed by \"f\""},
+      // A UTF-8 byte-order mark hid the first vertex ("face index 4 that names no vertex").
+      {"bom.obj", "\xEF\xBB\xBFv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+       "starts with a UTF-8 byte-order mark"},
   };
 }
 
@@ -182,6 +190,10 @@ std::vector<LyingMeshCase> lying_stl_and_other_cases() {
   stl.append(reinterpret_cast<const char*>(&claimed), 4).append(100, '\0');
   return {
       {"triangles.stl", stl, "claiming 1000000000 triangles"},
+      {"bom.stl", "\xEF\xBB\xBFsolid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\n"
+                  "endfacet\nendsolid t\n", "starts with a UTF-8 byte-order mark"},
+      {"nan_normal.stl", "solid t\nfacet normal nan nan nan\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\n"
+                         "endfacet\nendsolid t\n", "has a non-finite facet normal \"nan\" on line 2"},
       {"mesh.vtp", "anything", "unsupported mesh format \".vtp\""},
   };
 }

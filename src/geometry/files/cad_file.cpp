@@ -64,6 +64,7 @@
 #include "geometry/files/quiet_library_output.hpp"
 #include "nodegen/geometry/child_read.hpp"
 #include "nodegen/geometry/input_file.hpp"
+#include "nodegen/geometry/json_fields.hpp"
 #include "nodegen/geometry/input_error.hpp"
 
 namespace nodegen::geometry_detail {
@@ -462,7 +463,7 @@ std::chrono::seconds read_limit(std::uintmax_t bytes) { return std::chrono::seco
 
 void in_cad_library(const std::string& file, const CadOptions& options, const std::function<void()>& body) {
   if (!is_cad_file(file)) refuse(file, "is of no CAD format nodegen reads (.step, .stp, .iges, .igs, .brep)");
-  if (!options.unit.empty() && !is_cad_unit(options.unit)) refuse(file, ": unit \"" + shown(options.unit) + "\" is none of m, cm, mm, in");
+  if (!options.unit.empty() && !is_cad_unit(options.unit)) refuse(file, "is given the unit \"" + shown(options.unit) + "\", none of m, cm, mm, in");
   // A regular file within the limit, or why not.
   const std::uintmax_t bytes = check_input_file(file, InputFileLimits::kMeshFileBytes, "CAD files");
   // OCCT's reader settings (the unit) are process-wide, and its messages go to stdout unless removed.
@@ -508,8 +509,9 @@ double deflection_for(const std::string& file, const TopoDS_Shape& shape, const 
   const double diagonal = std::sqrt(box.SquareExtent());
   const double deflection = options.tolerance > 0 ? options.tolerance : 1e-4 * diagonal;
   if (!(deflection >= 1e-7 * diagonal && deflection <= 0.01 * diagonal))
-    refuse(file, ": tolerance " + std::to_string(deflection) + " is outside 1e-7 to 0.01 of the part's size (its box diagonal, " +
-                     std::to_string(diagonal) + "): finer without end, coarser misses its shape");
+    refuse(file, "is given a \"tolerance\" of " + number_text(deflection) +
+                     ", outside 1e-7 to 0.01 of the part's size (its box diagonal, " + number_text(diagonal) +
+                     "): finer without end, coarser misses its shape");
   return deflection;
 }
 

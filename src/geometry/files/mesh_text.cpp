@@ -52,10 +52,13 @@ void check_no_nul(std::string_view text) {
 }
 
 void check_finite_text(const std::string& text) {
-  std::size_t line = 1;
+  std::size_t line = 1, line_start = 0;
   for (std::size_t i = 0; i < text.size();) {
     const char c = text[i];
-    if (c == '\n') ++line;
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
     if (std::isspace(static_cast<unsigned char>(c))) {
       ++i;
       continue;
@@ -65,8 +68,14 @@ void check_finite_text(const std::string& text) {
     const std::string token = text.substr(i, std::min<std::size_t>(end - i, 64));
     char* stop = nullptr;
     const double v = std::strtod(token.c_str(), &stop);
-    if (end - i <= 64 && stop == token.c_str() + token.size() && !std::isfinite(v))
+    if (end - i <= 64 && stop == token.c_str() + token.size() && !std::isfinite(v)) {
+      // Some exporters write an ASCII STL's degenerate facets with the normal "nan nan nan".
+      const std::size_t first = text.find_first_not_of(" \t\r", line_start);
+      if (text.compare(first, 6, "facet ") == 0)
+        refuse("has a non-finite facet normal \"" + shown(token) + "\" on line " + std::to_string(line) +
+               ", which the STL reader takes no more than a coordinate: write it as 0 0 0");
       refuse("has a non-finite coordinate \"" + shown(token) + "\" on line " + std::to_string(line));
+    }
     i = end;
   }
 }

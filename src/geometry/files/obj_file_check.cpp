@@ -1,9 +1,12 @@
 // OBJ: every face index names a vertex, as CGAL's reader would index with it unchecked.
+#include <cctype>
 #include <cstdint>
+#include <string>
 #include <limits>
 #include <sstream>
 
 #include "geometry/files/mesh_text.hpp"
+#include "nodegen/geometry/input_error.hpp"
 
 namespace nodegen::geometry_detail::mesh_check {
 
@@ -36,6 +39,10 @@ void check_obj(const std::string& text) {
       if (i == 0 || i > total || -static_cast<std::int64_t>(i) > above)
         refuse("has a face index " + std::to_string(i) + " that names no vertex (" + std::to_string(total) +
                " in the file, " + std::to_string(above) + " above the face's line)");
+      // After the index: "/" (a texture or normal index), a blank or the line's end; "3foo" is no index.
+      if (const int next = line.peek(); next != std::char_traits<char>::eof() && next != '/' && !std::isspace(next))
+        refuse("has OBJ face " + std::to_string(face) + " with an index followed by \"" +
+               shown(std::string(1, static_cast<char>(next))) + "\"");
       line.ignore(256, ' ');
     }
     // An index past an int's range fails >> as it fails CGAL's (which then stores the int's largest or
@@ -43,6 +50,15 @@ void check_obj(const std::string& text) {
     // silently, and the repair closed the hole it left.
     if (line.fail() && (i == std::numeric_limits<int>::max() || i == std::numeric_limits<int>::min()))
       refuse("has OBJ face " + std::to_string(face) + " with an index beyond the range of an index (at most 2147483647)");
+    // Text that is no number where an index should be ("f 1 4 x") ended CGAL's face there too: the
+    // face lost its corners from there on and the repair closed the hole. A comment may end the line.
+    if (line.fail() && !line.eof()) {
+      line.clear();
+      std::string rest;
+      line >> rest;
+      if (!rest.empty() && rest[0] != '#')
+        refuse("has OBJ face " + std::to_string(face) + " with \"" + shown(rest.substr(0, 40)) + "\" where an index should be");
+    }
     check_face_corners("OBJ", static_cast<std::uint64_t>(face), corners);
     ++face;
   });
