@@ -60,6 +60,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "geometry/files/mesh_face_groups.hpp"
 #include "geometry/files/mesh_text.hpp"
 #include "geometry/files/quiet_library_output.hpp"
 #include "nodegen/geometry/child_read.hpp"
@@ -385,12 +386,14 @@ class CadLift final : public SurfaceLift {
 
 // Each face's part: the name the file gives it, else "face<k>" (k its number in the solid); faces of one
 // name are one part.
-void name_parts(const TopTools_IndexedMapOfShape& faces, const FaceNames& names, MeshSoup& soup,
-                std::vector<int>& part_of_face) {
+void name_parts(const std::string& file, const TopTools_IndexedMapOfShape& faces, const FaceNames& names,
+                MeshSoup& soup, std::vector<int>& part_of_face) {
   const ShapeNames named(names);
   std::map<std::string, int> part;
   for (int k = 1; k <= faces.Extent(); ++k) {
     const std::string name = named.of(faces(k), "face" + std::to_string(k));
+    if (const std::string problem = part_name_problem(name); !problem.empty())
+      refuse(file, "names a face \"" + shown(name.substr(0, 40)) + (name.size() > 40 ? "..." : "") + "\", which " + problem);
     const auto [it, fresh] = part.emplace(name, static_cast<int>(soup.group_names.size()));
     if (fresh) soup.group_names.push_back(name);
     part_of_face.push_back(it->second);
@@ -408,7 +411,7 @@ MeshSoup tessellate(const std::string& file, const TopoDS_Shape& solid, const Ca
   TopTools_IndexedMapOfShape faces;
   TopExp::MapShapes(solid, TopAbs_FACE, faces);
   std::vector<int> part_of_face;
-  name_parts(faces, names, soup, part_of_face);
+  name_parts(file, faces, names, soup, part_of_face);
   for (int k = 1; k <= faces.Extent(); ++k) {
     const TopoDS_Face& face = TopoDS::Face(faces(k));
     TopLoc_Location at;

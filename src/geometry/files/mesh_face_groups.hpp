@@ -25,6 +25,21 @@ namespace nodegen::geometry_detail {
 inline constexpr std::size_t kMaxGroupNameLength = 256;
 inline constexpr std::size_t kMaxMeshGroups = 4096;
 
+// Why a part name a mesh or CAD file gives cannot name a part ("" when it can): longer than
+// kMaxGroupNameLength, or holding a control character (a carriage return inside an OBJ group's name
+// reached the output's part list, and a terminal printing it).
+inline std::string part_name_problem(const std::string& name) {
+  if (name.size() > kMaxGroupNameLength)
+    return "is " + std::to_string(name.size()) + " characters long, above the limit of " + std::to_string(kMaxGroupNameLength);
+  for (const char c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+      constexpr char kHex[] = "0123456789ABCDEF";
+      const auto byte = static_cast<unsigned char>(c);
+      return std::string("holds the control character 0x") + kHex[byte >> 4] + kHex[byte & 15];
+    }
+  return "";
+}
+
 struct MeshFaceGroups {
   std::vector<std::string> names;  // in the order their first faces come in the file; empty: no groups
   std::vector<Vec<3>> points;      // the file's vertices

@@ -64,10 +64,9 @@ void read_obj(const std::string& text, const std::string& file, MeshFaceGroups& 
       out.add_face(group.empty() ? object : group, file);
     } else if (word == "g" || word == "o") {
       std::string name = rest_of_line(line);
-      if (name.size() > kMaxGroupNameLength)
+      if (const std::string problem = part_name_problem(name); !problem.empty())
         throw std::runtime_error("mesh " + file + ": line " + std::to_string(line_number) + ": the " +
-                                 (word == "g" ? "group" : "object") + " name is " + std::to_string(name.size()) +
-                                 " characters long, above the limit of " + std::to_string(kMaxGroupNameLength));
+                                 (word == "g" ? "group" : "object") + " name " + problem);
       if (word == "o") {
         object = std::move(name);
         group.clear();  // a group belongs to its object
