@@ -53,6 +53,9 @@ std::vector<LyingMeshCase> lying_off_cases() {
       // Found by fuzz_mesh_off: CGAL reads "0/" as the count 0, so the face count before it stood (10 GB).
       {"slash.off", "OFF\n5 455555555 0/\n A0)\n3 0 1\n7\n", "455555555 faces"},
       {"negative.off", "OFF\n-4 1 0\n", "without counts"},
+      // A header claiming fewer faces than follow: CGAL read only those, and the repair closed the rest.
+      {"fewer.off", "OFF\n4 3 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
+       "holds more records after the 3 faces its header declares (\"3 1 2 3\")"},
       // Found by fuzz_mesh_off: CGAL doubles the edge count in an int.
       {"edges.off", "OFF\n4 4 01111111111\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n",
        "claiming 1111111111 edges, above 1073741823"},
@@ -92,6 +95,17 @@ std::vector<LyingMeshCase> lying_ply_cases() {
   return {
       {"elements.ply", "ply\nformat ascii 1.0\nelement vertex 1000000000000\nproperty float x\nend_header\n0\n",
        "element counts that need at least"},
+      // A header claiming fewer faces than follow: CGAL read only those, and the repair closed the rest.
+      {"fewer.ply", [] {
+         std::string ply = "ply\nformat binary_little_endian 1.0\nelement vertex 4\nproperty float x\nproperty float y\n"
+                           "property float z\nelement face 3\nproperty list uchar int vertex_indices\nend_header\n";
+         const float v[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+         const int f[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+         ply.append(reinterpret_cast<const char*>(v), sizeof v);
+         for (const auto& t : f) ply.append(1, '\3').append(reinterpret_cast<const char*>(t), 12);
+         return ply;
+       }(),
+       "holds 13 bytes past the elements its header declares"},
       {"list.ply",
        std::string("ply\nformat binary_little_endian 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
                    "property float z\nelement face 1\nproperty list uint int vertex_indices\nend_header\n") +

@@ -9,11 +9,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdint>
-
 #include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 
 #include "nodegen/geometry/input_error.hpp"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "geometry/files/mesh_text.hpp"
+#include "nodegen/geometry/input_error.hpp"
 
 namespace nodegen::geometry_detail::mesh_check {
 namespace {
@@ -148,6 +149,11 @@ void check_off(const std::string& text) {
     const std::string_view face = next_record(tokens, text);
     if (face.empty() || !check_off_face(numbers_of(face), f, header.vertices, colours, face_colours)) return;
   }
+  // Records past the declared faces: the header's counts are wrong, and CGAL read only as many faces as
+  // they claim (the faces left out became holes the repair closed).
+  if (const std::string_view more = next_record(tokens, text); !more.empty())
+    refuse("holds more records after the " + std::to_string(header.faces) + " faces its header declares (\"" +
+           shown(std::string(more.substr(0, 40))) + "\"): its counts are wrong");
 }
 
 }  // namespace nodegen::geometry_detail::mesh_check

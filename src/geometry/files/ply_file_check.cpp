@@ -178,6 +178,11 @@ void check_ply_binary_data(const std::string& text, const PlyHeader& header, con
           }
         at += static_cast<std::size_t>(bytes);
       }
+  // Bytes past the declared elements: the header's counts are wrong, and CGAL read only as many faces
+  // as they claim (the faces left out became holes the repair closed). A writer's closing line end or
+  // padding of blanks is not data.
+  if (text.find_first_not_of(" \t\r\n", at) != std::string::npos)
+    refuse("holds " + std::to_string(text.size() - at) + " bytes past the elements its header declares: its counts are wrong");
 }
 
 }  // namespace
