@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <sstream>
 
+#include "nodegen/geometry/input_error.hpp"
 #include "nodegen/io/layout.hpp"
 
 namespace nodegen::io {
@@ -27,11 +28,6 @@ std::string xml_text(const std::string& s) {
     }
   }
   return out;
-}
-
-std::string hex_byte(unsigned char c) {
-  static const char* digits = "0123456789abcdef";
-  return std::string("0x") + digits[c >> 4] + digits[c & 15];
 }
 
 }  // namespace

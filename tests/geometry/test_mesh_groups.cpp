@@ -344,7 +344,7 @@ TEST(MeshGroups, GroupsBeyondTheLimitsAreInputErrors) {
       << error_of("long.obj");
   faces[3].group = "in\rlet";  // a carriage return inside a name reached the output and a terminal
   write_obj(dir / "cr.obj", faces);
-  EXPECT_NE(error_of("cr.obj").find("the group name holds the control character 0x0D"), std::string::npos) << error_of("cr.obj");
+  EXPECT_NE(error_of("cr.obj").find("the group name holds the control character 0x0d"), std::string::npos) << error_of("cr.obj");
   const test::TriMesh sphere = test::icosphere(4);  // 5120 faces, each a group of its own
   std::ofstream obj(dir / "many.obj");
   for (const Vec<3>& p : sphere.v) obj << "v " << p.transpose() << "\n";

@@ -6,6 +6,12 @@
 
 namespace nodegen {
 
+// A byte as a message names it: "0x0d".
+inline std::string hex_byte(unsigned char c) {
+  constexpr char kHex[] = "0123456789abcdef";
+  return std::string("0x") + kHex[c >> 4] + kHex[c & 15];
+}
+
 // Text fit for one line of a message: newlines (library messages, nlohmann's, muparser's, CGAL's,
 // sometimes hold them) become spaces, and other control bytes a file may hold (quoted back in a
 // reason) are written as \xHH: a NUL ends the text wherever it passes through a C string (what()),
@@ -18,10 +24,8 @@ inline std::string printable(const std::string& s) {
     if (c == '\n' || c == '\r') {
       out += ' ';
     } else if ((u < 0x20 && c != '\t') || u == 0x7f) {
-      constexpr char kHex[] = "0123456789abcdef";
       out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
+      out += hex_byte(u).substr(2);
     } else {
       out += c;
     }

@@ -460,8 +460,8 @@ bool is_cad_file(const std::string& file) {
   return ext == ".step" || ext == ".stp" || ext == ".iges" || ext == ".igs" || ext == ".brep";
 }
 
-// How long a child may take over a file (CadOptions::isolated): far beyond what the largest parts take
-// (Open CASCADE reads and meshes about a megabyte a second), short of forever.
+// How long a child may take over a file (CadOptions::isolated): far beyond what reading and meshing the
+// largest parts takes, short of forever.
 std::chrono::seconds read_limit(std::uintmax_t bytes) { return std::chrono::seconds(120 + bytes / 16384); }
 
 void in_cad_library(const std::string& file, const CadOptions& options, const std::function<void()>& body) {

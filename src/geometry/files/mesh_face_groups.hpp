@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <nodegen/spatial/point.hpp>
+#include "nodegen/geometry/input_error.hpp"
 
 namespace nodegen::geometry_detail {
 
@@ -32,11 +33,7 @@ inline std::string part_name_problem(const std::string& name) {
   if (name.size() > kMaxGroupNameLength)
     return "is " + std::to_string(name.size()) + " characters long, above the limit of " + std::to_string(kMaxGroupNameLength);
   for (const char c : name)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
-      constexpr char kHex[] = "0123456789ABCDEF";
-      const auto byte = static_cast<unsigned char>(c);
-      return std::string("holds the control character 0x") + kHex[byte >> 4] + kHex[byte & 15];
-    }
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) return "holds the control character " + hex_byte(static_cast<unsigned char>(c));
   return "";
 }
 
