@@ -18,6 +18,8 @@ Schedules, each list-scheduled on P threads (a free thread takes the ready item 
   cone        the same, each item also held back until the light cone (LightCone below) shows that
               no earlier work can still reach it: a rule a fill can check; cone:K checks the tiles
               up to K hops away and, beyond them, only the least unfinished generation of all;
+  space       the same, each item also held back by the rule a fill can check before every tile is
+              made (SpaceCone below): no hops through tiles, distances in space;
   dataflow    every item as soon as the items it waits for are done, no barrier at all; the completion
               steps a chain beside the items (each after its own phase's items and the previous step),
               ending before the fill does: the bound a dependency-driven fill could reach.
@@ -27,7 +29,7 @@ its tile items (the thread that expands a tile hands it over);
 the copies into the store are free items of their round.
 
   fill_dataflow_model.py LOG.csv [--threads 1,16,64] [--barrier-us 5] [--dispatch-us 1] [--tile-spacings K]
-                         [--schedules phases,generation,cone:2,cone,dataflow]
+                         [--schedules phases,generation,cone:2,cone,space,dataflow]
 prints per schedule and P the modelled time and speed-up over the phases' schedule at P = 1.
 """
 import argparse
@@ -65,8 +67,9 @@ def box_gap(a, b):
     return math.sqrt(sum(max(0.0, a[1][k] - b[2][k], b[1][k] - a[2][k]) ** 2 for k in range(3)))
 
 
-def touching(tiles, spacings):
-    """For each tile, the tiles (itself included) whose cells lie within reach of it."""
+def touching(tiles, spacings, within=lambda ra, rb: max(ra + 2 * rb, 2 * ra + rb), far=3.0):
+    """For each tile t, the tiles u (t included) whose cells are closer than within(r_t, r_u) to t's,
+    `far` r_max at the most."""
     reach = {t: (t[2][0] - t[1][0]) / spacings for t in tiles}
     cell = min(t[2][0] - t[1][0] for t in tiles)
     grid = defaultdict(list)
@@ -77,7 +80,7 @@ def touching(tiles, spacings):
             for j in span(t[1][1], t[2][1]):
                 for k in ([0] if flat else span(t[1][2], t[2][2])):
                     grid[(i, j, k)].append(t)
-    far = 3 * max(reach.values())
+    far = far * max(reach.values())
     out = {}
     for t in tiles:
         near = set()
@@ -87,7 +90,7 @@ def touching(tiles, spacings):
                 for k in ([0] if flat else span(lo[2], hi[2])):
                     for u in grid.get((i, j, k), ()):
                         ra, rb = reach[t], reach[u]
-                        if box_gap(t, u) < max(ra + 2 * rb, 2 * ra + rb):
+                        if box_gap(t, u) < within(ra, rb):
                             near.add(u)
         out[t] = near
     return out
@@ -217,7 +220,61 @@ class LightCone:
             self.admit(m, push)
 
 
-def model(items, completion, handover, generation, preds, hops, radius, p, barrier, dispatch, schedule):
+class SpaceCone:
+    """The rule a fill can check before every tile is made, whatever the spacing: a tile item (T, g) may
+    start once no item of generation below g - 1 is unfinished anywhere, and no tile S whose cell is
+    closer than r_S + 3 r_T to T's has an unfinished item of generation g - 1. An item that could still
+    come before (T, g) in the phases' order and touch it is of generation g in a tile U of T's level or
+    below (r_U <= r_T), made by a hand-over from such an S: its nodes lie within r_S of S's cell, it
+    writes within r_U of them and reads within 2 r_U, T within r_T and 2 r_T of its own cell
+    (docs/parallel-fill.md, "Other schedules", has the whole argument). Every logged item counts as
+    unfinished from the start (a fill knows an item only once its first node arrives): pessimistic."""
+
+    def __init__(self, items, spacings):
+        self.items = items
+        tiles = sorted({it["tile"] for it in items if it["tile"]})
+        # shadow[t]: the tiles S whose unfinished items of generation g - 1 hold back t's items of g
+        self.shadow = touching(tiles, spacings, within=lambda rt, rs: rs + 3 * rt, far=4.0)
+        self.unfinished = defaultdict(lambda: defaultdict(int))  # tile -> generation -> items left
+        self.left = defaultdict(int)  # generation -> items left
+        for it in items:
+            if it["tile"]:
+                self.unfinished[it["tile"]][it["generation"]] += 1
+                self.left[it["generation"]] += 1
+        self.least = min(self.left)
+        self.held = defaultdict(list)  # a tile, or a generation, -> items held back by it
+
+    def admit(self, n, push):
+        it = self.items[n]
+        if not it["tile"]:
+            return push(n)
+        g = it["generation"]
+        if self.least < g - 1:
+            return self.held[("generation", g - 2)].append(n)
+        for s in self.shadow[it["tile"]]:
+            if self.unfinished[s].get(g - 1):
+                return self.held[("tile", s, g - 1)].append(n)
+        push(n)
+
+    def done(self, n, push):
+        it = self.items[n]
+        if not it["tile"]:
+            return
+        g = it["generation"]
+        self.unfinished[it["tile"]][g] -= 1
+        self.left[g] -= 1
+        woken = []
+        if self.unfinished[it["tile"]][g] == 0:
+            woken += self.held.pop(("tile", it["tile"], g), [])
+        while self.least in self.left and self.left[self.least] == 0:
+            del self.left[self.least]
+            woken += self.held.pop(("generation", self.least), [])
+            self.least = min(self.left, default=math.inf)
+        for m in woken:
+            self.admit(m, push)
+
+
+def model(items, completion, handover, generation, preds, hops, radius, p, barrier, dispatch, schedule, spacings):
     tiles_in = defaultdict(int)
     for it in items:
         if it["tile"]:
@@ -229,8 +286,9 @@ def model(items, completion, handover, generation, preds, hops, radius, p, barri
     priority = {n: (it["phase"], n) for n, it in enumerate(items)}
     phases = sorted({it["phase"] for it in items} | set(completion))
     cross = barrier if p > 1 else 0.0
-    if schedule in ("dataflow", "cone"):
-        gate = LightCone(items, hops, radius) if schedule == "cone" else None
+    if schedule in ("dataflow", "cone", "space"):
+        gate = {"cone": lambda: LightCone(items, hops, radius), "space": lambda: SpaceCone(items, spacings),
+                "dataflow": lambda: None}[schedule]()
         ends = list_schedule(durations, preds, priority, p, gate)
         last = defaultdict(float)  # each phase's last item's end
         for n, t in ends.items():
@@ -267,7 +325,7 @@ def main():
                          "microseconds an item, on more than one thread (not in the phases' schedule)")
     ap.add_argument("--tile-spacings", type=float, default=None,
                     help="kTileSpacings of tile_grid.hpp: 32 in 2D, 8 in 3D (the default by the log's dimension)")
-    ap.add_argument("--schedules", default="phases,generation,cone:2,cone,dataflow",
+    ap.add_argument("--schedules", default="phases,generation,cone:2,space,dataflow",
                     help="cone:K checks the light cone's tiles up to K hops, and beyond them only the least "
                          "unfinished generation of all")
     a = ap.parse_args()
@@ -288,7 +346,7 @@ def main():
         for p in threads:
             name, _, hops_checked = schedule.partition(":")
             t = model(items, completion, handover, generation, preds, hops, float(hops_checked or math.inf), p,
-                      a.barrier_us * 1e-6, a.dispatch_us * 1e-6, name)
+                      a.barrier_us * 1e-6, a.dispatch_us * 1e-6, name, spacings)
             base = base or t
             cells.append(f"{t:.4f} s, {base / t:.1f}x")
         print(f"| {schedule} | " + " | ".join(cells) + " |")
