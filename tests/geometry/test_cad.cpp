@@ -8,6 +8,7 @@
 #include <BRepAlgoAPI_Cut.hxx>
 #include <BRepFilletAPI_MakeFillet.hxx>
 #include <BRepPrimAPI_MakeBox.hxx>
+#include <BRepPrimAPI_MakePrism.hxx>
 #include <BRepPrimAPI_MakeCylinder.hxx>
 #include <BRepPrimAPI_MakeSphere.hxx>
 #include <BRepBuilderAPI_MakeEdge.hxx>
@@ -481,6 +482,26 @@ TEST(Cad, BadFilesAreRefusedNamingTheFileAndTheReason) {
   expect_refused(dir.path(), R"({"type":"cad","file":"tube.brep","unit":"mm"})", "has no length unit");
   std::ofstream(dir / "flat.json") << R"({"dim":2,"spacing":0.1,"shape":{"type":"cad","file":"tube.step"}})";
   EXPECT_THROW(load_domain_file(dir / "flat.json"), InputError);
+}
+
+// A part below Open CASCADE's least length, one whose default tessellation tolerance would be, and a
+// solid whose faces cross (a prism over a bow tie): each says why in nodegen's words, not OCCT's or the
+// mesh formats'.
+TEST(Cad, PartsTooSmallOrWithCrossingFacesSayWhy) {
+  const test::TempDir dir("cad");
+  write_step(BRepPrimAPI_MakeBox(3e-7, 3e-7, 3e-7).Shape(), dir / "speck.step");
+  expect_refused(dir.path(), R"({"type":"cad","file":"speck.step"})", "Open CASCADE takes no length below 1e-07 as one");
+  write_step(BRepPrimAPI_MakeBox(1e-4, 1e-4, 1e-4).Shape(), dir / "grain.step");
+  expect_refused(dir.path(), R"({"type":"cad","file":"grain.step"})",
+                 "gets by default a tessellation \"tolerance\" of 1.7");
+  expect_refused(dir.path(), R"({"type":"cad","file":"grain.step"})", "below Open CASCADE's least length 1e-07");
+  const DomainFile grain = load(dir.path(), R"({"type":"cad","name":"g","file":"grain.step","tolerance":2e-7})", "2e-5");
+  EXPECT_LT(domain_of<3>(grain)->bounding_box().size().maxCoeff(), 2e-4);
+  BRepBuilderAPI_MakePolygon bow(gp_Pnt(0, 0, 0), gp_Pnt(1, 1, 0), gp_Pnt(1, 0, 0), gp_Pnt(0, 1, 0), true);
+  write_step(BRepPrimAPI_MakePrism(BRepBuilderAPI_MakeFace(bow.Wire(), true).Face(), gp_Vec(0, 0, 1)).Shape(),
+             dir / "bowtie.step");
+  expect_refused(dir.path(), R"({"type":"cad","file":"bowtie.step"})",
+                 "bowtie.step is not a manifold, consistently oriented surface");
 }
 
 // A STEP file whose references dangle makes Open CASCADE dereference a null handle, and one with a NaN

@@ -403,6 +403,12 @@ TEST(Mesh, MissingUnreadableAndOpenMeshesAreInputErrors) {
   EXPECT_EQ(message("garbage.stl").rfind(prefix + "cannot read mesh " + (dir / "garbage.stl").string(), 0), 0u)
       << message("garbage.stl");
 
+  // Three faces on one edge: read, but no manifold surface (said so, not as an unreadable file).
+  std::ofstream(dir / "fin.off") << "OFF\n5 3 0\n0 0 0\n1 0 0\n0 1 0\n0 -1 0\n0 0 1\n3 0 1 2\n3 1 0 3\n3 0 1 4\n";
+  EXPECT_EQ(message("fin.off"), prefix + "mesh " + (dir / "fin.off").string() +
+                                    " is not a manifold, consistently oriented surface (an edge of more than two faces, "
+                                    "faces that meet at a corner only, or neighbours facing opposite ways)");
+
   TriMesh open = icosphere(1);
   open.f.pop_back();
   write_mesh(open, dir / "open.off", "off");

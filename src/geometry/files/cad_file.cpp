@@ -8,6 +8,7 @@
 #include <BRepBuilderAPI_Sewing.hxx>
 #include <BRepCheck_Analyzer.hxx>
 #include <BRepMesh_IncrementalMesh.hxx>
+#include <Precision.hxx>
 #include <BRepTools.hxx>
 #include <BRep_Builder.hxx>
 #include <BRep_Tool.hxx>
@@ -515,6 +516,17 @@ double deflection_for(const std::string& file, const TopoDS_Shape& shape, const 
     refuse(file, "is given a \"tolerance\" of " + number_text(deflection) +
                      ", outside 1e-7 to 0.01 of the part's size (its box diagonal, " + number_text(diagonal) +
                      "): finer without end, coarser misses its shape");
+  // Open CASCADE takes no length below Precision::Confusion() as one: its mesher refuses a finer
+  // deflection with words of its own.
+  const double least = Precision::Confusion();
+  if (deflection < least) {
+    if (0.01 * diagonal < least)
+      refuse(file, "holds a part only " + number_text(diagonal) + " across (its box diagonal, in its length unit): "
+                   "Open CASCADE takes no length below " + number_text(least) + " as one, so it cannot tessellate it");
+    refuse(file, std::string(options.tolerance > 0 ? "is given" : "gets by default") + " a tessellation \"tolerance\" of " +
+                     number_text(deflection) + ", below Open CASCADE's least length " + number_text(least) +
+                     " (the part is " + number_text(diagonal) + " across): give a \"tolerance\" of at least that");
+  }
   return deflection;
 }
 

@@ -52,9 +52,10 @@ using Primitive = CGAL::AABB_face_graph_triangle_primitive<Mesh>;
 using Tree = CGAL::AABB_tree<CGAL::AABB_traits<Kernel, Primitive>>;
 using Side = CGAL::Side_of_triangle_mesh<Mesh, Kernel>;
 
-// The exact test's checks on a mesh read as it is: "" when it is
-// closed, free of self-intersections and bounds a volume (then oriented so), else what is wrong.
-std::string strict_problem_of(const std::string& file, const std::vector<MeshPoint>& points,
+// The exact test's checks on a mesh read as it is: "" when it is closed, free of self-intersections
+// and bounds a volume (then oriented so), else what is wrong, said of `subject` ("mesh FILE", or a CAD
+// part's tessellation).
+std::string strict_problem_of(const std::string& file, const std::string& subject, const std::vector<MeshPoint>& points,
                               const std::vector<std::vector<std::size_t>>& polygons, bool read, Mesh& mesh);
 
 std::string strict_problem(const std::string& file, Mesh& mesh) {
@@ -67,15 +68,19 @@ std::string strict_problem(const std::string& file, Mesh& mesh) {
   } catch (const std::exception& e) {
     return "cannot read mesh " + file + ": " + e.what();
   }
-  return strict_problem_of(file, points, polygons, read, mesh);
+  return strict_problem_of(file, "mesh " + file, points, polygons, read, mesh);
 }
 
 // The checks on a soup `read` (false: the reader failed). What CGAL::IO::read_polygon_mesh does (every
 // point a vertex, every face added by Euler::add_face, then a validity check), with the check of the
 // faces around each vertex before the build, whose time grows with their square.
-std::string strict_problem_of(const std::string& file, const std::vector<MeshPoint>& points,
+std::string strict_problem_of(const std::string& file, const std::string& subject, const std::vector<MeshPoint>& points,
                               const std::vector<std::vector<std::size_t>>& polygons, bool read, Mesh& mesh) {
-  if (read) {
+  const std::string unreadable =
+      "cannot read " + subject + " (unsupported format or malformed data; supported: .stl ascii/binary, .obj, .off, .ply)";
+  if (!read) return unreadable;
+  bool built = true;
+  {
     check_faces_at_vertices(file, points, polygons);
     std::vector<Mesh::Vertex_index> vertices;
     vertices.reserve(points.size());
@@ -86,7 +91,7 @@ std::string strict_problem_of(const std::string& file, const std::vector<MeshPoi
       const auto& polygon = polygons[f];
       corners.clear();
       for (std::size_t v : polygon) {
-        if (v >= vertices.size()) return "cannot read mesh " + file + ": a face refers to a vertex it does not have";
+        if (v >= vertices.size()) return "cannot read " + subject + ": a face refers to a vertex it does not have";
         corners.push_back(vertices[v]);
       }
       // A face of more than three corners is cut into triangles below (triangulate_faces): a quad along a
@@ -98,20 +103,20 @@ std::string strict_problem_of(const std::string& file, const std::vector<MeshPoi
         for (std::size_t v : polygon) at.push_back(points[v]);
         std::sort(at.begin(), at.end());
         if (std::adjacent_find(at.begin(), at.end()) != at.end())
-          return "mesh " + file + " has face " + std::to_string(f) + " (of " + std::to_string(polygon.size()) +
+          return subject + " has face " + std::to_string(f) + " (of " + std::to_string(polygon.size()) +
                  " corners) with two corners at one point";
       }
       if (CGAL::Euler::add_face(corners, mesh) == Mesh::null_face()) {
-        read = false;
+        built = false;
         break;
       }
     }
-    read = read && mesh.is_valid(false);
+    built = built && mesh.is_valid(false);
   }
-  if (!read || mesh.number_of_faces() == 0)
-    return "cannot read mesh " + file +
-           " (unsupported format, malformed data, or a surface that is not manifold or not consistently oriented; "
-           "supported: .stl ascii/binary, .obj, .off, .ply)";
+  if (!built)
+    return subject + " is not a manifold, consistently oriented surface (an edge of more than two faces, faces that "
+                     "meet at a corner only, or neighbours facing opposite ways)";
+  if (mesh.number_of_faces() == 0) return unreadable;  // what a reader makes of a file that is no mesh
   // Points of the file no face uses bound nothing, and CGAL's does_bound_a_volume reads a face of their
   // null halfedge, past its array (found by fuzz_mesh_obj: a closed tetrahedron and one spare vertex).
   for (auto v : mesh.vertices())
@@ -120,13 +125,13 @@ std::string strict_problem_of(const std::string& file, const std::vector<MeshPoi
   // A face it cannot cut (its corners on one line, no normal) would stay a polygon among the triangles
   // that every later step assumes; triangulate_faces says so by returning false.
   if (!CGAL::is_triangle_mesh(mesh) && !PMP::triangulate_faces(mesh))
-    return "mesh " + file + " has a face of more than three corners that cannot be cut into triangles (its corners "
+    return subject + " has a face of more than three corners that cannot be cut into triangles (its corners "
            "on one line, or folded onto each other)";
   if (!CGAL::is_closed(mesh)) {
     std::size_t border = 0;
     for (auto h : mesh.halfedges())
       if (mesh.is_border(h)) ++border;
-    return "mesh " + file + " is not closed (" + std::to_string(border) +
+    return subject + " is not closed (" + std::to_string(border) +
            " border edges): the inside test needs a watertight surface";
   }
   // How the shells nest (does_bound_a_volume, is_outward_oriented) is found by testing each shell
@@ -139,7 +144,7 @@ std::string strict_problem_of(const std::string& file, const std::vector<MeshPoi
     const std::size_t shells = PMP::connected_components(mesh, shell_of);
     mesh.remove_property_map(shell_of);
     if (shells > kMaxShells)
-      throw std::runtime_error("mesh " + file + " has " + std::to_string(shells) + " separate closed shells, above " +
+      throw std::runtime_error(subject + " has " + std::to_string(shells) + " separate closed shells, above " +
                                std::to_string(kMaxShells) +
                                " (how shells nest is checked shell against shell, in time that grows with the "
                                "square of their number)");
@@ -149,15 +154,15 @@ std::string strict_problem_of(const std::string& file, const std::vector<MeshPoi
   // in another with the same orientation (where a hollow was meant) gave inverted normals silently.
   const SelfIntersectionCheck crossing = check_self_intersection(mesh);
   if (crossing.verdict == SelfIntersectionCheck::Verdict::intersects)
-    return "mesh " + file +
+    return subject +
            " intersects itself (overlapping or crossing shells): the inside test needs a surface that bounds one "
            "volume";
   if (crossing.verdict == SelfIntersectionCheck::Verdict::too_costly)
-    return "mesh " + file + " is not checked for self-intersections: " + crossing.too_costly +
+    return subject + " is not checked for self-intersections: " + crossing.too_costly +
            "; the exact inside test needs a surface known to bound one volume";
   if (!PMP::is_outward_oriented(mesh)) PMP::reverse_face_orientations(mesh);
   if (!PMP::does_bound_a_volume(mesh))
-    return "mesh " + file +
+    return subject +
            " does not bound a volume: a shell nested in another must be oriented the other way (a cavity faces "
            "inward)";
   return "";
@@ -210,9 +215,9 @@ class MeshSurface {
     std::vector<std::vector<std::size_t>> polygons;
     polygons.reserve(soup.triangles.size());
     for (const auto& t : soup.triangles) polygons.push_back({t[0], t[1], t[2]});
-    const std::string problem = strict_problem_of(soup.name, points, polygons, true, mesh_);
-    if (!problem.empty())
-      throw std::runtime_error(problem + " (this is the tessellation of a CAD part: a smaller \"tolerance\" may mend it)");
+    const std::string problem =
+        strict_problem_of(soup.name, "the tessellation of CAD part " + soup.name, points, polygons, true, mesh_);
+    if (!problem.empty()) throw std::runtime_error(problem + "; a smaller \"tolerance\" may mend it");
     build_exact(options.accelerate);
     if (triangles_.size() != soup.triangles.size())
       throw std::runtime_error("the tessellation of " + soup.name + " lost triangles on the way to a mesh");
