@@ -143,8 +143,6 @@ class PnpFill {
     typename SpacingT::Evaluator h;
     std::vector<Vec<D>> children;  // one tile expansion's placed nodes, and their h (TileExpansion)
     std::vector<double> child_h;
-    std::vector<Waiting<D>> front;  // the nodes it expands, in the arrival order, and their arrivals
-    std::vector<Arrival> due;
   };
 
   static bool is_constant(const SpacingT& spacing) {
@@ -239,8 +237,7 @@ class PnpFill {
               if (item < round_.tiles.size()) {
                 Tile<D>& tile = tiles_[round_.tiles[item]];
                 tile.worker = t;
-                expansion_.expand(tile, round_.generation, round_.phase, s);
-                if (!ranks_.active()) hand_over_.deliver_expanded(tile, t);
+                expansion_.expand(tile, round_.generation, s);
                 times_.tile(i, tile.key.level, tile.lo, tile.hi);
                 // its run's thread may hand it over
                 tile.expanded_round.store(round_.number, std::memory_order_release);
@@ -353,7 +350,6 @@ class PnpFill {
     if (std::exchange(plan_.ready, false) && !failed) {
       round_.generation = plan_.generation;
       round_.tiles.swap(plan_.active);
-      round_.phase = pack(PhaseQueue<D>::phase_of(tiles_[round_.tiles.front()], round_.generation));
       count_phase();
       slots_.cut_copies(plan_.cut);
       begin_round(plan_.cut);
@@ -369,7 +365,6 @@ class PnpFill {
     if (next != kNoPhase) {
       const Phase phase = unpack(next);
       round_.generation = phase.generation;
-      round_.phase = next;
       phases_.take(phase, round_.tiles);
       count_phase();
     }

@@ -81,7 +81,7 @@ class GenerationZero {
       const Start<D> s = node(i);
       store_.set(first + i, to_stored<D>(s.pos));
       tree_.insert_alone(s.pos, finger);
-      phases_.enqueue(tiles_.at(s.key), {s.pos, s.h}, kSeeded);
+      phases_.enqueue(tiles_.at(s.key), {s.pos, s.h}, 0);
     }
   }
 

@@ -3,27 +3,28 @@
 // nodes are queued for their store slots, as if one thread had handed over every tile in the merge
 // order.
 //
-// Deliveries: the thread that expanded a tile hands its set-aside nodes over at once (deliver_expanded):
-// each run of them for one tile goes to that tile (made if need be, tile_map.hpp) as one arrival that
-// names the phase, the source tile and the run's place in the source's list, and a tile expands its
-// arrivals in that order (Tile::take), whichever thread delivered first: so its waiting list is the
-// one a single thread handing every tile over in the merge order builds.
+// Runs: a round's tiles are cut into one run per thread (round_items.hpp), a range of the merge order;
+// runs in thread order cover the phase's tiles in the merge order. Each run is handed over by its own
+// thread as soon as it has run out of tiles (hand_over_expanded), tile by tile in the merge order: the
+// tile's set-aside nodes go to their tiles (deliver) and its placed nodes are queued for the store at
+// offsets from the run's first slot (store_slots.hpp). The completion step hands over what the runs
+// left in the same way (hand_over_rest), then the nodes whose tile did not exist at the start of the
+// round (their tiles are made then, since the expanding threads read the tile map during the round),
+// in the merge order of their sources (finish).
 //
-// Runs: the store slots do follow the merge order. A round's tiles are cut into one run per thread
-// (round_items.hpp), a range of the merge order; runs in thread order cover the phase's tiles in the
-// merge order. Each run is handed over by its own thread as soon as it has run out of tiles
-// (hand_over_expanded), tile by tile in the merge order: the tile's placed nodes are queued for the
-// store at offsets from the run's first slot (store_slots.hpp). The completion step hands over what
-// the runs left in the same way (hand_over_rest).
+// Invariant: the nodes come out as if one thread had handed over every tile in the merge order. A
+// tile's nodes arrive in its waiting list in segments, one per run, kept in run order whichever thread
+// delivers first (deliver), and within a segment in the order its one thread handed its run over, the
+// merge order.
 //
 // Concurrency: a tile of the phase sets nodes aside only to tiles outside the phase (other colours or
-// levels, tile_grid.hpp), which no thread expands in it, or to itself, before its expansion is marked
-// done; deliveries to one tile from several threads take its lock; and the tiles they list for the
-// next generation wait in the delivering thread's list until its run is handed over, then go to the
-// phase queue under its lock (list_scheduled), into phases of the next generation, which the round's
-// planner does not take. A run's thread hands over only tiles that are expanded (Tile::expanded_round,
-// release / acquire). Each thread delivers what it expanded itself, to the tiles next to them, so few
-// cache lines move between cores (bench/RESULTS.md, Fill).
+// levels, tile_grid.hpp), which no thread expands in it, or to itself; a run's thread hands over only
+// tiles that are expanded (Tile::expanded_round, release / acquire); deliveries to one tile from
+// several runs take its lock; and the tiles they list for the next generation wait in the run's list
+// until the run is handed over, then go to the phase queue under its lock (list_scheduled), into phases
+// of the next generation, which the round's planner does not take. Each thread's hand-over touches its
+// own run's tiles, which it expanded itself unless another thread took them, and the tiles next to
+// them, so few cache lines move between cores (bench/RESULTS.md, Fill).
 //
 // Waiting: a run's thread hands over the tiles that are done before it takes copies, without waiting;
 // after the copies it goes on, and waits for its tiles that another thread is still expanding when
@@ -58,6 +59,7 @@ struct alignas(kFalseSharingBytes) Run {
   float seconds = 0.0f;                // the phase log's: its hand-over time this round
   std::vector<CopyJob<D>> copies;      // first: the offset from the run's first slot
   std::vector<std::uint32_t> scheduled;  // tiles to list in the phase queue for the next generation
+  std::vector<std::pair<std::size_t, std::uint32_t>> new_tile_sources;  // (merge position, tile)
 };
 
 template <int D>
@@ -107,10 +109,25 @@ class HandOver {
     for (int t = 0; t < threads_; ++t)
       for (Run<D>& run = runs_[static_cast<std::size_t>(t)]; run.next < run.hi; ++run.next) hand_over_next(t);
   }
-  // The completion step's end of the hand-over: the tiles the runs listed go to the phase queue. The
-  // runs' queued nodes then wait for their slots (StoreSlots::give).
+  // The completion step's end of the hand-over: the tiles the runs listed go to the phase queue, and
+  // the nodes for tiles not made at the start of the round go to them, now made, in the merge order of
+  // their sources. The runs' queued nodes then wait for their slots (StoreSlots::give).
   void finish() {
-    for (int t = 0; t < threads_; ++t) list_scheduled(runs_[static_cast<std::size_t>(t)]);
+    const std::uint64_t generation = round_.generation + 1;
+    for (int t = 0; t < threads_; ++t) {
+      Run<D>& run = runs_[static_cast<std::size_t>(t)];
+      list_scheduled(run);
+      new_tile_sources_.insert(new_tile_sources_.end(), run.new_tile_sources.begin(), run.new_tile_sources.end());
+      run.new_tile_sources.clear();
+    }
+    std::sort(new_tile_sources_.begin(), new_tile_sources_.end());
+    for (const auto& [position, t] : new_tile_sources_) {
+      Tile<D>& tile = tiles_[t];
+      for (const SetAside<D>& n : tile.set_aside)
+        if (n.tile == kNoTile) phases_.enqueue(tiles_.at(n.key), n.node, generation);
+      release_set_aside(tile, nullptr);
+    }
+    new_tile_sources_.clear();
   }
   // The nodes the runs' handed-over tiles placed.
   std::size_t placed() const {
@@ -129,62 +146,80 @@ class HandOver {
     for (int t = 0; t < threads_; ++t) runs_[static_cast<std::size_t>(t)].copies.clear();
   }
 
-  // By the thread that expanded `tile` (thread t), before it marks the expansion done: the tile's
-  // set-aside nodes go to their tiles, and the tiles to list for the next generation to its run's list.
-  void deliver_expanded(Tile<D>& tile, int t) {
-    hand_over(tile, &runs_[static_cast<std::size_t>(t)], [](const TileKey<D>&) { return true; }, nullptr);
-  }
-
   // Several processes: every tile of the round, by the completion step alone, straight in (new tiles
-  // made, tiles listed at once); the nodes for tiles `owns` refuses (other processes') are left. The
-  // nodes arrive in the merge order, numbered from `sequence` on (then moved past them).
+  // made, tiles listed at once); the nodes for tiles `owns` refuses (other processes') are left.
   template <class Owns>
-  void hand_over_all(Owns&& owns, std::uint32_t& sequence) {
-    for (std::uint32_t t : round_.tiles) hand_over(tiles_[t], nullptr, owns, &sequence);
-  }
-
-  // An arrival of the next generation in this round's phase from `source`'s set-aside node `i` (or
-  // numbered `sequence` in arrival order, with source kNoTile).
-  Arrival from(std::uint32_t source, std::size_t i) const {
-    return {round_.generation + 1, round_.phase, source, static_cast<std::uint32_t>(i + 1)};
-  }
-  Arrival in_sequence(std::uint32_t sequence) const {
-    return {round_.generation + 1, round_.phase, kNoTile, sequence};
+  void hand_over_all(Owns&& owns) {
+    for (std::uint32_t t : round_.tiles) hand_over(tiles_[t], 0, nullptr, owns);
   }
 
  private:
   // Hands over the tile at run t's position next.
   void hand_over_next(int t) {
     Run<D>& run = runs_[static_cast<std::size_t>(t)];
-    queue_copy(tiles_[round_.tiles[run.next]].placed, run.placed, run.largest, run.copies);
+    Tile<D>& tile = tiles_[round_.tiles[run.next]];
+    hand_over(tile, t, &run, [](const TileKey<D>&) { return true; });
+    queue_copy(tile.placed, run.placed, run.largest, run.copies);
   }
 
-  // The tile's set-aside nodes (those for tiles `owns` accepts) go to their tiles, made if need be, each
-  // run of them for one tile as one arrival (`sequence`: numbered in arrival order, else by their
-  // place in the list); the tiles to list go to the run's list, or with no run straight to the queue.
+  // The tile's set-aside nodes (those for tiles `owns` accepts) go to their tiles, as run `r`'s. With
+  // `run` the nodes for tiles not made yet wait for finish and the tiles to list go to the run's list;
+  // without, everything goes straight in.
   template <class Owns>
-  void hand_over(Tile<D>& tile, Run<D>* run, Owns&& owns, std::uint32_t* sequence) {
+  void hand_over(Tile<D>& tile, int r, Run<D>* run, Owns&& owns) {
+    bool to_new_tiles = false;
     const std::vector<SetAside<D>>& aside = tile.set_aside;
     for (std::size_t i = 0; i < aside.size();) {
       const SetAside<D>& n = aside[i];
       if (!owns(n.key)) {
         ++i;
-        continue;
+      } else if (n.tile == kNoTile) {
+        if (run) to_new_tiles = true;
+        else phases_.enqueue(tiles_.at(n.key), n.node, round_.generation + 1);
+        ++i;
+      } else {  // the nodes for one tile mostly come together: one delivery for them all
+        std::size_t j = i + 1;
+        while (j < aside.size() && aside[j].tile == n.tile) ++j;
+        deliver(tiles_[n.tile], aside.data() + i, aside.data() + j, r, run);
+        i = j;
       }
-      // the nodes for one tile mostly come together: one delivery for them all
-      std::size_t j = i + 1;
-      while (j < aside.size() && aside[j].tile == n.tile && (n.tile != kNoTile || aside[j].key == n.key)) ++j;
-      Tile<D>& to = n.tile == kNoTile ? tiles_.at(n.key) : tiles_[n.tile];
-      deliver(to, aside.data() + i, aside.data() + j, sequence ? in_sequence((*sequence)++) : from(tile.index, i), run);
-      i = j;
     }
-    release_set_aside(tile, run);
+    if (to_new_tiles) {
+      run->new_tile_sources.push_back({run->next, tile.index});
+      if (!tile.waiting.empty()) list_next(tile, run);
+    } else {
+      release_set_aside(tile, run);
+    }
   }
 
-  // Appends the nodes [first, last) to the tile's waiting list as one arrival (the next generation).
-  void deliver(Tile<D>& tile, const SetAside<D>* first, const SetAside<D>* last, const Arrival& arrival, Run<D>* run) {
+  // Appends the nodes [from, to) to the tile's waiting list as run r's (the next generation) in this
+  // round: after the segments of the runs before r, before those of the runs after it.
+  void deliver(Tile<D>& tile, const SetAside<D>* from, const SetAside<D>* to, int r, Run<D>* run) {
     SpinGuard guard(tile.lock);
-    tile.arrive(first, last, arrival);
+    const std::uint64_t generation = round_.generation + 1;
+    const std::size_t n = static_cast<std::size_t>(to - from);
+    if (tile.waiting.empty()) {
+      tile.front_generation = generation;
+      tile.front_count = 0;
+    }
+    if (generation == tile.front_generation) tile.front_count += n;
+    if (tile.seg_round != round_.number) {
+      tile.seg_round = round_.number;
+      tile.seg_base = tile.waiting.size();
+      tile.segs.clear();
+    }
+    std::size_t s = 0, at = tile.seg_base;
+    while (s < tile.segs.size() && tile.segs[s].first < r) at = tile.segs[s++].second;
+    if (s == tile.segs.size() || tile.segs[s].first != r)
+      tile.segs.insert(tile.segs.begin() + static_cast<std::ptrdiff_t>(s), {r, at});
+    at = tile.segs[s].second;
+    for (std::size_t k = s; k < tile.segs.size(); ++k) tile.segs[k].second += n;
+    if (at == tile.waiting.size()) {
+      for (const SetAside<D>* p = from; p != to; ++p) tile.waiting.push_back(p->node);
+    } else {  // a run after r delivered first
+      tile.waiting.insert(tile.waiting.begin() + static_cast<std::ptrdiff_t>(at), n, from->node);
+      for (const SetAside<D>* p = from; p != to; ++p) tile.waiting[at++] = p->node;
+    }
     list_next(tile, run);
   }
 
@@ -216,6 +251,7 @@ class HandOver {
   TileMap<D>& tiles_;
   PhaseQueue<D>& phases_;
   const Round& round_;
+  std::vector<std::pair<std::size_t, std::uint32_t>> new_tile_sources_;  // scratch of finish
 };
 
 }  // namespace nodegen::fill_detail

@@ -56,11 +56,10 @@ class PhaseQueue {
     return {generation, tile.key.level, TileGrid<D>::colour(tile.key)};
   }
 
-  // Appends a node to the tile's waiting list as (part of) `arrival` and lists the tile in the phase of
-  // the arrival's generation.
-  void enqueue(Tile<D>& tile, const Waiting<D>& node, const Arrival& arrival) {
-    tile.enqueue(node, arrival);
-    schedule(tile, arrival.generation);
+  // Appends a node of `generation` to the tile's waiting list and lists the tile in that generation's phase.
+  void enqueue(Tile<D>& tile, const Waiting<D>& node, std::uint64_t generation) {
+    tile.enqueue(node, generation);
+    schedule(tile, generation);
   }
   // Lists the tile in the phase of `generation` (a node of that generation now waits in it).
   void schedule(Tile<D>& tile, std::uint64_t generation) {

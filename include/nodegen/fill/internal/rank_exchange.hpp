@@ -129,7 +129,7 @@ class RankExchange {
           tree_.insert_alone(p, finger);
           in_tree_[i] = true;
         }
-        if (owned) phases_.enqueue(tiles_.at(key), {p, h[i]}, kSeeded);
+        if (owned) phases_.enqueue(tiles_.at(key), {p, h[i]}, 0);
       }
     } catch (...) {
       failure = std::current_exception();
@@ -160,7 +160,7 @@ class RankExchange {
         const bool owned = owns(start.key);
         if (owned) {
           store_.set(slot++, to_stored<D>(start.pos));
-          phases_.enqueue(tiles_.at(start.key), {start.pos, start.h}, kSeeded);
+          phases_.enqueue(tiles_.at(start.key), {start.pos, start.h}, 0);
         } else {
           own_.readers(grid_, start.pos, lmin_, lmax_, readers_);
         }
@@ -347,15 +347,12 @@ class RankExchange {
     }
   }
 
-  // The nodes the processes sent, taken in rank order, this process's own set-aside nodes in its place:
-  // the merge order, which their arrivals' sequence keeps (tile_map.hpp; a tile's own children, 0,
-  // before them).
+  // The nodes the processes sent, taken in rank order, this process's own set-aside nodes in its place.
   template <class Finger>
   void take_nodes(const std::vector<std::vector<double>>& in, Finger& finger) {
-    std::uint32_t sequence = 1;
     for (int src = 0; src < ranks_; ++src) {
       if (src == rank_) {
-        hand_over_.hand_over_all([this](const TileKey<D>& key) { return owns(key); }, sequence);
+        hand_over_.hand_over_all([this](const TileKey<D>& key) { return owns(key); });
         continue;
       }
       const std::vector<double>& from = in[static_cast<std::size_t>(src)];
@@ -365,7 +362,7 @@ class RankExchange {
         const double h = from[k + D];
         tree_.insert_alone(p, finger);
         ++share_.nodes_received;
-        if (h > 0.0) phases_.enqueue(tiles_.at(grid_.key_of(p, h)), {p, h}, hand_over_.in_sequence(sequence++));
+        if (h > 0.0) phases_.enqueue(tiles_.at(grid_.key_of(p, h)), {p, h}, round_.generation + 1);
       }
     }
   }

@@ -29,12 +29,10 @@
 namespace nodegen::fill_detail {
 
 // The running phase, as the completion step leaves it for the next round: its tiles, in the merge
-// order, its generation, the phase packed (phase_queue.hpp; -1 before the first), and the round's
-// number (rounds begun).
+// order, its generation, and the round's number (rounds begun).
 struct Round {
   std::vector<std::uint32_t> tiles;
   std::uint64_t generation = 0;
-  std::int64_t phase = -1;
   std::uint64_t number = 0;
 };
 

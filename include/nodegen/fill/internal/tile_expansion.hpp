@@ -4,10 +4,9 @@
 // kept in the tile's list for the next generation when it is the tile's own (inside its cell, of its
 // level), else set aside, with its tile's key and index, for the hand-over (hand_over.hpp).
 //
-// Invariants: only the nodes of the round's generation are expanded, in the arrival order
-// (tile_map.hpp), and only those leave the list; the placed nodes the tile keeps are the next
-// generation, one arrival from the tile itself in its phase. A node's h is evaluated once, when it is
-// placed, and checked (spacing_fault.hpp).
+// Invariants: only the front_count nodes of front_generation are expanded, first in, first out, and
+// only those leave the list; what remains (the placed nodes of the tile's own) is the next generation
+// (tile_map.hpp). A node's h is evaluated once, when it is placed, and checked (spacing_fault.hpp).
 //
 // Concurrency: a tile is expanded by one thread; tiles of one phase are far enough apart that no
 // expansion reads what another writes but through the tree, whose inserts and queries are concurrent
@@ -38,16 +37,16 @@ class TileExpansion {
   // expansions read the tree and the list's first `due` entries), so with a spacing to evaluate the
   // children are routed after the loop, in the order they were placed, their h taken in one batch
   // (Spacing::Evaluator::at_many): the same lists, and one call for a spacing that prefers batches.
-  // `phase`: the round's, packed (phase_queue.hpp). `s`: the thread's scratch, a Rule::Scratch with the
-  // spacing's evaluator `h` and the vectors `front`, `due`, `children` and `child_h`.
+  // `s`: the thread's scratch, a Rule::Scratch with the spacing's evaluator `h` and the vectors
+  // `children` and `child_h`.
   template <class Scratch>
-  void expand(Tile<D>& tile, std::uint64_t generation, std::int64_t phase, Scratch& s) const {
-    const auto before = [this](const Arrival& a, const Arrival& b) { return tiles_.arrives_before(a, b); };
-    if (!tile.take(generation, before, s.front, s.due)) return;
-    const auto kept = static_cast<std::uint32_t>(tile.waiting.size());
+  void expand(Tile<D>& tile, std::uint64_t generation, Scratch& s) const {
+    if (tile.waiting.empty() || tile.front_generation != generation) return;
+    const std::size_t due = tile.front_count;
     Routing routing;
     s.children.clear();
-    for (const Waiting<D>& node : s.front) {
+    for (std::size_t q = 0; q < due; ++q) {
+      const Waiting<D> node = tile.waiting[q];  // a copy: the pushes below may move the vector
       if (!rule_.propose(node.pos, node.h, *tree_, s)) continue;
       for (const Vec<D>& c : s.accepted) {
         tree_->insert(c, s.finger);  // the tree is what the other tiles see
@@ -65,15 +64,13 @@ class TileExpansion {
       for (std::size_t i = 0; i < s.children.size(); ++i)
         route(tile, {s.children[i], checked_spacing<D>(s.children[i], s.child_h[i], min_spacing_)}, routing);
     }
-    // The children it kept: one arrival of the next generation, before any other source's of its phase.
-    if (const auto n = static_cast<std::uint32_t>(tile.waiting.size()) - kept; n > 0) {
-      tile.front_count = tile.waiting.size();  // all of the next generation (Tile::take)
-      tile.arrivals.push_back({generation + 1, phase, tile.index, 0, kept, n});
-    }
+    tile.waiting.erase(tile.waiting.begin(), tile.waiting.begin() + static_cast<std::ptrdiff_t>(due));
     // A list that has shrunk to a quarter of its capacity gives the rest back: in 3D a tile holds a
     // whole sheet of the front for a few phases and a few dozen nodes after, and the capacity kept from
     // those sheets would stay with every tile the front has crossed.
     if (tile.waiting.capacity() > 4 * tile.waiting.size() + 16) tile.waiting.shrink_to_fit();
+    tile.front_generation = generation + 1;  // what is left (if anything) is the next generation
+    tile.front_count = tile.waiting.size();
   }
 
  private:
