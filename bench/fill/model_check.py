@@ -25,22 +25,12 @@ import os
 import pathlib
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 
+from commands import locked, run
+
 HERE = pathlib.Path(__file__).resolve().parent
-
-
-def run(cmd):
-    done = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"model_check.py: {' '.join(map(str, cmd))} failed:\n{done.stderr}")
-    return done.stdout
-
-
-def locked(cmd):
-    return run(["flock", "/tmp/nodegen-cpu.lock", *cmd])
 
 
 def barrier_us(build, threads):

@@ -19,21 +19,15 @@ import math
 import pathlib
 import re
 import statistics
-import subprocess
 import sys
 
 import h5py
 import numpy as np
 
+from commands import run
+
 H2 = 0.000944  # domains/square.json's unit square at about 1e6 nodes (bench/domains/square_1e6.json)
 H3 = 0.0095    # a ball of radius 0.5 at about 5e5 nodes
-
-
-def run(cmd):
-    done = subprocess.run([str(c) for c in cmd], capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"spacing_cost.py: {' '.join(map(str, cmd))} failed:\n{done.stderr}")
-    return done.stdout
 
 
 def write(path, domain):
