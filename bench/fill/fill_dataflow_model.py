@@ -250,7 +250,7 @@ class SpaceCone:
             return push(n)
         g = it["generation"]
         if self.least < g - 1:
-            return self.held[("generation", g - 2)].append(n)
+            return self.held[("generation", self.least)].append(n)
         for s in self.shadow[it["tile"]]:
             if self.unfinished[s].get(g - 1):
                 return self.held[("tile", s, g - 1)].append(n)
@@ -287,8 +287,8 @@ def model(items, completion, handover, generation, preds, hops, radius, p, barri
     phases = sorted({it["phase"] for it in items} | set(completion))
     cross = barrier if p > 1 else 0.0
     if schedule in ("dataflow", "cone", "space"):
-        gate = {"cone": lambda: LightCone(items, hops, radius), "space": lambda: SpaceCone(items, spacings),
-                "dataflow": lambda: None}[schedule]()
+        gate = (LightCone(items, hops, radius) if schedule == "cone"
+                else SpaceCone(items, spacings) if schedule == "space" else None)
         ends = list_schedule(durations, preds, priority, p, gate)
         last = defaultdict(float)  # each phase's last item's end
         for n, t in ends.items():

@@ -28,7 +28,7 @@ import statistics
 import sys
 import tempfile
 
-from commands import locked, run
+from commands import fill, locked, run
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -42,8 +42,7 @@ def barrier_us(build, threads):
 
 
 def fill_seconds(build, what, threads, extra=()):
-    out = locked([build / "bench/fill", *what, "--threads", threads, "--no-quality", *extra])
-    return float(re.search(r"seconds=([0-9.eE+-]+)", out).group(1))
+    return fill(build, [*what, "--threads", threads, "--no-quality", *extra])["seconds"]
 
 
 def modelled(log, threads, barrier):

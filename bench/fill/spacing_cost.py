@@ -17,14 +17,13 @@ import argparse
 import json
 import math
 import pathlib
-import re
 import statistics
 import sys
 
 import h5py
 import numpy as np
 
-from commands import run
+from commands import fill, run
 
 H2 = 0.000944  # domains/square.json's unit square at about 1e6 nodes (bench/domains/square_1e6.json)
 H3 = 0.0095    # a ball of radius 0.5 at about 5e5 nodes
@@ -95,11 +94,8 @@ def mesh_case(out):
 
 
 def fill_seconds(build, domain, threads):
-    line = run(["flock", "/tmp/nodegen-cpu.lock", build / "bench/fill", "--domain", domain, "--threads", threads,
-                "--no-quality"])
-    seconds = float(re.search(r"seconds=([0-9.eE+-]+)", line).group(1))
-    nodes = int(re.search(r"nodes=(\d+)", line).group(1))
-    return seconds, nodes
+    figures = fill(build, ["--domain", domain, "--threads", threads, "--no-quality"])
+    return figures["seconds"], figures["nodes"]
 
 
 def main():
