@@ -79,14 +79,8 @@ class LeafQueries {
   // hold the k nearest, and ranking a few more than k (rank_by_distance) is far cheaper than selecting
   // from all that were gathered.
   double select(const Vec<D>& q, double r2) {
-    const std::size_t m = gathered_;
-    grow(d2_, m);
-    const auto count = static_cast<std::uint32_t>(m);
-    const auto& c = coords_;
-    if constexpr (D == 2) spatial_detail::leaf_distances2(c[0].data(), c[1].data(), count, q[0], q[1], d2_.data());
-    else spatial_detail::leaf_distances2(c[0].data(), c[1].data(), c[2].data(), count, q[0], q[1], q[2], d2_.data());
-    std::size_t kept = keep_within(std::min(r2, last_kth2_ * kCutGrowth));
-    if (kept < k_) kept = keep_within(r2);
+    std::size_t kept = keep_within(q, std::min(r2, last_kth2_ * kCutGrowth));
+    if (kept < k_) kept = keep_within(q, r2);
     const std::size_t first = rows_.size();
     rows_.resize(first + k_);
     if (kept < k_) return std::numeric_limits<double>::infinity();
@@ -95,20 +89,28 @@ class LeafQueries {
     return last_kth2_;
   }
 
-  // The gathered points within squared distance `limit` of the query: their squared distances and ids
-  // to kept_d2_ and kept_id_; their count. The comparisons come as bit masks (mask_of), so the copying
-  // costs what is kept, not what was gathered.
-  std::size_t keep_within(double limit) {
+  // The gathered points closer than `limit` (squared) to q: their squared distances and ids to kept_d2_
+  // and kept_id_; their count. The distances and the comparisons come 64 points at a time as bit masks
+  // (leaf_within, at the CPU's vector width), and only the few kept have their distance summed again,
+  // in the same order, so it is the one compared.
+  std::size_t keep_within(const Vec<D>& q, double limit) {
     const std::size_t m = gathered_;
     grow(kept_d2_, m);
     grow(kept_id_, m);
     std::size_t kept = 0;
+    const double* axes[D];
     for (std::size_t c = 0; c < m; c += 64) {
       const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(64, m - c));
-      for (std::uint64_t mask = spatial_detail::mask_of<true>(d2_.data() + c, n, limit); mask; mask &= mask - 1) {
-        const std::size_t i = c + static_cast<std::size_t>(std::countr_zero(mask));
-        kept_d2_[kept] = d2_[i];
-        kept_id_[kept] = near_id_[i];
+      for (int a = 0; a < D; ++a) axes[a] = coords_[static_cast<std::size_t>(a)].data() + c;
+      for (std::uint64_t mask = spatial_detail::leaf_within(axes, D, n, q.data(), limit); mask; mask &= mask - 1) {
+        const auto i = static_cast<std::size_t>(std::countr_zero(mask));
+        double d2 = 0.0;
+        for (int a = 0; a < D; ++a) {
+          const double t = axes[a][i] - q[a];
+          d2 += t * t;
+        }
+        kept_d2_[kept] = d2;
+        kept_id_[kept] = near_id_[c + i];
         ++kept;
       }
     }
@@ -154,7 +156,6 @@ class LeafQueries {
   std::size_t gathered_ = 0;                         // points gathered (gather): the arrays' first ones
   std::vector<double> near_id_;                      // their ids, as doubles (exact)
   std::array<std::vector<double>, D> coords_;        // their coordinates, an array per axis
-  std::vector<double> d2_;                           // their squared distances to one query
   std::vector<double> kept_d2_, kept_id_;            // those within the cut (keep_within)
   std::vector<std::uint32_t> places_;                // their places by (squared distance, id)
   std::vector<std::pair<double, double>> found_;     // (squared distance, id) when sorting
@@ -172,6 +173,9 @@ std::vector<std::int64_t> nearest_supports(std::span<const Vec<D>> positions, in
   if (k < 1 || static_cast<std::size_t>(k) > n)
     throw std::invalid_argument("supports: k = " + std::to_string(k) + " must be from 1 to the node count, " +
                                 std::to_string(n));
+  for (std::size_t i = 0; i < n; ++i)
+    if (!positions[i].allFinite())
+      throw std::invalid_argument("supports: node " + std::to_string(i) + " has a coordinate that is not finite");
   const spatial_detail::SupportTree<D> tree(positions, threads);
   const auto width = static_cast<std::size_t>(k);
   std::vector<std::int64_t> out(n * width);

@@ -1,18 +1,29 @@
 #pragma once
-// SupportTree: a static k-d tree over a fixed point set, for the k-nearest queries of supports
-// (nearest_supports.hpp), where every query is one of the points.
+// SupportTree: a static k-d tree cut at the middles of its boxes, over a fixed point set, for the
+// k-nearest queries of supports (nearest_supports.hpp), where every query is one of the points.
 //
-// Layout: the points are copied in tree order (each node a contiguous range of them); the tree is
-// implicit, node i's children at 2i + 1 and 2i + 2, split at the middle of its range along the longest
-// side of its cell clipped to all points' box (ties by id, so the order is a function of the points
-// alone); a node keeps its points' tight box (made bottom-up after the splits), for pruning, and its
-// cell (the region its ancestors' split planes leave it), for knowing when a ball lies wholly inside
-// it. A leaf holds at most kLeafSize points.
+// Layout: the points are sorted once by their Morton code (the coordinates quantised to 2^B steps of
+// the points' bounding cube, B = 31 in 2D, 21 in 3D, the axes' bits interleaved), with a stable radix
+// sort, so points with one code stay in id order and the order is a function of the points alone. A
+// node is a range of that order and a box of the cube's grid: its two children are the halves of its
+// range whose codes' next bit is 0 and 1, the halves of its box across the axis of that bit (so the
+// cuts take the axes in turn, at the middle of the box); a node whose points all have one value of
+// that bit keeps its larger box, and its points go on to the next bit (no chains of single children).
+// A range of at most kLeafSize points is a leaf; so is none larger but for points the quantisation
+// cannot tell apart (one code), whose range is halved by position instead, the halves with an empty
+// cell (the other half shares theirs). Each node keeps its points' tight box (made bottom-up), for
+// pruning, and its cell (its box of the grid), for knowing when a ball lies wholly inside it. Children
+// follow one another in the node array, after their parent, and the leaves come in the points' order.
+//
+// Why not median splits: sorting by code costs a few linear passes, where a median split rereads
+// every point at every level; on the nodes of a fill (nearly even spacing locally) the middle of a box
+// cuts its points about as evenly as their median would.
 //
 // Query (near_leaf): the points near a whole leaf at once, for the queries of all its points: the
-// search climbs from the leaf to the first ancestor whose cell strictly contains the leaf's box grown
-// by the radius (no point outside that subtree can then be near) and walks down from there, so a small
-// radius costs a few nodes, not a walk from the root, and one walk serves the leaf's points.
+// search climbs from the leaf to the first ancestor whose cell holds the leaf's box grown by the
+// radius strictly inside, by a margin far above the quantisation's rounding (no point outside that
+// subtree can then be near), and walks down from there, so a small radius costs a few nodes, not a
+// walk from the root, and one walk serves the leaf's points.
 //
 // Thread use: immutable once built; any number of threads query it at once.
 #include <array>
@@ -30,8 +41,8 @@ class SupportTree {
  public:
   static constexpr std::uint32_t kLeafSize = 16;
 
-  // Built a level at a time, `threads` splitting a level's nodes among them; the tree does not depend
-  // on it.
+  // `threads` share the leaves' boxes and the copy into tree order; the tree does not depend on it.
+  // The coordinates must be finite (nearest_supports checks).
   SupportTree(std::span<const Vec<D>> points, int threads);
 
   // The id (index in the points given) of the point at tree position j, and its coordinates; the
@@ -60,17 +71,29 @@ class SupportTree {
   void near_leaf(std::size_t l, double r, Out&& out) const;
 
  private:
+  static constexpr int kBits = D == 2 ? 31 : 21;  // quantisation steps per axis: 2^kBits
+  static constexpr std::uint32_t kNone = 0xFFFF'FFFFu;
   struct Node {
     Vec<D> lo, hi;            // the points' tight box
-    Vec<D> cell_lo, cell_hi;  // the split planes' region (infinite at the outside)
+    Vec<D> cell_lo, cell_hi;  // its cell, shrunk by the margin (the root's is everything)
     std::uint32_t begin = 0, end = 0;
+    std::uint32_t parent = kNone;
+    std::uint32_t first_child = 0, children = 0;  // children: nodes [first_child, first_child + children)
   };
-  static bool is_leaf(const Node& n) { return n.end - n.begin <= kLeafSize; }
+  using Codes = std::vector<std::uint64_t>;
+  using Steps = std::array<std::uint64_t, D>;  // a place on the grid of the codes, in steps per axis
+  void sort_by_code(std::span<const Vec<D>> points, Codes& codes, int threads);
+  void split(std::uint32_t at, const Codes& codes, int bit, Steps lo, Steps hi);
+  std::uint32_t add_children(std::uint32_t parent, std::uint32_t count);
+  void set_cell(Node& node, const Steps& lo, const Steps& hi) const;
+  void make_boxes(int threads);
 
   std::array<std::vector<double>, D> axes_;  // the points' coordinates in tree order, an array per axis
   std::vector<std::uint32_t> ids_;           // ids_[j]: the given index of the point at position j
-  std::vector<std::uint32_t> leaves_;  // the leaf nodes, in tree order
-  std::vector<Node> nodes_;            // implicit: children of i at 2i + 1, 2i + 2; unused slots empty
+  std::vector<std::uint32_t> leaves_;        // the leaf nodes, in tree order
+  std::vector<Node> nodes_;                  // the root first; children after their parent
+  Vec<D> origin_;                            // the bounding cube's low corner
+  double side_ = 0.0;                        // and its side
 };
 
 template <int D>
@@ -80,28 +103,28 @@ void SupportTree<D>::near_leaf(std::size_t l, double r, Out&& out) const {
   const Vec<D> lo = leaf.lo.array() - r, hi = leaf.hi.array() + r;  // the leaf's box grown by r
   // Climb to the first node whose cell holds the grown box strictly inside: no point outside that
   // subtree is within r of the leaf.
-  std::size_t top = leaves_[l];
-  while (top > 0) {
+  std::uint32_t top = leaves_[l];
+  while (nodes_[top].parent != kNone) {
     const Node& n = nodes_[top];
     if ((lo.array() > n.cell_lo.array()).all() && (hi.array() < n.cell_hi.array()).all()) break;
-    top = (top - 1) / 2;
+    top = n.parent;
   }
   const double r2 = r * r;
-  std::size_t stack[64];
+  // Depth-first: at most one sibling waits per level above the one being walked, and a node is at most
+  // D kBits bits and 32 halvings (2^32 points) deep.
+  std::uint32_t stack[D * kBits + 34];
   int depth = 0;
   stack[depth++] = top;
   while (depth > 0) {
-    const std::size_t at = stack[--depth];
-    const Node& n = nodes_[at];
+    const Node& n = nodes_[stack[--depth]];
     // Box to box: the gap between the node's box and the leaf's along each axis.
     const double gap2 = (n.lo - leaf.hi).cwiseMax(leaf.lo - n.hi).cwiseMax(0.0).squaredNorm();
     if (gap2 > r2) continue;
-    if (is_leaf(n)) {
+    if (n.children == 0) {
       out(std::size_t{n.begin}, std::size_t{n.end});
       continue;
     }
-    stack[depth++] = 2 * at + 2;
-    stack[depth++] = 2 * at + 1;
+    for (std::uint32_t c = n.children; c-- > 0;) stack[depth++] = n.first_child + c;
   }
 }
 

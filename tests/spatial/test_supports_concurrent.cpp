@@ -90,11 +90,34 @@ TEST(SupportsConcurrent, CoincidentPointsAndEveryPoint) {
   }
 }
 
+// Points closer than the tree's codes tell apart (a cluster 1e-12 wide beside points spread over the
+// unit square: one code's points are halved by position, and runs of one code's high bits sorted by the
+// rest), and points far from the origin (the cells' margin then comes from the coordinates' rounding).
+TEST(SupportsConcurrent, PointsTheCodesCannotTellApartAndFarFromTheOrigin) {
+  auto p = points<2>("scattered", 300);
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1e-12);
+  for (int i = 0; i < 300; ++i) p.push_back(Vec<2>(0.5 + u(rng), 0.25 + u(rng)));
+  auto q = points<3>("scattered", 300);
+  for (int i = 0; i < 200; ++i) q.push_back(Vec<3>(0.5 + u(rng), 0.25 + u(rng), 0.125 + 1e3 * u(rng)));
+  auto far = points<2>("graded", 600);
+  for (auto& x : far) x = x * 1e-3 + Vec<2>(1e6, -3e7);
+  for (int threads : {1, 3, 8}) {
+    EXPECT_EQ(nodegen::nearest_supports<2>(p, 9, threads), brute_force<2>(p, 9)) << threads << " threads";
+    EXPECT_EQ(nodegen::nearest_supports<2>(p, 40, threads), brute_force<2>(p, 40)) << threads << " threads";
+    EXPECT_EQ(nodegen::nearest_supports<3>(q, 27, threads), brute_force<3>(q, 27)) << threads << " threads";
+    EXPECT_EQ(nodegen::nearest_supports<2>(far, 15, threads), brute_force<2>(far, 15)) << threads << " threads";
+  }
+}
+
 TEST(SupportsConcurrent, BadKIsRefused) {
   const auto p = points<2>("scattered", 10);
   EXPECT_THROW(nodegen::nearest_supports<2>(p, 0, 2), std::invalid_argument);
   EXPECT_THROW(nodegen::nearest_supports<2>(p, 11, 2), std::invalid_argument);
   EXPECT_EQ(nodegen::nearest_supports<2>(p, 10, 2).size(), 100u);
+  auto nan = p;
+  nan[3][1] = std::nan("");
+  EXPECT_THROW(nodegen::nearest_supports<2>(nan, 3, 2), std::invalid_argument);
 }
 
 }  // namespace
