@@ -95,8 +95,8 @@ class LeafQueries {
   // in the same order, so it is the one compared.
   std::size_t keep_within(const Vec<D>& q, double limit) {
     const std::size_t m = gathered_;
-    grow(kept_d2_, m);
-    grow(kept_id_, m);
+    grow(kept_d2_, spatial_detail::rank_padded(m));
+    grow(kept_id_, spatial_detail::rank_padded(m));
     std::size_t kept = 0;
     const double* axes[D];
     for (std::size_t c = 0; c < m; c += 64) {
@@ -124,15 +124,22 @@ class LeafQueries {
 
   // The k nearest of the `kept` points by (squared distance, id) into out; the k-th's squared distance.
   double rank_nearest(std::size_t kept, std::int64_t* out) {
-    grow(places_, kept);
+    const std::size_t padded = spatial_detail::rank_padded(kept);
+    grow(places_, padded);
+    std::fill(kept_d2_.begin() + static_cast<std::ptrdiff_t>(kept), kept_d2_.begin() + static_cast<std::ptrdiff_t>(padded),
+              std::numeric_limits<double>::infinity());
+    std::fill(kept_id_.begin() + static_cast<std::ptrdiff_t>(kept), kept_id_.begin() + static_cast<std::ptrdiff_t>(padded), 0.0);
     spatial_detail::rank_by_distance(kept_d2_.data(), kept_id_.data(), kept, places_.data());
-    double kth2 = 0.0;
+    // Every kept point to its place (the places are 0 .. kept - 1, each once): no branch on whether a
+    // place is among the first k, which the CPU would mispredict about a quarter of the time.
+    grow(ranked_id_, kept);
+    grow(ranked_d2_, kept);
     for (std::size_t a = 0; a < kept; ++a) {
-      const std::uint32_t place = places_[a];
-      if (place < k_) out[place] = static_cast<std::int64_t>(kept_id_[a]);
-      if (place == k_ - 1) kth2 = kept_d2_[a];
+      ranked_id_[places_[a]] = static_cast<std::int64_t>(kept_id_[a]);
+      ranked_d2_[places_[a]] = kept_d2_[a];
     }
-    return kth2;
+    std::copy_n(ranked_id_.begin(), k_, out);
+    return ranked_d2_[k_ - 1];
   }
   // The same by selecting, for many points.
   double sort_nearest(std::size_t kept, std::int64_t* out) {
@@ -158,6 +165,8 @@ class LeafQueries {
   std::array<std::vector<double>, D> coords_;        // their coordinates, an array per axis
   std::vector<double> kept_d2_, kept_id_;            // those within the cut (keep_within)
   std::vector<std::uint32_t> places_;                // their places by (squared distance, id)
+  std::vector<std::int64_t> ranked_id_;              // their ids and squared distances by place
+  std::vector<double> ranked_d2_;
   std::vector<std::pair<double, double>> found_;     // (squared distance, id) when sorting
   double last_kth2_ = 0.0;                           // the previous query's k-th squared distance
   std::vector<std::int64_t> rows_;                   // the leaf's rows, in tree order

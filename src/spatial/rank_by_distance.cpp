@@ -12,11 +12,15 @@ namespace nodegen::spatial_detail {
 
 NODEGEN_CLONES void rank_by_distance(const double* __restrict d2, const double* __restrict id, std::size_t n,
                                      std::uint32_t* __restrict places) {
-  for (std::size_t a = 0; a < n; ++a) {
-    const double da = d2[a], ia = id[a];
-    std::uint32_t before = 0;
-    for (std::size_t b = 0; b < n; ++b) before += (d2[b] < da) | ((d2[b] == da) & (id[b] < ia));
-    places[a] = before;
+  // Each point b adds one to the place of every point it comes before: the inner loop runs across the
+  // places, eight a step (the padding's infinite distances come before nothing, and their own places
+  // are not read), with no sum across a vector's lanes and no scalar tail.
+  const std::size_t padded = rank_padded(n);
+  for (std::size_t a = 0; a < padded; ++a) places[a] = 0;
+  for (std::size_t b = 0; b < n; ++b) {
+    const double db = d2[b], ib = id[b];
+    for (std::size_t a0 = 0; a0 < padded; a0 += kRankStep)
+      for (std::size_t a = a0; a < a0 + kRankStep; ++a) places[a] += (db < d2[a]) | ((db == d2[a]) & (ib < id[a]));
   }
 }
 

@@ -39,7 +39,7 @@ namespace nodegen::spatial_detail {
 template <int D>
 class SupportTree {
  public:
-  static constexpr std::uint32_t kLeafSize = 16;
+  static constexpr std::uint32_t kLeafSize = 24;
 
   // `threads` share the leaves' boxes and the copy into tree order; the tree does not depend on it.
   // The coordinates must be finite (nearest_supports checks).

@@ -3,7 +3,7 @@
 // the stencils an RBF-FD solver builds its weights on.
 //
 // Method: the nodes go into a static k-d tree (src/spatial/support_tree.hpp: the nodes sorted by
-// Morton code, cut at the middles of the boxes, leaves of at most 16); then the leaves, in the tree's
+// Morton code, cut at the middles of the boxes, leaves of at most 24); then the leaves, in the tree's
 // order, are cut into equal runs, one per thread, and each leaf's nodes are answered together from one
 // gathering of the points near the leaf. The answer of a k-nearest query is
 // a function of the point set and the query (ties broken by id), whatever tree or radius found it, so
