@@ -73,15 +73,17 @@ class LeafQueries {
     });
   }
 
-  // Appends q's k nearest of the gathered points (all of them if fewer are within r) to rows_; returns
-  // the k-th's squared distance, or infinity when fewer than k are within r. The previous query's k-th
-  // distance, grown by a margin, is tried as a tighter cut first, then by a wider one: when k points
-  // lie within a cut, they hold the k nearest, and ranking a few more than k (rank_by_distance) is far
-  // cheaper than selecting from all that were gathered.
+  // Appends a row to rows_: q's k nearest of the gathered points; returns the k-th's squared distance,
+  // or infinity (the row unfinished) when fewer than k are within r. The previous query's k-th
+  // distance, grown by a margin, is tried as a tighter cut first, then by a wider one (each only when
+  // below r and above the cut before): when k points lie within a cut, they hold the k nearest, and
+  // ranking a few more than k (rank_by_distance) is far cheaper than selecting from all that were
+  // gathered.
   double select(const Vec<D>& q, double r2) {
-    std::size_t kept = keep_within(q, std::min(r2, last_kth2_ * kCutGrowth));
-    if (kept < k_) kept = keep_within(q, std::min(r2, last_kth2_ * kSecondCutGrowth));
-    if (kept < k_) kept = keep_within(q, r2);
+    const double tight = std::min(r2, last_kth2_ * kCutGrowth), wide = std::min(r2, last_kth2_ * kSecondCutGrowth);
+    std::size_t kept = tight > 0 ? keep_within(q, tight) : 0;
+    if (kept < k_ && wide > tight) kept = keep_within(q, wide);
+    if (kept < k_ && r2 > wide) kept = keep_within(q, r2);
     const std::size_t first = rows_.size();
     rows_.resize(first + k_);
     if (kept < k_) return std::numeric_limits<double>::infinity();
@@ -126,10 +128,7 @@ class LeafQueries {
   // The k nearest of the `kept` points by (squared distance, id) into out; the k-th's squared distance.
   double rank_nearest(std::size_t kept, std::int64_t* out) {
     const std::size_t padded = spatial_detail::rank_padded(kept);
-    grow(places_, padded);
-    std::fill(kept_d2_.begin() + static_cast<std::ptrdiff_t>(kept), kept_d2_.begin() + static_cast<std::ptrdiff_t>(padded),
-              std::numeric_limits<double>::infinity());
-    std::fill(kept_id_.begin() + static_cast<std::ptrdiff_t>(kept), kept_id_.begin() + static_cast<std::ptrdiff_t>(padded), 0.0);
+    grow(places_, padded);  // kept_d2_ and kept_id_ hold as many (keep_within): past `kept`, any values
     spatial_detail::rank_by_distance(kept_d2_.data(), kept_id_.data(), kept, places_.data());
     // Every kept point to its place (the places are 0 .. kept - 1, each once): no branch on whether a
     // place is among the first k, which the CPU would mispredict about a quarter of the time.
@@ -185,9 +184,15 @@ std::vector<std::int64_t> nearest_supports(std::span<const Vec<D>> positions, in
   if (k < 1 || static_cast<std::size_t>(k) > n)
     throw std::invalid_argument("supports: k = " + std::to_string(k) + " must be from 1 to the node count, " +
                                 std::to_string(n));
-  for (std::size_t i = 0; i < n; ++i)
+  Vec<D> lo = Vec<D>::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
+  for (std::size_t i = 0; i < n; ++i) {
     if (!positions[i].allFinite())
       throw std::invalid_argument("supports: node " + std::to_string(i) + " has a coordinate that is not finite");
+    lo = lo.cwiseMin(positions[i]), hi = hi.cwiseMax(positions[i]);
+  }
+  // Squared distances across the nodes must be finite, or no radius would ever hold k of them.
+  if (!std::isfinite((hi - lo).squaredNorm()))
+    throw std::invalid_argument("supports: the nodes span more than squared distances in double precision hold");
   const spatial_detail::SupportTree<D> tree(positions, threads);
   const auto width = static_cast<std::size_t>(k);
   std::vector<std::int64_t> out(n * width);

@@ -13,8 +13,8 @@ namespace nodegen::spatial_detail {
 NODEGEN_CLONES void rank_by_distance(const double* __restrict d2, const double* __restrict id, std::size_t n,
                                      std::uint32_t* __restrict places) {
   // Each point b adds one to the place of every point it comes before: the inner loop runs across the
-  // places, eight a step (the padding's infinite distances come before nothing, and their own places
-  // are not read), with no sum across a vector's lanes and no scalar tail.
+  // places, eight a step (the padding is never a b, and its own places are not read), with no sum
+  // across a vector's lanes and no scalar tail.
   const std::size_t padded = rank_padded(n);
   for (std::size_t a = 0; a < padded; ++a) places[a] = 0;
   for (std::size_t b = 0; b < n; ++b) {

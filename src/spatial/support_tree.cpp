@@ -91,12 +91,15 @@ void SupportTree<D>::sort_by_code(std::span<const Vec<D>> points, Codes& codes, 
   origin_ = n > 0 ? lo : Vec<D>::Zero();
   side_ = n > 0 ? (hi - lo).maxCoeff() : 0.0;
   const double steps = std::ldexp(1.0, kBits);
-  const double scale = side_ > 0 ? steps / side_ : 0.0;
+  // Finite even for a span of a few hundred ulps of 0 (steps / side would overflow), so no step is
+  // 0 * infinity.
+  const double scale = side_ > 0 ? std::min(steps / side_, std::numeric_limits<double>::max()) : 0.0;
   const auto code_of = [&](const Vec<D>& p) {
     std::uint64_t code = 0;
     for (int a = 0; a < D; ++a) {
-      const double q = std::min(std::floor((p[a] - origin_[a]) * scale), steps - 1);
-      code |= spread<D>(static_cast<std::uint64_t>(std::max(q, 0.0))) << a;
+      const double t = (p[a] - origin_[a]) * scale;
+      const double q = t > 0 ? std::min(std::floor(t), steps - 1) : 0.0;
+      code |= spread<D>(static_cast<std::uint64_t>(q)) << a;
     }
     return code;
   };
@@ -194,7 +197,7 @@ std::uint32_t SupportTree<D>::add_children(std::uint32_t parent, std::uint32_t c
 
 // The cell from `lo` to `hi` steps, in coordinates, shrunk by a margin above the rounding of a point's
 // steps and of the cell's bounds (a few ulps of the coordinates' magnitude): 2^-40 of the cube, below
-// its least cell (2^-31 of it), or more far from the origin. A cell the margin empties holds no ball,
+// its least cell (2^-kBits of it), or more far from the origin. A cell the margin empties holds no ball,
 // and the query climbs past it: never a wrong answer.
 template <int D>
 void SupportTree<D>::set_cell(Node& node, const Steps& lo, const Steps& hi) const {

@@ -9,8 +9,8 @@
 // range whose codes' next bit is 0 and 1, the halves of its box across the axis of that bit (so the
 // cuts take the axes in turn, at the middle of the box); a node whose points all have one value of
 // that bit keeps its larger box, and its points go on to the next bit (no chains of single children).
-// A range of at most kLeafSize points is a leaf; so is none larger but for points the quantisation
-// cannot tell apart (one code), whose range is halved by position instead, the halves with an empty
+// A range of at most kLeafSize points is a leaf. A larger range of points the quantisation cannot
+// tell apart (one code) is halved by position until its parts are leaves, the halves with an empty
 // cell (the other half shares theirs). Each node keeps its points' tight box (made bottom-up), for
 // pruning, and its cell (its box of the grid), for knowing when a ball lies wholly inside it. Children
 // follow one another in the node array, after their parent, and the leaves come in the points' order.
@@ -42,7 +42,7 @@ class SupportTree {
   static constexpr std::uint32_t kLeafSize = 24;
 
   // `threads` share the leaves' boxes and the copy into tree order; the tree does not depend on it.
-  // The coordinates must be finite (nearest_supports checks).
+  // The coordinates must be finite, and the squares of their span too (nearest_supports checks).
   SupportTree(std::span<const Vec<D>> points, int threads);
 
   // The id (index in the points given) of the point at tree position j, and its coordinates; the

@@ -26,7 +26,11 @@ std::vector<std::int64_t> brute_force(const std::vector<Vec<D>>& p, int k) {
   std::vector<std::int64_t> out(n * w);
   std::vector<std::pair<double, std::size_t>> by_distance(n);  // (squared distance, row): ties by the row
   for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < n; ++j) by_distance[j] = {(p[j] - p[i]).squaredNorm(), j};
+    for (std::size_t j = 0; j < n; ++j) {
+      double d2 = 0.0;  // summed in axis order, as the search sums it: ties decided alike
+      for (int a = 0; a < D; ++a) d2 += (p[j][a] - p[i][a]) * (p[j][a] - p[i][a]);
+      by_distance[j] = {d2, j};
+    }
     std::partial_sort(by_distance.begin(), by_distance.begin() + k, by_distance.end());
     for (std::size_t j = 0; j < w; ++j) out[i * w + j] = static_cast<std::int64_t>(by_distance[j].second);
   }
@@ -118,6 +122,19 @@ TEST(SupportsConcurrent, BadKIsRefused) {
   auto nan = p;
   nan[3][1] = std::nan("");
   EXPECT_THROW(nodegen::nearest_supports<2>(nan, 3, 2), std::invalid_argument);
+  // A span whose squared distances overflow: no radius holds two nodes (this once never returned).
+  const std::vector<Vec<2>> wide{Vec<2>(0, 0), Vec<2>(1e200, 0)};
+  EXPECT_THROW(nodegen::nearest_supports<2>(wide, 2, 1), std::invalid_argument);
+}
+
+// A span of a few hundred ulps of 0, where the quantisation's scale would overflow.
+TEST(SupportsConcurrent, ATinySpan) {
+  const std::vector<Vec<2>> p{Vec<2>(0, 0), Vec<2>(1e-300, 0), Vec<2>(0, 1e-300), Vec<2>(3e-301, 7e-301)};
+  const std::vector<Vec<3>> q{Vec<3>(0, 0, 0), Vec<3>(1e-305, 0, 0), Vec<3>(0, 0, 2e-305), Vec<3>(0, 1e-306, 0)};
+  for (int threads : {1, 3}) {
+    EXPECT_EQ(nodegen::nearest_supports<2>(p, 4, threads), brute_force<2>(p, 4)) << threads << " threads";
+    EXPECT_EQ(nodegen::nearest_supports<3>(q, 3, threads), brute_force<3>(q, 3)) << threads << " threads";
+  }
 }
 
 }  // namespace
