@@ -193,7 +193,7 @@ std::vector<std::int64_t> nearest_supports(std::span<const Vec<D>> positions, in
   // Squared distances across the nodes must be finite, or no radius would ever hold k of them.
   if (!std::isfinite((hi - lo).squaredNorm()))
     throw std::invalid_argument("supports: the nodes span more than squared distances in double precision hold");
-  const spatial_detail::SupportTree<D> tree(positions, threads);
+  const spatial_detail::SupportTree<D> tree(positions, lo, hi, threads);
   const auto width = static_cast<std::size_t>(k);
   std::vector<std::int64_t> out(n * width);
   parallel_ranges(tree.leaves(), threads, [&](int, std::size_t begin, std::size_t end) {

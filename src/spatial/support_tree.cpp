@@ -64,8 +64,10 @@ void permute(const std::vector<std::uint32_t>& order, std::vector<T>& v, std::si
 }  // namespace
 
 template <int D>
-SupportTree<D>::SupportTree(std::span<const Vec<D>> points, int threads) {
+SupportTree<D>::SupportTree(std::span<const Vec<D>> points, const Vec<D>& lo, const Vec<D>& hi, int threads) {
   const std::size_t n = points.size();
+  origin_ = n > 0 ? lo : Vec<D>::Zero();
+  side_ = n > 0 ? (hi - lo).maxCoeff() : 0.0;
   Codes codes;
   sort_by_code(points, codes, threads);
   nodes_.reserve(n / kLeafSize * 2 + 1);
@@ -74,22 +76,18 @@ SupportTree<D>::SupportTree(std::span<const Vec<D>> points, int threads) {
   nodes_[0].cell_lo = Vec<D>::Constant(-inf);
   nodes_[0].cell_hi = Vec<D>::Constant(inf);
   nodes_[0].end = static_cast<std::uint32_t>(n);
-  Steps hi;
-  hi.fill(std::uint64_t{1} << kBits);
-  if (n > 0) split(0, codes, 0, Steps{}, hi);
+  Steps end;
+  end.fill(std::uint64_t{1} << kBits);
+  if (n > 0) split(0, codes, 0, Steps{}, end);
   make_boxes(threads);
 }
 
-// The bounding cube; the points' order by code, ties in id order (sorted by the codes' high 32 bits
+// The points' order by code, ties in id order (sorted by the codes' high 32 bits
 // with the id below them, then the rare runs of one high part by the whole code), and their
 // coordinates and codes in that order.
 template <int D>
 void SupportTree<D>::sort_by_code(std::span<const Vec<D>> points, Codes& codes, int threads) {
   const std::size_t n = points.size();
-  Vec<D> lo = Vec<D>::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
-  for (const Vec<D>& p : points) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
-  origin_ = n > 0 ? lo : Vec<D>::Zero();
-  side_ = n > 0 ? (hi - lo).maxCoeff() : 0.0;
   const double steps = std::ldexp(1.0, kBits);
   // Finite even for a span of a few hundred ulps of 0 (steps / side would overflow), so no step is
   // 0 * infinity.
@@ -158,7 +156,7 @@ void SupportTree<D>::split(std::uint32_t at, const Codes& codes, int bit, Steps 
       (upper == first ? lo : hi)[axis] = mid;
       continue;
     }
-    const std::uint32_t children = add_children(at, 2);
+    const std::uint32_t children = add_children(at);
     const auto split_at = static_cast<std::uint32_t>(upper - codes.begin());
     Steps lower_hi = hi, upper_lo = lo;
     lower_hi[axis] = upper_lo[axis] = mid;
@@ -172,7 +170,7 @@ void SupportTree<D>::split(std::uint32_t at, const Codes& codes, int bit, Steps 
   }
   // One code: halves by position. The other half lies in the same cell, so a half has no cell of its
   // own (an empty one, which holds no ball): the query climbs past it.
-  const std::uint32_t children = add_children(at, 2);
+  const std::uint32_t children = add_children(at);
   const std::uint32_t mid = begin + (end - begin) / 2;
   const double inf = std::numeric_limits<double>::infinity();
   for (std::uint32_t c = 0; c < 2; ++c) {
@@ -186,12 +184,11 @@ void SupportTree<D>::split(std::uint32_t at, const Codes& codes, int bit, Steps 
 }
 
 template <int D>
-std::uint32_t SupportTree<D>::add_children(std::uint32_t parent, std::uint32_t count) {
+std::uint32_t SupportTree<D>::add_children(std::uint32_t parent) {
   const auto first = static_cast<std::uint32_t>(nodes_.size());
-  nodes_.resize(nodes_.size() + count);
+  nodes_.resize(nodes_.size() + 2);
   nodes_[parent].first_child = first;
-  nodes_[parent].children = count;
-  for (std::uint32_t c = 0; c < count; ++c) nodes_[first + c].parent = parent;
+  nodes_[first].parent = nodes_[first + 1].parent = parent;
   return first;
 }
 
@@ -227,14 +224,11 @@ void SupportTree<D>::make_boxes(int threads) {
   });
   for (std::size_t at = nodes_.size(); at-- > 0;) {
     Node& node = nodes_[at];
-    if (node.children == 0) continue;
+    if (node.first_child == 0) continue;
     assert(node.first_child > at);
-    node.lo = Vec<D>::Constant(inf);
-    node.hi = Vec<D>::Constant(-inf);
-    for (std::uint32_t c = 0; c < node.children; ++c) {
-      node.lo = node.lo.cwiseMin(nodes_[node.first_child + c].lo);
-      node.hi = node.hi.cwiseMax(nodes_[node.first_child + c].hi);
-    }
+    const Node &left = nodes_[node.first_child], &right = nodes_[node.first_child + 1];
+    node.lo = left.lo.cwiseMin(right.lo);
+    node.hi = left.hi.cwiseMax(right.hi);
   }
 }
 

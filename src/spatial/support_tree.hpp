@@ -41,9 +41,10 @@ class SupportTree {
  public:
   static constexpr std::uint32_t kLeafSize = 24;
 
-  // `threads` share the leaves' boxes and the copy into tree order; the tree does not depend on it.
-  // The coordinates must be finite, and the squares of their span too (nearest_supports checks).
-  SupportTree(std::span<const Vec<D>> points, int threads);
+  // `lo`, `hi`: the points' bounding box (the caller has it from checking them). `threads` share the
+  // codes, the copy into tree order and the leaves' boxes; the tree does not depend on it. The
+  // coordinates must be finite, and the squares of their span too (nearest_supports checks).
+  SupportTree(std::span<const Vec<D>> points, const Vec<D>& lo, const Vec<D>& hi, int threads);
 
   // The id (index in the points given) of the point at tree position j, and its coordinates; the
   // coordinates along axis a of all points, in tree order (an array per axis: a leaf's are contiguous).
@@ -78,13 +79,13 @@ class SupportTree {
     Vec<D> cell_lo, cell_hi;  // its cell, shrunk by the margin (the root's is everything)
     std::uint32_t begin = 0, end = 0;
     std::uint32_t parent = kNone;
-    std::uint32_t first_child = 0, children = 0;  // children: nodes [first_child, first_child + children)
+    std::uint32_t first_child = 0;  // its two children: nodes first_child and first_child + 1; 0: a leaf
   };
   using Codes = std::vector<std::uint64_t>;
   using Steps = std::array<std::uint64_t, D>;  // a place on the grid of the codes, in steps per axis
   void sort_by_code(std::span<const Vec<D>> points, Codes& codes, int threads);
   void split(std::uint32_t at, const Codes& codes, int bit, Steps lo, Steps hi);
-  std::uint32_t add_children(std::uint32_t parent, std::uint32_t count);
+  std::uint32_t add_children(std::uint32_t parent);
   void set_cell(Node& node, const Steps& lo, const Steps& hi) const;
   void make_boxes(int threads);
 
@@ -120,11 +121,12 @@ void SupportTree<D>::near_leaf(std::size_t l, double r, Out&& out) const {
     // Box to box: the gap between the node's box and the leaf's along each axis.
     const double gap2 = (n.lo - leaf.hi).cwiseMax(leaf.lo - n.hi).cwiseMax(0.0).squaredNorm();
     if (gap2 > r2) continue;
-    if (n.children == 0) {
+    if (n.first_child == 0) {
       out(std::size_t{n.begin}, std::size_t{n.end});
       continue;
     }
-    for (std::uint32_t c = n.children; c-- > 0;) stack[depth++] = n.first_child + c;
+    stack[depth++] = n.first_child + 1;
+    stack[depth++] = n.first_child;
   }
 }
 
