@@ -38,6 +38,10 @@ struct PhaseLog {
   std::vector<std::uint64_t> generations;          // each round's generation
   std::vector<float> completion_seconds;
   std::vector<float> handover_seconds;
+  // The space-rule fill (FillOptions::space_rule): the seconds its lock was held after items, for
+  // their hand-over and the next item's dispatch, and the items (the rounds above stay empty).
+  double lock_seconds = 0.0;
+  std::size_t lock_items = 0;
 };
 
 // The fill needed more nodes than FillOptions::reserve_nodes, still below the cap: the same fill with
@@ -69,6 +73,9 @@ struct FillOptions {
   // tile and the fill throws FillStopped. Read relaxed; null: never.
   const std::atomic<bool>* stop = nullptr;
   PhaseLog* phase_log = nullptr;  // filled when set (benchmarks only)
+  // Items run as the space rule lets them, without rounds (fill/internal/space_rule_fill.hpp), instead
+  // of in phases between barriers; the nodes are the same. One process only (several keep the phases).
+  bool space_rule = false;
   // Several processes filling one domain together (MPI ranks): each fills the tiles it owns and
   // returns its own rows (Discretization::share). Null: this process fills everything.
   PhaseExchange* exchange = nullptr;

@@ -60,6 +60,7 @@
 #include "nodegen/fill/internal/point_list.hpp"
 #include "nodegen/fill/internal/rank_exchange.hpp"
 #include "nodegen/fill/internal/round_items.hpp"
+#include "nodegen/fill/internal/space_rule_fill.hpp"
 #include "nodegen/fill/internal/store_slots.hpp"
 #include "nodegen/fill/internal/tile_expansion.hpp"
 #include "nodegen/fill/internal/tile_map.hpp"
@@ -143,6 +144,7 @@ class PnpFill {
     typename SpacingT::Evaluator h;
     std::vector<Vec<D>> children;  // one tile expansion's placed nodes, and their h (TileExpansion)
     std::vector<double> child_h;
+    std::vector<Waiting<D>> arrivals;  // the space-rule fill's (arrival_order.hpp)
   };
 
   static bool is_constant(const SpacingT& spacing) {
@@ -166,7 +168,8 @@ class PnpFill {
       if (ranks_.active()) seed_boundary_ranks(boundary);
       else seed_boundary(boundary);
       if (owned) rows = take_boundary_rows<D>(std::move(*owned));  // `boundary` is empty from here on
-      run_phases();
+      if (options_.space_rule && !ranks_.active()) run_space_rule();
+      else run_phases();
     } catch (const StoreFull&) {
       // Every process has the same reservation, so under several all see this alike (a failure on one
       // reaches the others as a StoreFull, mpi/agreement.hpp).
@@ -255,6 +258,21 @@ class PnpFill {
         sync.arrive_and_wait([this]() noexcept { end_phase(); });
       }
     });
+    failure_.rethrow();
+  }
+
+  // The same items without rounds (internal/space_rule_fill.hpp).
+  void run_space_rule() {
+    using Run = SpaceRuleFill<D, Store<Point>, TreeOf, TileExpansion<D, Rule, TreeOf>>;
+    Run run(threads_, tiles_, grid_, expansion_, slots_, store_, tree_, failure_, trim_, times_);
+    expansion_.look_up_tiles(false);
+    run.run(phases_, [this](int t) -> Scratch& { return scratch(t); },
+            [this](std::size_t n) { return claim_slots(n); },
+            [this] { return options_.stop && options_.stop->load(std::memory_order_relaxed); });
+    expansion_.look_up_tiles(true);
+    stats_.phases = run.phases();
+    stats_.tile_runs = run.items();
+    stats_.largest_run = run.largest();
     failure_.rethrow();
   }
 

@@ -36,4 +36,14 @@ class SpinGuard {
   std::atomic<std::uint32_t>& word_;
 };
 
+// The same as a Lockable (std::unique_lock, std::lock_guard).
+class SpinMutex {
+ public:
+  void lock() { spin_lock(word_); }
+  void unlock() { spin_unlock(word_); }
+
+ private:
+  std::atomic<std::uint32_t> word_{0};
+};
+
 }  // namespace nodegen

@@ -66,6 +66,14 @@ class PhaseTimes {
       t.hi[a] = hi[a];
     }
   }
+  // The space-rule fill's lock, held since `start` after an item (under the lock: one writer), and
+  // the items it ran.
+  void add_lock(Clock::time_point start) {
+    if (log_) log_->lock_seconds += seconds_since(start);
+  }
+  void count_lock_items(std::size_t items) {
+    if (log_) log_->lock_items += items;
+  }
   // The round's planning of the next phase (by thread 0 as the round begins), and the heap trim.
   void add_planning(Clock::time_point start) {
     if (slot_) log_->item_seconds.back()[0] = seconds_since(start);  // a round runs only with items

@@ -32,6 +32,11 @@ class TileExpansion {
                 bool constant_spacing, double min_spacing)
       : rule_(rule), tree_(tree), grid_(grid), tiles_(tiles), constant_(constant_spacing), min_spacing_(min_spacing) {}
 
+  // Whether a set-aside node's tile is looked up as it is placed (the phases fill, whose tile map does
+  // not change during a round); the space-rule fill makes tiles while others expand, and looks them
+  // up at the hand-over instead.
+  void look_up_tiles(bool on) { look_up_ = on; }
+
   // Expands the tile's waiting nodes of `generation` (the front of its list). A node's children need
   // their h only once they are routed, and no expansion of this generation reads where they went (the
   // expansions read the tree and the list's first `due` entries), so with a spacing to evaluate the
@@ -91,6 +96,10 @@ class TileExpansion {
       return;
     }
     const TileKey<D> key = grid_.key_of(c, child.h);
+    if (!look_up_) {
+      tile.set_aside.push_back({child, key, kNoTile});
+      return;
+    }
     if (routing.last_tile == kNoTile || !(key == routing.last_key)) {
       routing.last_key = key;
       routing.last_tile = tiles_.find(key);
@@ -104,6 +113,7 @@ class TileExpansion {
   const TileMap<D>& tiles_;
   bool constant_;
   double min_spacing_;
+  bool look_up_ = true;
 };
 
 }  // namespace nodegen::fill_detail

@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "nodegen/fill/internal/tile_schedule.hpp"
 #include "nodegen/fill/tile_grid.hpp"
 #include "nodegen/spatial/point.hpp"
 
@@ -76,6 +77,12 @@ struct Tile {
   std::size_t seg_base = 0;
   std::vector<std::pair<int, std::size_t>> segs;
   std::atomic<std::uint32_t> lock{0};  // deliveries from several runs during a round
+  // The space-rule fill's (tile_schedule.hpp): the runs of its waiting list, and its place in the
+  // schedule; the runs delivered while its item ran, and their nodes, kept aside until its hand-over.
+  std::vector<Arrival<D>> arrivals;
+  TileSchedule schedule;
+  std::vector<Arrival<D>> deferred_runs;
+  std::vector<Waiting<D>> deferred;
 
   // Appends a node of `generation` to the waiting list.
   void enqueue(const Waiting<D>& node, std::uint64_t generation) {
@@ -97,6 +104,9 @@ struct Tile {
     std::vector<Waiting<D>>().swap(waiting);
     std::vector<SetAside<D>>().swap(set_aside);
     std::vector<std::pair<int, std::size_t>>().swap(segs);
+    std::vector<Arrival<D>>().swap(arrivals);
+    std::vector<Arrival<D>>().swap(deferred_runs);
+    std::vector<Waiting<D>>().swap(deferred);
   }
 };
 
@@ -126,6 +136,7 @@ class TileMap {
     return *tiles_[it->second];
   }
   Tile<D>& operator[](std::uint32_t index) const { return *tiles_[index]; }
+  std::size_t size() const { return tiles_.size(); }
   // A tile's key and block, from an array of their own: the serial steps between phases read them
   // for every tile of a phase, and a tile's own memory lies anywhere on the heap.
   const TileKey<D>& key(std::uint32_t index) const { return keys_[index].key; }
