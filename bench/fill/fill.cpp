@@ -95,6 +95,7 @@ struct Args {
   Backend backend = Backend::vm;
   std::uint64_t seed = 1;
   bool prefault = false, huge_pages = false, quality = true, nodes_given = false, independent = false;
+  bool space_rule = false;  // --space-rule: the items as the space rule lets them, no rounds
   bool seams = false;  // --seams: a second line comparing nodes near tile borders with the rest (seams.hpp)
   std::string domain_file;
   std::string phase_log;  // --phase-log FILE.csv: every round's item, completion and hand-over seconds
@@ -140,7 +141,17 @@ FillOptions fill_options(const Args& a) {
   options.prefault = a.prefault;
   options.huge_pages = a.huge_pages;
   if (!a.phase_log.empty()) options.phase_log = &phase_log;
+  options.space_rule = a.space_rule;
   return options;
+}
+
+// FNV-1a of the positions' bytes: the same nodes give the same value (fills compared by their line).
+template <int D>
+unsigned long long positions_fnv(const Discretization<D>& d) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(d.positions.data());
+  for (std::size_t i = 0; i < d.positions.size() * sizeof(d.positions[0]); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  return static_cast<unsigned long long>(h);
 }
 
 // The line every configuration prints: speed, memory and (optionally) quality of one fill.
@@ -150,10 +161,10 @@ void report(const Args& a, const std::string& domain_name, const Discretization<
   const double n = static_cast<double>(d.positions.size());
   std::printf("domain=%s dim=%d backend=%s threads=%d nodes=%zu boundary=%zu seconds=%.3f boundary_s=%.3f nodes_per_s=%.4g "
               "cpu_s=%.3f nodes_per_cpu_s=%.4g peak_rss_per_node=%.1f fill_rss_per_node=%.1f phases=%zu tile_runs=%zu "
-              "largest_tile_run=%zu early_hand_overs=%zu",
+              "largest_tile_run=%zu early_hand_overs=%zu nodes_fnv=%016llx",
               domain_name.c_str(), D, backend_name(a.backend), a.threads, d.positions.size(), d.boundary_count,
               d.fill_seconds, d.boundary_seconds, n / d.fill_seconds, cpu, n / cpu, rss_peak / n, (rss_peak - rss_before) / n,
-              d.phases, d.tile_runs, d.largest_tile_run, d.early_hand_overs);
+              d.phases, d.tile_runs, d.largest_tile_run, d.early_hand_overs, positions_fnv(d));
   if (a.quality) {
     io::NodeArrays arrays;
     arrays.dim = D;
@@ -172,6 +183,8 @@ void report(const Args& a, const std::string& domain_name, const Discretization<
                 q.nn_over_h.min, q.nn_over_h.mean, q.nn_over_h.max, q.packing_density, q.holes.mean, q.holes.p999,
                 q.holes.max);
   }
+  if (phase_log.lock_items)
+    std::printf(" lock_us_per_item=%.3f", 1e6 * phase_log.lock_seconds / static_cast<double>(phase_log.lock_items));
   std::printf("\n");
   if (a.seams) bench::print_seams<D>(d, box, contains, h_at);
   write_phase_log(a.phase_log);
@@ -268,10 +281,11 @@ int main(int argc, char** argv) {
     else if (arg == "--independent") a.independent = true;
     else if (arg == "--phase-log") a.phase_log = value();
     else if (arg == "--seams") a.seams = true;
+    else if (arg == "--space-rule") a.space_rule = true;
     else {
       std::fprintf(stderr, "usage: fill [--dim 2|3] [--nodes N] [--threads T] [--backend vm|vector|suballoc] "
                            "[--seed S] [--prefault] [--huge-pages] [--no-quality] [--domain FILE.json] [--independent] "
-                           "[--phase-log FILE.csv] [--seams]\n");
+                           "[--phase-log FILE.csv] [--seams] [--space-rule]\n");
       return 2;
     }
   }

@@ -24,11 +24,13 @@ Schedules, each list-scheduled on P threads (a free thread takes the ready item 
               steps a chain beside the items (each after its own phase's items and the previous step),
               ending before the fill does: the bound a dependency-driven fill could reach.
 Taking a tile item from the ready list and releasing the items that wait for it costs --dispatch-us
-(1 us) on more than one thread, beside what the log measured. Each phase's hand-over is shared among
+(1 us) on more than one thread, beside what the log measured; with --lock-us L, the dependency-driven
+schedules instead hold one lock L us an item for their hand-over and dispatch, one item at a time, as
+the space-rule fill (fill/internal/space_rule_fill.hpp) does. Each phase's hand-over is shared among
 its tile items (the thread that expands a tile hands it over);
 the copies into the store are free items of their round.
 
-  fill_dataflow_model.py LOG.csv [--threads 1,16,64] [--barrier-us 5] [--dispatch-us 1] [--tile-spacings K]
+  fill_dataflow_model.py LOG.csv [--threads 1,16,64] [--barrier-us 5] [--dispatch-us 1] [--lock-us L] [--tile-spacings K]
                          [--schedules phases,generation,cone:2,cone,space,dataflow]
 prints per schedule and P the modelled time and speed-up over the phases' schedule at P = 1.
 """
@@ -116,10 +118,11 @@ def dependencies(items, spacings):
     return preds, near
 
 
-def list_schedule(durations, preds, priority, p, gate=None):
+def list_schedule(durations, preds, priority, p, gate=None, hold=None):
     """When each item (the keys of `durations`) ends on p threads, each ready once its predecessors
     (among these items) are done, a free thread taking the ready item of least priority. `gate`, when
-    given, may hold an item back further (LightCone)."""
+    given, may hold an item back further (LightCone). `hold`, when given, is what each item then holds
+    one lock for, first come first served, before it counts as done and its thread is free."""
     succs, waiting = defaultdict(list), {}
     for n in durations:
         ps = [q for q in preds.get(n, ()) if q in durations]
@@ -132,15 +135,19 @@ def list_schedule(durations, preds, priority, p, gate=None):
     for n in durations:
         if waiting[n] == 0:
             admit(n, push)
-    running, now, free, ends = [], 0.0, p, {}
+    running, now, free, ends, lock_free = [], 0.0, p, {}, 0.0
     while ready or running:
         while free and ready:
             _, n = heapq.heappop(ready)
-            heapq.heappush(running, (now + durations[n], n))
+            heapq.heappush(running, (now + durations[n], 0, n))
             free -= 1
         if not running:
             raise SystemExit("fill_dataflow_model.py: the light cone holds back every item left (a bug)")
-        now, n = heapq.heappop(running)
+        now, locked, n = heapq.heappop(running)
+        if hold and not locked and hold.get(n, 0.0) > 0.0:  # its work is done: now the lock
+            lock_free = max(now, lock_free) + hold[n]
+            heapq.heappush(running, (lock_free, 1, n))
+            continue
         free += 1
         ends[n] = now
         if gate:
@@ -274,22 +281,27 @@ class SpaceCone:
             self.admit(m, push)
 
 
-def model(items, completion, handover, generation, preds, hops, radius, p, barrier, dispatch, schedule, spacings):
+def model(items, completion, handover, generation, preds, hops, radius, p, barrier, dispatch, schedule, spacings,
+          lock=0.0):
     tiles_in = defaultdict(int)
     for it in items:
         if it["tile"]:
             tiles_in[it["phase"]] += 1
-    durations = {}
+    durations, hold = {}, None
+    dataflow = schedule in ("dataflow", "cone", "space")
     for n, it in enumerate(items):
         share = handover[it["phase"]] / tiles_in[it["phase"]] if it["tile"] else 0.0
         durations[n] = it["seconds"] + share + (dispatch if it["tile"] and schedule != "phases" and p > 1 else 0.0)
+    if lock > 0.0 and dataflow:  # the hand-over and the dispatch are what the lock is held for
+        durations = {n: it["seconds"] for n, it in enumerate(items)}
+        hold = {n: lock for n, it in enumerate(items) if it["tile"]}
     priority = {n: (it["phase"], n) for n, it in enumerate(items)}
     phases = sorted({it["phase"] for it in items} | set(completion))
     cross = barrier if p > 1 else 0.0
-    if schedule in ("dataflow", "cone", "space"):
+    if dataflow:
         gate = (LightCone(items, hops, radius) if schedule == "cone"
                 else SpaceCone(items, spacings) if schedule == "space" else None)
-        ends = list_schedule(durations, preds, priority, p, gate)
+        ends = list_schedule(durations, preds, priority, p, gate, hold)
         last = defaultdict(float)  # each phase's last item's end
         for n, t in ends.items():
             last[items[n]["phase"]] = max(last[items[n]["phase"]], t)
@@ -323,6 +335,11 @@ def main():
     ap.add_argument("--dispatch-us", type=float, default=1.0,
                     help="what taking an item from the ready list and releasing its successors costs, "
                          "microseconds an item, on more than one thread (not in the phases' schedule)")
+    ap.add_argument("--lock-us", type=float, default=0.0,
+                    help="the dependency-driven schedules as one lock serialises them: each tile item holds "
+                         "it this long, microseconds, for its hand-over and dispatch (instead of the logged "
+                         "hand-over and --dispatch-us); the space-rule fill's is measured by bench/fill "
+                         "--space-rule --lock-log")
     ap.add_argument("--tile-spacings", type=float, default=None,
                     help="kTileSpacings of tile_grid.hpp: 32 in 2D, 8 in 3D (the default by the log's dimension)")
     ap.add_argument("--schedules", default="phases,generation,cone:2,space,dataflow",
@@ -346,7 +363,7 @@ def main():
         for p in threads:
             name, _, hops_checked = schedule.partition(":")
             t = model(items, completion, handover, generation, preds, hops, float(hops_checked or math.inf), p,
-                      a.barrier_us * 1e-6, a.dispatch_us * 1e-6, name, spacings)
+                      a.barrier_us * 1e-6, a.dispatch_us * 1e-6, name, spacings, a.lock_us * 1e-6)
             base = base or t
             cells.append(f"{t:.4f} s, {base / t:.1f}x")
         print(f"| {schedule} | " + " | ".join(cells) + " |")
