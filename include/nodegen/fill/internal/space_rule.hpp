@@ -104,10 +104,12 @@ class SpaceRule {
   // had (kNone: none, or g).
   std::uint64_t arrive(Tile<D>& t, std::uint64_t g) {
     const std::uint64_t had = t.schedule.generation;
-    if (had != TileSchedule::kNone && had <= g) return g;
-    if (t.schedule.state == TileSchedule::State::running)  // the rule excludes it (condition 2)
+    // A running item takes only later generations' nodes (deferred); the rule excludes the rest
+    // (conditions 2 and 3), and a list fed them would no longer match its runs.
+    if (t.schedule.state == TileSchedule::State::running && had >= g)
       throw std::logic_error("space-rule fill: nodes of generation " + std::to_string(g) +
                              " arrived in a tile whose item of generation " + std::to_string(had) + " runs");
+    if (had != TileSchedule::kNone && had <= g) return g;
     if (had != TileSchedule::kNone) {
       --unfinished_[had];
       --items_;
