@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -104,7 +105,7 @@ class Hdf5FileReader {
       std::string shape;
       for (hsize_t d : dims) shape += (shape.empty() ? "" : " x ") + std::to_string(d);
       fail(name, "claims " + shape + " values of " + std::to_string(value_bytes) + " bytes, but the file stores " +
-                     std::to_string(static_cast<std::uint64_t>(stored)) + " bytes for it (file size " +
+                     count_text(stored) + " bytes for it (file size " +
                      std::to_string(file_bytes_) + ")");
     }
     if (layout == H5D_CHUNKED) check_chunks(name, plist.get(), dims, total * static_cast<double>(value_bytes), value_bytes, stored);
@@ -138,15 +139,15 @@ class Hdf5FileReader {
       shape += (shape.empty() ? "" : " x ") + std::to_string(chunk[k]);
     }
     if (bytes > std::max(data_bytes, static_cast<double>(kMaxSmallChunkMiB << 20)))
-      fail(name, "its chunks of " + shape + " values (" + std::to_string(static_cast<std::uint64_t>(bytes)) +
-                     " bytes) are larger than the dataset (" + std::to_string(static_cast<std::uint64_t>(data_bytes)) +
+      fail(name, "its chunks of " + shape + " values (" + count_text(bytes) +
+                     " bytes) are larger than the dataset (" + count_text(data_bytes) +
                      " bytes) and " + std::to_string(kMaxSmallChunkMiB) + " MiB");
     // HDF5 keeps kilobytes of bookkeeping for each chunk it reads: chunks of one value made a valid file
     // of tens of MB take gigabytes to read. So many chunks (above kMaxTinyChunks) must hold at least
     // kMinChunkKiB KiB each.
     if (count > static_cast<double>(kMaxTinyChunks) && bytes < static_cast<double>(kMinChunkKiB << 10))
-      fail(name, "its data is stored in " + std::to_string(static_cast<std::uint64_t>(count)) + " chunks of " + shape +
-                     " values (" + std::to_string(static_cast<std::uint64_t>(bytes)) + " bytes): more than " +
+      fail(name, "its data is stored in " + count_text(count) + " chunks of " + shape +
+                     " values (" + count_text(bytes) + " bytes): more than " +
                      std::to_string(kMaxTinyChunks) + " chunks must hold " + std::to_string(kMinChunkKiB) +
                      " KiB or more each (HDF5 takes about 2 KB of memory for each chunk it reads; store it "
                      "contiguously, e.g. h5repack -l CONTI)");
@@ -161,7 +162,7 @@ class Hdf5FileReader {
         fail(name, "its data passes through the HDF5 filter " + std::to_string(id) + " (\"" + filter_name +
                        "\"), which is not read: only deflate, shuffle and fletcher32 are");
       if (id == H5Z_FILTER_DEFLATE && stored > kMaxDeflatedBytes)
-        fail(name, "its data is deflated, " + std::to_string(static_cast<std::uint64_t>(stored)) +
+        fail(name, "its data is deflated, " + count_text(stored) +
                        " bytes stored, which could inflate to 1032 times as many: at most 512 KiB of deflated data "
                        "is read (store it uncompressed, e.g. h5repack -f NONE)");
     }
@@ -263,6 +264,15 @@ class Hdf5FileReader {
       default:
         break;
     }
+  }
+
+  // A count of values or bytes held as a double (a product of dims a crafted file may set near 2^64 each):
+  // whole below 2^64, else in scientific notation (converting such a double to an integer is undefined).
+  static std::string count_text(double value) {
+    if (value >= 0 && value < 18446744073709551616.0) return std::to_string(static_cast<std::uint64_t>(value));
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", value);
+    return text;
   }
 
   // How many times its stored bytes a dataset may hold: compressed data expands, but a nodegen or

@@ -330,6 +330,13 @@ TEST_F(HostileHdf5, ATypeOfNoSizeIsRefused) {
   expect_stats_error("size0.h5", {"/domain/pos", "its values' type has a size of 0 bytes"});
 }
 
+// Found by fuzz_hdf5_reader: /domain/pos's storage size reads as 2^64 - 1 bytes, which the message
+// converted to an integer from a double (undefined: it printed "0 bytes" here, UBSan stopped the fuzzer).
+TEST_F(HostileHdf5, AStorageSizeNear2To64IsPrintedAsItIs) {
+  fs::copy_file(kSource / "tests" / "data" / "hdf5_storage_size_2e64.h5", dir_ / "stored.h5");
+  expect_stats_error("stored.h5", {"/domain/pos", "claims 2 x 23 values", "the file stores 1.84e+19 bytes for it"});
+}
+
 // Found by fuzz_hdf5_reader: the local heap's data block is at the undefined address, and libhdf5
 // 1.10 writes through a null pointer reading it (SIGSEGV), inside H5Lexists, before any check of
 // ours. `stats` reads in a child process and reports the crash as the file's error.
