@@ -28,10 +28,7 @@
 #include <thread>
 
 #include "nodegen/parallel/false_sharing.hpp"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
+#include "nodegen/parallel/wait_for_change.hpp"
 
 namespace nodegen {
 
@@ -71,17 +68,7 @@ class PhaseBarrier {
       phase_.notify_all();
       return;
     }
-    if (spin_) {
-      const auto start = std::chrono::steady_clock::now();
-      for (unsigned spins = 1;; ++spins) {
-        if (phase_.load(std::memory_order_acquire) != phase) return;
-#if defined(__x86_64__) || defined(__i386__)
-        _mm_pause();
-#endif
-        if (spins % 256 == 0 && std::chrono::steady_clock::now() - start > spin) break;
-      }
-    }
-    while (phase_.load(std::memory_order_acquire) == phase) phase_.wait(phase, std::memory_order_acquire);
+    wait_for_change(phase_, phase, spin_, spin);
   }
 
   static constexpr std::chrono::microseconds kSpin{2000};

@@ -43,6 +43,7 @@
 #include "nodegen/parallel/false_sharing.hpp"
 #include "nodegen/parallel/spin_lock.hpp"
 #include "nodegen/parallel/thread_team.hpp"
+#include "nodegen/parallel/wait_for_change.hpp"
 #include "nodegen/spatial/point.hpp"
 
 namespace nodegen::fill_detail {
@@ -161,22 +162,10 @@ class SpaceRuleFill {
     wake();
   }
 
-  // Waits, without the lock, until another thread has made an item ready, ended the fill or failed:
-  // spinning first when every thread has a core (an item is a few microseconds; a sleep and a wake
-  // cost more), then sleeping.
+  // Waits, without the lock, until another thread has made an item ready, ended the fill or failed
+  // (wait_for_change: spinning first when every thread has a core, an item being a few microseconds).
   // `seen`: the wakes counted while the caller still held the lock, which it has let go since.
-  void wait(std::uint32_t seen) {
-    if (spin_) {
-      const auto start = std::chrono::steady_clock::now();
-      for (unsigned spins = 1; events_.load(std::memory_order_acquire) == seen; ++spins) {
-#if defined(__x86_64__) || defined(__i386__)
-        _mm_pause();
-#endif
-        if (spins % 256 == 0 && std::chrono::steady_clock::now() - start > kSpin) break;
-      }
-    }
-    while (events_.load(std::memory_order_acquire) == seen) events_.wait(seen, std::memory_order_acquire);
-  }
+  void wait(std::uint32_t seen) { wait_for_change(events_, seen, spin_, kSpin); }
   // Under the lock: wakes the waiting threads.
   void wake() {
     events_.fetch_add(1, std::memory_order_release);
