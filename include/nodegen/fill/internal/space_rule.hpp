@@ -85,16 +85,6 @@ class SpaceRule {
     }
   }
 
-  // Tile t has a new unfinished item of generation g: counted, then checked.
-  void make_item(Tile<D>& t, std::uint64_t g) {
-    t.schedule.generation = g;
-    phase_of_[t.index] = phase(t, g);
-    if (unfinished_.size() <= g) unfinished_.resize(g + 1, 0);
-    ++unfinished_[g];
-    ++items_;
-    check(t);
-  }
-
   // Nodes of generation g arrive in tile t (made): its item is made, or, when its unfinished item is of
   // a later generation, re-tagged to g and checked again. A tile may hold nodes of two generations
   // whose sources are far apart: an item of g + 1 beside a source of g + 1's nodes on one side may
@@ -171,6 +161,16 @@ class SpaceRule {
   std::size_t take_readied() { return std::exchange(readied_, 0); }
 
  private:
+  // Tile t has a new unfinished item of generation g: counted, then checked.
+  void make_item(Tile<D>& t, std::uint64_t g) {
+    t.schedule.generation = g;
+    phase_of_[t.index] = phase(t, g);
+    if (unfinished_.size() <= g) unfinished_.resize(g + 1, 0);
+    ++unfinished_[g];
+    ++items_;
+    check(t);
+  }
+
   // The largest spacing of a level's nodes (tile_grid.hpp: w_L >= kTileSpacings r).
   double reach(std::int32_t level) const { return grid_.edge(level) / kTileSpacings<D>; }
   static double cell_gap(const Tile<D>& a, const Tile<D>& b) {

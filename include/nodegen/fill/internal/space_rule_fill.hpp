@@ -94,16 +94,13 @@ class SpaceRuleFill {
         if (t.waiting.empty()) continue;
         t.arrivals.assign(1, Arrival<D>{});
         t.arrivals[0].count = t.waiting.size();
-        make_item(t, generation);
+        arrive(t, generation);
       }
     }
   }
 
-  void make_item(Tile<D>& t, std::uint64_t g) {
-    commit_.add(SpaceRule<D>::phase(t, g));
-    rule_.make_item(t, g);
-  }
-  // Nodes of generation g arrived in tile t: its item made, or re-tagged to g (SpaceRule::arrive).
+  // Nodes of generation g arrived in tile t (or, for a seed, were placed there): its item made, or
+  // re-tagged to g (SpaceRule::arrive).
   void arrive(Tile<D>& t, std::uint64_t g) {
     const std::uint64_t had = rule_.arrive(t, g);
     if (had == g) return;
