@@ -41,7 +41,6 @@
 #include <optional>
 #include <string>
 #include <tuple>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -61,6 +60,7 @@
 #include "nodegen/fill/internal/rank_exchange.hpp"
 #include "nodegen/fill/internal/round_items.hpp"
 #include "nodegen/fill/internal/space_rule_fill.hpp"
+#include "nodegen/fill/internal/store_options.hpp"
 #include "nodegen/fill/internal/store_slots.hpp"
 #include "nodegen/fill/internal/tile_expansion.hpp"
 #include "nodegen/fill/internal/tile_map.hpp"
@@ -74,22 +74,10 @@
 #include "nodegen/parallel/thread_team.hpp"
 #include "nodegen/spatial/point.hpp"
 #include "nodegen/storage/store_concept.hpp"
-#include "nodegen/storage/vm_store.hpp"
 
 namespace nodegen {
 
 namespace fill_detail {
-
-// The store options of a backend family, from the fill options (only the VM store has any).
-template <class Options>
-Options store_options(const FillOptions& options) {
-  Options o{};
-  if constexpr (std::is_same_v<Options, VmStoreOptions>) {
-    o.prefault = options.prefault;
-    o.huge_pages = options.huge_pages;
-  }
-  return o;
-}
 
 template <int D, template <class> class Store, class DomainT, class SpacingT>
 class PnpFill {
