@@ -3,21 +3,27 @@
 // rounds and no barriers; the nodes are those of the phases, bit for bit.
 //
 // A worker takes the first ready item (phase order), sorts its tile's arrivals into the phases' order
-// (arrival_order.hpp), expands it (tile_expansion.hpp) with no lock held, then, under the lock, hands
-// it over: the nodes it set aside go to their tiles as runs of its own (tiles and items made as
-// needed), its placed nodes wait for their phase's store slots (phase_commit.hpp), its tile's next
-// item is made, and the items it held back are checked again. The complete phases' copy jobs are
-// written after the lock is let go.
+// (arrival_order.hpp) and expands it (tile_expansion.hpp) with no lock held. Then it delivers: the
+// nodes it set aside go to their tiles as runs of its own, each target under the target's own lock,
+// found among the tiles the item's tile met before (or, for a tile not met yet, found or made under
+// the lock). Then, under the lock, it hands over: the targets' items are made, its placed nodes wait
+// for their phase's store slots (phase_commit.hpp), its tile's next item is made, and the items it
+// held back are checked again. The complete phases' copy jobs are written after the lock is let go.
 //
 // Why the nodes are the phases': an item reads and writes the tree only where items that touch it do,
 // and the space rule starts it only after every earlier item that touches it and before every later
 // one; its waiting list is the phases fill's once sorted; the store's order is the phases'.
 //
-// Concurrency: one mutex guards the schedule, the tile map, the arrivals and the commit; an item's
-// tile is written outside it only by the thread running the item, while no other item can deliver to
-// it (the space rule: a source of its nodes touches it). The tree is shared as in the phases fill; its
-// retired buckets are made reusable only while no item is expanding (then no thread is in the tree).
-// The heap is trimmed as the phases fill trims it (heap_trim.hpp), by a thread after its copies.
+// Concurrency: one mutex guards the schedule, the tile map and the commit. A tile's lists (waiting,
+// arrivals, deferred) are written by the thread running its item, with no lock, or by deliveries,
+// under the tile's lock, which see its `running` flag (set and cleared under that lock): while it runs
+// they go to the deferred lists, which its hand-over takes in under the lock before clearing the flag.
+// A delivery comes before the deliverer's hand-over, whose arrive makes the target's item: until
+// then the deliverer's item is unfinished, so the space rule keeps every item it can feed from
+// starting (docs/parallel-fill.md, "The space-rule fill"). Tiles never move or go (tile_map.hpp), so
+// pointers to them stay valid. The tree is shared as in the phases fill; its retired buckets are made
+// reusable only while no item is expanding (then no thread is in the tree). The heap is trimmed as
+// the phases fill trims it (heap_trim.hpp), by a thread after its copies.
 // Termination: when no item is unfinished and none expanding, every worker leaves; a failure wakes
 // them all and each leaves after its current item.
 #include <algorithm>
@@ -27,6 +33,7 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -111,12 +118,17 @@ class SpaceRuleFill {
   template <class Scratch, class Claim, class Stopped>
   void work(int thread, Scratch& s, Claim& claim, Stopped& stopped) {
     std::vector<CopyJob<D>> jobs;
+    std::vector<Target> targets;
     std::unique_lock lock(mutex_);
-    PhaseTimes::Clock::time_point held{};  // since when it has held the lock after an item (the log's)
+    PhaseTimes::Clock::time_point held{};  // since when it has held the lock (the log's)
     auto let_go = [&] {
       if (held != PhaseTimes::Clock::time_point{}) times_.add_lock(held);
       held = {};
       lock.unlock();
+    };
+    auto take_lock = [&] {
+      lock.lock();
+      held = times_.item_start();
     };
     while (!failure_.failed()) {
       Tile<D>* t = rule_.take(thread);
@@ -128,6 +140,7 @@ class SpaceRuleFill {
         lock.lock();
         continue;
       }
+      set_running(*t, true);
       ++expanding_;
       ++items_;
       const std::uint64_t g = t->schedule.generation;
@@ -142,12 +155,17 @@ class SpaceRuleFill {
       } catch (...) {
         failure_.fail(std::current_exception());
       }
-      lock.lock();
-      held = times_.item_start();
+      if (expanded && !find_targets(*t, targets)) {  // a target not met before: found under the lock
+        take_lock();
+        make_targets(*t, targets);
+        let_go();
+      }
+      if (expanded) deliver(*t, g, targets);
+      take_lock();
       --expanding_;
       if (!expanded) break;
       rule_.act_as(thread);
-      hand_over(*t, g, claim, jobs);
+      hand_over(*t, g, targets, claim, jobs);
       if (expanding_ == 0) tree_.reuse_retired(slots_.count());
       if (rule_.take_readied() > 0 || (rule_.idle() && expanding_ == 0)) wake();
       if (jobs.empty()) continue;
@@ -178,33 +196,82 @@ class SpaceRuleFill {
     });
   }
 
-  // Under the lock: tile t's item of generation g is expanded; its nodes go where they belong.
-  template <class Claim>
-  void hand_over(Tile<D>& t, std::uint64_t g, Claim& claim, std::vector<CopyJob<D>>& jobs) {
-    keep_own_run(t, g);
-    deliver_deferred(t);
+  // A tile the item's set-aside nodes go to: set_aside[begin, end) (grouped by target).
+  struct Target {
+    Tile<D>* tile;
+    std::size_t begin, end;
+  };
+
+  // Without the lock: the item's targets from the tiles its tile met before (Tile::met, read and
+  // written only by the thread running its item); false when some target is not among them.
+  static bool find_targets(Tile<D>& t, std::vector<Target>& targets) {
+    targets.clear();
+    bool all = true;
     const std::vector<SetAside<D>>& aside = t.set_aside;
     for (std::size_t i = 0; i < aside.size();) {
       std::size_t j = i + 1;
       while (j < aside.size() && aside[j].key == aside[i].key) ++j;
-      Tile<D>& to = rule_.tile_at(aside[i].key);
-      // A tile whose item runs is being written by its thread: its deliveries wait (see deliver_deferred).
-      const bool running = &to != &t && to.schedule.state == TileSchedule::State::running;
-      std::vector<Waiting<D>>& nodes = running ? to.deferred : to.waiting;
-      for (std::size_t k = i; k < j; ++k) nodes.push_back(aside[k].node);
-      (running ? to.deferred_runs : to.arrivals).push_back(run_of(t, g + 1, j - i));
-      if (&to != &t) arrive(to, g + 1);
+      Tile<D>* to = nullptr;
+      for (const auto& [key, tile] : t.met)
+        if (key == aside[i].key) to = tile;
+      all = all && to;
+      targets.push_back({to, i, j});
       i = j;
     }
+    return all;
+  }
+  // Under the lock: the targets not met before, found or made (the tile map is written under it).
+  void make_targets(Tile<D>& t, std::vector<Target>& targets) {
+    for (Target& to : targets)
+      if (!to.tile) {
+        to.tile = &rule_.tile_at(t.set_aside[to.begin].key);
+        t.met.emplace_back(to.tile->key, to.tile);
+      }
+  }
+
+  // Without the lock: the set-aside nodes join their tiles' lists as runs of generation g + 1, each
+  // target's under its own lock. A target whose item runs is being read by its thread: its deliveries
+  // wait in its deferred lists (see deliver_deferred). The item's own tile is running (this thread's).
+  static void deliver(Tile<D>& t, std::uint64_t g, const std::vector<Target>& targets) {
+    for (const Target& target : targets) {
+      Tile<D>& to = *target.tile;
+      std::optional<SpinGuard> guard;
+      if (&to != &t) guard.emplace(to.lock);
+      const bool defer = &to != &t && to.running;
+      std::vector<Waiting<D>>& nodes = defer ? to.deferred : to.waiting;
+      for (std::size_t k = target.begin; k < target.end; ++k) nodes.push_back(t.set_aside[k].node);
+      (defer ? to.deferred_runs : to.arrivals).push_back(run_of(t, g + 1, target.end - target.begin));
+    }
     t.set_aside.clear();
+  }
+
+  // Under the lock, after deliver: tile t's item of generation g is expanded, its nodes delivered; its
+  // targets learn of them, its own list takes what arrived while it ran, and its next item is made.
+  template <class Claim>
+  void hand_over(Tile<D>& t, std::uint64_t g, const std::vector<Target>& targets, Claim& claim,
+                 std::vector<CopyJob<D>>& jobs) {
+    for (const Target& to : targets)
+      if (to.tile != &t) arrive(*to.tile, g + 1);
+    std::uint64_t next = TileSchedule::kNone;
+    {
+      SpinGuard guard(t.lock);  // deliveries to t from here on go to its waiting list
+      keep_own_run(t, g);
+      deliver_deferred(t);
+      t.running = false;
+      if (!t.waiting.empty()) next = least_generation(t);
+      else t.free_lists();
+    }
     commit_.finish(SpaceRule<D>::phase(t, g), t.index, t.placed);
-    const std::uint64_t next = t.waiting.empty() ? TileSchedule::kNone : least_generation(t);
     if (next != TileSchedule::kNone) commit_.add(SpaceRule<D>::phase(t, next));
-    else t.free_lists();
     rule_.finish(t, next);
     // The heap is trimmed as in the phases fill, when a generation's front has halved (heap_trim.hpp).
     commit_.commit(rule_.least_unfinished(), claim, jobs,
                    [this](std::uint64_t generation, std::size_t nodes) { trim_.note_round(generation, nodes); });
+  }
+  // Under the lock: whether t's item runs, as deliveries read it (under t's own lock).
+  static void set_running(Tile<D>& t, bool running) {
+    SpinGuard guard(t.lock);
+    t.running = running;
   }
 
   // The runs of generation g are expanded; what the tile kept of its own is a run of generation g + 1

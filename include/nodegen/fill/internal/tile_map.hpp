@@ -19,7 +19,8 @@
 //
 // Concurrency: tiles are made (at) only while one thread works (seeding, a completion step); during a
 // round the team's threads find tiles (find) and each works on tiles no other thread touches, but for
-// the hand-over's deliveries (Tile::lock) and expanded_round (release / acquire).
+// the hand-over's deliveries (Tile::lock) and expanded_round (release / acquire). The space-rule fill
+// makes tiles under its lock while other threads deliver to tiles made before (tile_schedule.hpp).
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -83,6 +84,10 @@ struct Tile {
   TileSchedule schedule;
   std::vector<Arrival<D>> deferred_runs;
   std::vector<Waiting<D>> deferred;
+  bool running = false;  // whether its item runs (under `lock`: deliveries read it to defer)
+  // The tiles its items delivered to so far, by key: read and written only by the thread running its
+  // item, so the deliveries find their targets without the tile map (whose lock they would need).
+  std::vector<std::pair<TileKey<D>, Tile*>> met;
 
   // Appends a node of `generation` to the waiting list.
   void enqueue(const Waiting<D>& node, std::uint64_t generation) {
@@ -107,6 +112,7 @@ struct Tile {
     std::vector<Arrival<D>>().swap(arrivals);
     std::vector<Arrival<D>>().swap(deferred_runs);
     std::vector<Waiting<D>>().swap(deferred);
+    decltype(met)().swap(met);
   }
 };
 

@@ -8,9 +8,9 @@
 // source's place in the phases' order; before the tile's item runs, the runs are put in that order
 // (arrival_order.hpp), which is the order the phases fill appends them in.
 //
-// Concurrency: everything here but `arrivals` is read and written under the space rule's lock; the
-// arrivals are appended under it, and read and rewritten by the thread that runs the tile's item,
-// while no source can deliver to it (docs/parallel-fill.md, "The space-rule fill").
+// Concurrency: everything here is read and written under the space rule's lock, but the runs, which
+// deliveries append under the tile's own lock and the thread running the tile's item reads and
+// rewrites (docs/parallel-fill.md, "The space-rule fill").
 #include <cstddef>
 #include <cstdint>
 #include <limits>
