@@ -68,7 +68,10 @@ class SpaceRule {
     const std::int32_t level = t.key.level;
     least_level_ = std::min(least_level_, level);
     most_level_ = std::max(most_level_, level);
-    if (phase_of_.size() <= t.index) phase_of_.resize(t.index + 1, kIdle);
+    if (phase_of_.size() < tiles_.size()) {  // every tile made so far, for the neighbours' entries below
+      phase_of_.resize(tiles_.size(), kIdle);
+      schedule_.resize(tiles_.size());
+    }
     const Vec<D> centre = 0.5 * (t.lo + t.hi);
     const double r = reach(level), half = 0.5 * grid_.edge(level);
     for (std::int32_t l = least_level_; l <= most_level_; ++l) {
@@ -79,8 +82,8 @@ class SpaceRule {
         const double gap = cell_gap(t, tiles_[u]);
         const bool touch = gap < std::max(r + 2.0 * ru, 2.0 * r + ru);  // condition 1, either way
         const bool makes_here = gap < ru + 3.0 * r, makes_there = gap < r + 3.0 * ru;  // condition 3
-        if (touch || makes_here) t.schedule.near.push_back({u, touch, makes_here});
-        if (touch || makes_there) tiles_[u].schedule.near.push_back({t.index, touch, makes_there});
+        if (touch || makes_here) schedule_[t.index].near.push_back({u, touch, makes_here});
+        if (touch || makes_there) schedule_[u].near.push_back({t.index, touch, makes_there});
       });
     }
   }
@@ -93,19 +96,20 @@ class SpaceRule {
   // one of g + 1 waits until no item of g - 1 is unfinished (condition 2). Returns the generation it
   // had (kNone: none, or g).
   std::uint64_t arrive(Tile<D>& t, std::uint64_t g) {
-    const std::uint64_t had = t.schedule.generation;
+    TileSchedule& s = schedule_[t.index];
+    const std::uint64_t had = s.generation;
     // A running item takes only later generations' nodes (deferred); the rule excludes the rest
     // (conditions 2 and 3), and a list fed them would no longer match its runs.
-    if (t.schedule.state == TileSchedule::State::running && had >= g)
+    if (s.state == TileSchedule::State::running && had >= g)
       throw std::logic_error("space-rule fill: nodes of generation " + std::to_string(g) +
                              " arrived in a tile whose item of generation " + std::to_string(had) + " runs");
     if (had != TileSchedule::kNone && had <= g) return g;
     if (had != TileSchedule::kNone) {
       --unfinished_[had];
       --items_;
-      ++t.schedule.version;  // its entries in ready lists and waiters are stale now
-      t.schedule.state = TileSchedule::State::idle;
-      t.schedule.generation = TileSchedule::kNone;
+      ++s.version;  // its entries in ready lists and waiters are stale now
+      s.state = TileSchedule::State::idle;
+      s.generation = TileSchedule::kNone;
     }
     make_item(t, g);
     return had;
@@ -124,10 +128,10 @@ class SpaceRule {
       std::pop_heap(from->begin(), from->end(), std::greater<>());
       const Ready r = from->back();
       from->pop_back();
-      Tile<D>& tile = tiles_[r.tile];
-      if (tile.schedule.version != r.version) continue;  // re-tagged since (arrive)
-      tile.schedule.state = TileSchedule::State::running;
-      return &tile;
+      TileSchedule& s = schedule_[r.tile];
+      if (s.version != r.version) continue;  // re-tagged since (arrive)
+      s.state = TileSchedule::State::running;
+      return &tiles_[r.tile];
     }
   }
 
@@ -135,24 +139,27 @@ class SpaceRule {
   // holds one (TileSchedule::kNone if not). The items it held back are checked again, after the next
   // item is made, so that it holds them back in turn where it must.
   void finish(Tile<D>& t, std::uint64_t next) {
-    const std::uint64_t g = t.schedule.generation;
+    TileSchedule& s = schedule_[t.index];
+    const std::uint64_t g = s.generation;
     --unfinished_[g];
     --items_;
-    t.schedule.state = TileSchedule::State::idle;
-    t.schedule.generation = TileSchedule::kNone;
+    s.state = TileSchedule::State::idle;
+    s.generation = TileSchedule::kNone;
     phase_of_[t.index] = kIdle;
     if (next != TileSchedule::kNone) make_item(t, next);
     std::vector<std::pair<std::uint32_t, std::uint32_t>> waiters;
-    waiters.swap(t.schedule.waiters);
-    for (const auto& [w, version] : waiters) recheck(tiles_[w], version);
+    waiters.swap(schedule_[t.index].waiters);
+    for (const auto& [w, version] : waiters) recheck(w, version);
     while (least_ < unfinished_.size() && unfinished_[least_] == 0) {
       std::vector<std::pair<std::uint32_t, std::uint32_t>> parked;
       if (least_ < generation_waiters_.size()) parked.swap(generation_waiters_[least_]);
       ++least_;
-      for (const auto& [w, version] : parked) recheck(tiles_[w], version);
+      for (const auto& [w, version] : parked) recheck(w, version);
     }
   }
 
+  // The generation of tile t's earliest unfinished item (TileSchedule::kNone: none).
+  std::uint64_t generation(const Tile<D>& t) const { return schedule_[t.index].generation; }
   // The least generation with an unfinished item (past every generation when none is left).
   std::uint64_t least_unfinished() const { return least_; }
   // Whether no item is unfinished.
@@ -163,12 +170,12 @@ class SpaceRule {
  private:
   // Tile t has a new unfinished item of generation g: counted, then checked.
   void make_item(Tile<D>& t, std::uint64_t g) {
-    t.schedule.generation = g;
+    schedule_[t.index].generation = g;
     phase_of_[t.index] = phase(t, g);
     if (unfinished_.size() <= g) unfinished_.resize(g + 1, 0);
     ++unfinished_[g];
     ++items_;
-    check(t);
+    check(t.index);
   }
 
   // The largest spacing of a level's nodes (tile_grid.hpp: w_L >= kTileSpacings r).
@@ -183,26 +190,28 @@ class SpaceRule {
   }
 
   // A parked item checked again, unless the entry is stale (the item was re-tagged since).
-  void recheck(Tile<D>& t, std::uint32_t version) {
-    if (t.schedule.version != version) return;
-    t.schedule.state = TileSchedule::State::idle;
-    check(t);
+  void recheck(std::uint32_t tile, std::uint32_t version) {
+    TileSchedule& s = schedule_[tile];
+    if (s.version != version) return;
+    s.state = TileSchedule::State::idle;
+    check(tile);
   }
-  // Parks t's item on its first blocker, or makes it ready.
-  void check(Tile<D>& t) {
-    const std::uint64_t g = t.schedule.generation;
+  // Parks the item of the tile of this index on its first blocker, or makes it ready.
+  void check(std::uint32_t tile) {
+    TileSchedule& s = schedule_[tile];
+    const std::uint64_t g = s.generation;
     if (g >= 2 && least_ < g - 1) {  // 2: an earlier generation is unfinished
       if (generation_waiters_.size() <= least_) generation_waiters_.resize(least_ + 1);
-      generation_waiters_[least_].push_back({t.index, t.schedule.version});
-      t.schedule.state = TileSchedule::State::parked;
+      generation_waiters_[least_].push_back({tile, s.version});
+      s.state = TileSchedule::State::parked;
       return;
     }
     // Parks on the blocker latest in the phases' order, which mostly finishes last: parking on the
     // first found would wake the item once for each of its blockers.
-    const std::int64_t p = phase_of_[t.index];
+    const std::int64_t p = phase_of_[tile];
     std::int64_t latest = -1;
     std::uint32_t blocker = kNoTile;
-    for (const TileSchedule::Near& n : t.schedule.near) {
+    for (const TileSchedule::Near& n : s.near) {
       const std::int64_t q = phase_of_[n.tile];
       if (q == kIdle || q <= latest) continue;
       if ((n.touches && q < p) || (n.may_make && unpack(q).generation + 1 == g)) {  // 1, 3
@@ -211,13 +220,13 @@ class SpaceRule {
       }
     }
     if (blocker != kNoTile) {
-      tiles_[blocker].schedule.waiters.push_back({t.index, t.schedule.version});
-      t.schedule.state = TileSchedule::State::parked;
+      schedule_[blocker].waiters.push_back({tile, s.version});
+      s.state = TileSchedule::State::parked;
       return;
     }
-    t.schedule.state = TileSchedule::State::ready;
+    s.state = TileSchedule::State::ready;
     std::vector<Ready>& list = ready_[actor_];
-    list.push_back({p, t.index, t.schedule.version});
+    list.push_back({p, tile, s.version});
     std::push_heap(list.begin(), list.end(), std::greater<>());
     ++readied_;
   }
@@ -226,9 +235,12 @@ class SpaceRule {
 
   TileMap<D>& tiles_;
   const TileGrid<D>& grid_;
-  // By tile: the phase of its unfinished item (packed), or kIdle. Kept apart from the tiles so that a
-  // check reads its neighbours' from one small array (a tile's own memory lies anywhere on the heap).
+  // By tile: the phase of its unfinished item (packed), or kIdle, and its place in the schedule. Kept
+  // apart from the tiles, in arrays by index: a check reads its neighbours' phases from one small
+  // array, and a finish rechecks the items it held back through their schedules alone (a tile's own
+  // memory lies anywhere on the heap, out of cache after an expansion).
   std::vector<std::int64_t> phase_of_;
+  std::vector<TileSchedule> schedule_;
   std::int32_t least_level_ = TileGrid<D>::kMaxLevel, most_level_ = TileGrid<D>::kMinLevel;  // of made tiles
   std::vector<std::size_t> unfinished_;  // unfinished items by generation
   std::size_t items_ = 0;                // unfinished items in all

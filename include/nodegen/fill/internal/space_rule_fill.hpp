@@ -143,7 +143,7 @@ class SpaceRuleFill {
       set_running(*t, true);
       ++expanding_;
       ++items_;
-      const std::uint64_t g = t->schedule.generation;
+      const std::uint64_t g = rule_.generation(*t);
       let_go();
       bool expanded = false;
       try {

@@ -78,10 +78,10 @@ struct Tile {
   std::size_t seg_base = 0;
   std::vector<std::pair<int, std::size_t>> segs;
   std::atomic<std::uint32_t> lock{0};  // deliveries from several runs during a round
-  // The space-rule fill's (tile_schedule.hpp): the runs of its waiting list, and its place in the
-  // schedule; the runs delivered while its item ran, and their nodes, kept aside until its hand-over.
+  // The space-rule fill's (tile_schedule.hpp; its place in the schedule is the rule's, by index): the
+  // runs of its waiting list; the runs delivered while its item ran, and their nodes, kept aside until
+  // its hand-over.
   std::vector<Arrival<D>> arrivals;
-  TileSchedule schedule;
   std::vector<Arrival<D>> deferred_runs;
   std::vector<Waiting<D>> deferred;
   bool running = false;  // whether its item runs (under `lock`: deliveries read it to defer)

@@ -1,7 +1,8 @@
 #pragma once
-// What the space-rule fill (space_rule_fill.hpp) keeps with each tile: where its unfinished item
-// stands, the tiles near enough to matter to it, the items waiting for it, and the runs of nodes its
-// waiting list received from each source.
+// What the space-rule fill (space_rule_fill.hpp) keeps for each tile: the runs of nodes its waiting
+// list received from each source (with the tile), and, in the rule's array by tile index
+// (space_rule.hpp), where its unfinished item stands, the tiles near enough to matter to it and the
+// items waiting for it.
 //
 // Arrivals: without rounds, the sources of a tile's nodes of one generation finish in any order, so a
 // waiting list is kept as runs in the order they were appended, each naming its generation and its
@@ -34,8 +35,9 @@ struct Arrival {
   std::size_t count = 0;
 };
 
-// A tile's place in the space rule's schedule.
-struct TileSchedule {
+// A tile's place in the space rule's schedule: one cache line, which is all a recheck of its item
+// reads but for its neighbours' phases.
+struct alignas(64) TileSchedule {
   static constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
   enum class State : std::uint8_t { idle, parked, ready, running };
 
