@@ -140,7 +140,7 @@ class SpaceRuleFill {
         lock.lock();
         continue;
       }
-      set_running(*t, true);
+      mark_running(*t);
       ++expanding_;
       ++items_;
       const std::uint64_t g = rule_.generation(*t);
@@ -187,8 +187,8 @@ class SpaceRuleFill {
     events_.notify_all();
   }
 
-  // Before the lock: the tile's set-aside nodes grouped by target, each group in the order they were
-  // placed (what the runs keep), so the hand-over looks each target up once and appends in bulk.
+  // After the expansion: the tile's set-aside nodes grouped by target, each group in the order they
+  // were placed (what the runs keep), so each target is found once and delivered to in bulk.
   static void group_by_target(Tile<D>& t) {
     std::stable_sort(t.set_aside.begin(), t.set_aside.end(), [](const SetAside<D>& a, const SetAside<D>& b) {
       if (a.key.level != b.key.level) return a.key.level < b.key.level;
@@ -268,10 +268,11 @@ class SpaceRuleFill {
     commit_.commit(rule_.least_unfinished(), claim, jobs,
                    [this](std::uint64_t generation, std::size_t nodes) { trim_.note_round(generation, nodes); });
   }
-  // Under the lock: whether t's item runs, as deliveries read it (under t's own lock).
-  static void set_running(Tile<D>& t, bool running) {
+  // Under the lock, as t's item is taken: from here deliveries to t (under its own lock) are deferred.
+  // The hand-over clears the flag in the section that takes the deferred nodes in.
+  static void mark_running(Tile<D>& t) {
     SpinGuard guard(t.lock);
-    t.running = running;
+    t.running = true;
   }
 
   // The runs of generation g are expanded; what the tile kept of its own is a run of generation g + 1

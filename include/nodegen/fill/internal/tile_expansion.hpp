@@ -33,8 +33,8 @@ class TileExpansion {
       : rule_(rule), tree_(tree), grid_(grid), tiles_(tiles), constant_(constant_spacing), min_spacing_(min_spacing) {}
 
   // Whether a set-aside node's tile is looked up as it is placed (the phases fill, whose tile map does
-  // not change during a round); the space-rule fill makes tiles while others expand, and looks them
-  // up at the hand-over instead.
+  // not change during a round); the space-rule fill makes tiles while others expand, and finds them
+  // after the expansion instead (its tiles' `met`, or the tile map under its lock).
   void look_up_tiles(bool on) { look_up_ = on; }
 
   // Expands the tile's waiting nodes of `generation` (the front of its list). A node's children need
